@@ -1,0 +1,110 @@
+package app
+
+import (
+	"fmt"
+	"reflect"
+
+	"go.uber.org/dig"
+
+	"github.com/burrow-go/burrow/scope"
+)
+
+// DecorateRequest declares a request decorator called name in this context:
+// every request to a route of this context or a descendant starts with
+// value, which its hooks may replace for that request only
+// (Request.SetDecorator). Handlers receive it through an In struct field
+// tagged name:"<name>" whose type value's type is assignable to.
+//
+// Declaring a name that is already visible from this context is an error,
+// as in Fastify.
+func (s *Server) DecorateRequest(name string, value any) error {
+	return s.mutate(func() error {
+		if name == "" {
+			return fmt.Errorf("%w: empty request decorator name in %s", ErrInvalidDecorator, s.Path())
+		}
+		if value == nil {
+			return fmt.Errorf("%w: request decorator %q in %s has no value, so no type; use a typed nil",
+				ErrInvalidDecorator, name, s.Path())
+		}
+		d, err := s.n.ctx.Declare(scope.Decl{
+			Key:       scope.Key{Kind: scope.Request, Name: name},
+			ValueType: reflect.TypeOf(value),
+			Plugin:    s.from,
+		})
+		if err != nil {
+			return err
+		}
+		s.a.initial = append(s.a.initial, slotInit{decl: d, value: value})
+		return s.n.ctx.ProvideSlot(d)
+	})
+}
+
+// DecorateOption configures Decorate.
+type DecorateOption func(*decorateOptions)
+
+type decorateOptions struct{ name string }
+
+// Named provides the service under a name, for In struct fields tagged
+// name:"<name>".
+func Named(name string) DecorateOption { return func(o *decorateOptions) { o.name = name } }
+
+// Decorate provides a service in this context: a value (shared as is) or a
+// dig constructor function, whose parameters are resolved from this
+// context and whose results become services. Handlers receive services as
+// plain parameters of their type, or as In struct fields. A child may
+// shadow a service an ancestor provides; the same service twice in one
+// context is an error.
+func (s *Server) Decorate(service any, opts ...DecorateOption) error {
+	return s.mutate(func() error {
+		var o decorateOptions
+		for _, opt := range opts {
+			opt(&o)
+		}
+		if service == nil {
+			return fmt.Errorf("%w: nil service in %s", ErrInvalidDecorator, s.Path())
+		}
+		ctor := service
+		t := reflect.TypeOf(service)
+		var outs []reflect.Type
+		if t.Kind() == reflect.Func {
+			for i := range t.NumOut() {
+				if out := t.Out(i); out != typeError && !dig.IsOut(out) {
+					outs = append(outs, out)
+				}
+			}
+		} else {
+			v := reflect.ValueOf(service)
+			ctor = reflect.MakeFunc(reflect.FuncOf(nil, []reflect.Type{t}, false),
+				func([]reflect.Value) []reflect.Value { return []reflect.Value{v} }).Interface()
+			outs = []reflect.Type{t}
+		}
+		var digOpts []dig.ProvideOption
+		if o.name != "" {
+			digOpts = append(digOpts, dig.Name(o.name))
+		}
+		var decls []scope.Decl
+		for _, out := range outs {
+			decls = append(decls, scope.Decl{Key: scope.Key{Kind: scope.Service, Name: o.name, Type: out}, Plugin: s.from})
+		}
+		for _, d := range decls {
+			if prev := s.n.ctx.Lookup(d.Key); prev != nil && prev.Context == s.n.ctx {
+				return &scope.DuplicateError{Key: d.Key, In: s.n.ctx, Prev: prev}
+			}
+		}
+		if err := s.n.ctx.Scope().Provide(ctor, digOpts...); err != nil {
+			return fmt.Errorf("%w: in %s: %w", ErrInvalidDecorator, s.Path(), err)
+		}
+		for _, d := range decls {
+			if _, err := s.n.ctx.Declare(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// slotInit is a request decorator's starting value.
+type slotInit struct {
+	decl  *scope.Decl
+	value any
+}

@@ -1,0 +1,326 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"go.uber.org/dig"
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// In marks a parameter struct whose fields Burrow fills one by one, as
+// dig.In does: a field tagged name:"x" receives the request decorator (or
+// the named service) x; an untagged field receives the service of its type;
+// optional:"true" makes an invisible value the zero value instead of a
+// start-up error.
+//
+//	type deps struct {
+//		app.In
+//		Answer int    `name:"answer"`
+//		Foo    string `name:"foo" optional:"true"`
+//		DB     *sql.DB
+//	}
+type In = dig.In
+
+// invoker runs a compiled handler, hook or error handler. err is the error
+// being handled (error handlers and onError hooks only). It returns the
+// value to send, if the function returned one, and the function's error.
+type invoker func(req *httpx.Request, rep *httpx.Reply, err error) (any, error)
+
+var (
+	typeRequest = reflect.TypeFor[*httpx.Request]()
+	typeReply   = reflect.TypeFor[*httpx.Reply]()
+	typeContext = reflect.TypeFor[context.Context]()
+	typeLogger  = reflect.TypeFor[*zap.Logger]()
+	typeError   = reflect.TypeFor[error]()
+)
+
+type argKind uint8
+
+const (
+	argRequest argKind = iota
+	argReply
+	argContext
+	argLogger
+	argError
+	argValue  // a service, resolved once at start-up
+	argStruct // an In struct
+)
+
+type argPlan struct {
+	kind  argKind
+	value reflect.Value
+	st    *structPlan
+}
+
+// structPlan fills an In struct. Its values come from a pool, so filling
+// one per request does not allocate.
+type structPlan struct {
+	typ    reflect.Type
+	fields []fieldPlan
+	pool   sync.Pool
+}
+
+type fieldPlan struct {
+	index int
+	slot  int           // request decorator slot, or -1
+	value reflect.Value // service value when slot is -1
+}
+
+// compileOptions says which extra built-ins a function may take.
+type compileOptions struct {
+	allowError bool // error handlers and onError hooks get the error
+}
+
+// compile builds the invoker for fn, resolving every parameter through c.
+// It is where reflection and dig run, once per route at start-up.
+func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
+	switch f := fn.(type) {
+	case nil:
+		return nil, fmt.Errorf("has an invalid handler: %w: nil", ErrInvalidHandler)
+	case func(*httpx.Request, *httpx.Reply) error:
+		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { return nil, f(req, rep) }, nil
+	case func(*httpx.Request, *httpx.Reply):
+		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { f(req, rep); return nil, nil }, nil
+	case func(*httpx.Request) (any, error):
+		return func(req *httpx.Request, _ *httpx.Reply, _ error) (any, error) { return f(req) }, nil
+	}
+	fv := reflect.ValueOf(fn)
+	ft := fv.Type()
+	if ft.Kind() != reflect.Func {
+		return nil, fmt.Errorf("has an invalid handler: %w: %v is not a function", ErrInvalidHandler, ft)
+	}
+	if ft.IsVariadic() {
+		return nil, fmt.Errorf("has an invalid handler: %w: %v is variadic", ErrInvalidHandler, ft)
+	}
+	returnsValue := false
+	switch ft.NumOut() {
+	case 0:
+	case 1:
+		if ft.Out(0) != typeError {
+			return nil, fmt.Errorf("has an invalid handler: %w: %v must return error or (T, error)", ErrInvalidHandler, ft)
+		}
+	case 2:
+		if ft.Out(1) != typeError {
+			return nil, fmt.Errorf("has an invalid handler: %w: %v must return error or (T, error)", ErrInvalidHandler, ft)
+		}
+		returnsValue = true
+	default:
+		return nil, fmt.Errorf("has an invalid handler: %w: %v returns too many values", ErrInvalidHandler, ft)
+	}
+	args := make([]argPlan, ft.NumIn())
+	for i := range args {
+		a, err := planArg(ft.In(i), c, opt)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
+	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
+		bufp := argPool.Get().(*[]reflect.Value)
+		in := *bufp
+		var keep [4]any // In structs in flight; more than four is rare
+		filled := keep[:0]
+		for i := range args {
+			a := &args[i]
+			switch a.kind {
+			case argRequest:
+				in[i] = reflect.ValueOf(req)
+			case argReply:
+				in[i] = reflect.ValueOf(rep)
+			case argContext:
+				in[i] = reflect.ValueOf(req.Context())
+			case argLogger:
+				in[i] = reflect.ValueOf(req.Log())
+			case argError:
+				if herr == nil {
+					in[i] = reflect.Zero(typeError)
+				} else {
+					in[i] = reflect.ValueOf(&herr).Elem()
+				}
+			case argValue:
+				in[i] = a.value
+			case argStruct:
+				p := a.st.fill(req)
+				filled = append(filled, p)
+				in[i] = reflect.ValueOf(p).Elem()
+			}
+		}
+		out := fv.Call(in)
+		clear(in)
+		argPool.Put(bufp)
+		j := 0
+		for i := range args {
+			if args[i].kind == argStruct {
+				args[i].st.release(filled[j])
+				j++
+			}
+		}
+		switch len(out) {
+		case 1:
+			err, _ := out[0].Interface().(error)
+			return nil, err
+		case 2:
+			err, _ := out[1].Interface().(error)
+			if returnsValue && err == nil {
+				return out[0].Interface(), nil
+			}
+			return nil, err
+		}
+		return nil, nil
+	}, nil
+}
+
+func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, error) {
+	switch t {
+	case typeRequest:
+		return argPlan{kind: argRequest}, nil
+	case typeReply:
+		return argPlan{kind: argReply}, nil
+	case typeContext:
+		return argPlan{kind: argContext}, nil
+	case typeLogger:
+		return argPlan{kind: argLogger}, nil
+	case typeError:
+		if opt.allowError {
+			return argPlan{kind: argError}, nil
+		}
+	}
+	if dig.IsIn(t) {
+		if t.Kind() != reflect.Struct {
+			return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: an In parameter must be a struct value", ErrInvalidHandler, t)
+		}
+		st, err := planStruct(t, c)
+		if err != nil {
+			return argPlan{}, err
+		}
+		return argPlan{kind: argStruct, st: st}, nil
+	}
+	v, err := resolveService(c, t, "", false)
+	if err != nil {
+		return argPlan{}, err
+	}
+	return argPlan{kind: argValue, value: v}, nil
+}
+
+func planStruct(t reflect.Type, c *scope.Context) (*structPlan, error) {
+	sp := &structPlan{typ: t}
+	sp.pool.New = func() any { return reflect.New(t).Interface() }
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && dig.IsIn(f.Type) {
+			if f.Type != reflect.TypeFor[dig.In]() {
+				return nil, fmt.Errorf("has an invalid handler: %w: %v: nested In structs are not supported", ErrInvalidHandler, t)
+			}
+			continue
+		}
+		if !f.IsExported() {
+			return nil, fmt.Errorf("has an invalid handler: %w: %v.%s is not exported", ErrInvalidHandler, t, f.Name)
+		}
+		if f.Tag.Get("group") != "" {
+			return nil, fmt.Errorf("has an invalid handler: %w: %v.%s: value groups are not supported in handlers", ErrInvalidHandler, t, f.Name)
+		}
+		name := f.Tag.Get("name")
+		optional := f.Tag.Get("optional") == "true"
+		fp := fieldPlan{index: i, slot: -1}
+		if name != "" {
+			if d := c.Lookup(scope.Key{Kind: scope.Request, Name: name}); d != nil {
+				// The registry says the decorator is visible; dig, which
+				// holds its slot token, must agree.
+				slot, err := c.ResolveSlot(name)
+				if err != nil {
+					return nil, fmt.Errorf("needs request decorator %q: %w", name, err)
+				}
+				if !d.ValueType.AssignableTo(f.Type) {
+					return nil, fmt.Errorf("needs request decorator %q as %v (field %s), but it holds %v: %w",
+						name, f.Type, f.Name, d.ValueType, ErrDecoratorType)
+				}
+				fp.slot = slot.Index
+				sp.fields = append(sp.fields, fp)
+				continue
+			}
+			if optional {
+				// An invisible optional value is absent: the field keeps
+				// its zero value (unless a visible service has the name).
+				v, err := resolveService(c, f.Type, name, true)
+				if err != nil {
+					return nil, err
+				}
+				if !v.IsZero() {
+					fp.value = v
+					sp.fields = append(sp.fields, fp)
+				}
+				continue
+			}
+			if len(c.Providers(scope.Key{Kind: scope.Request, Name: name})) > 0 {
+				_, err := c.Require(scope.Key{Kind: scope.Request, Name: name})
+				return nil, fmt.Errorf("needs %w", err)
+			}
+		}
+		v, err := resolveService(c, f.Type, name, optional)
+		if err != nil {
+			return nil, err
+		}
+		if v.IsValid() && !v.IsZero() {
+			fp.value = v
+			sp.fields = append(sp.fields, fp)
+		}
+	}
+	return sp, nil
+}
+
+// resolveService asks dig for a service from c. When dig cannot build it,
+// the registry explains where it is provided instead.
+func resolveService(c *scope.Context, t reflect.Type, name string, optional bool) (reflect.Value, error) {
+	v, err := c.Resolve(t, name, optional)
+	if err == nil {
+		return v, nil
+	}
+	key := scope.Key{Kind: scope.Service, Name: name, Type: t}
+	if c.Lookup(key) == nil {
+		if _, nerr := c.Require(key); nerr != nil {
+			return reflect.Value{}, fmt.Errorf("needs %w", nerr)
+		}
+	}
+	// Visible but not buildable: a constructor failed or its own
+	// dependencies are missing. dig's message says which.
+	return reflect.Value{}, fmt.Errorf("needs %v, which could not be built: %w", key, err)
+}
+
+func (sp *structPlan) fill(req *httpx.Request) any {
+	p := sp.pool.Get()
+	v := reflect.ValueOf(p).Elem()
+	for i := range sp.fields {
+		f := &sp.fields[i]
+		fv := v.Field(f.index)
+		if f.slot < 0 {
+			fv.Set(f.value)
+			continue
+		}
+		if x := req.Slot(f.slot); x != nil {
+			fv.Set(reflect.ValueOf(x))
+		} else {
+			fv.SetZero()
+		}
+	}
+	return p
+}
+
+func (sp *structPlan) release(p any) {
+	reflect.ValueOf(p).Elem().SetZero()
+	sp.pool.Put(p)
+}
+
+// errorOf recovers a panic value as an error.
+func errorOf(p any) error {
+	if err, ok := p.(error); ok {
+		return fmt.Errorf("panic: %w", err)
+	}
+	return fmt.Errorf("panic: %v", p)
+}

@@ -1,0 +1,123 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// Hook names a point of the request lifecycle:
+//
+//	onRequest → preParsing → preValidation → preHandler → handler →
+//	preSerialization → onSend → (write) → onResponse
+//
+// with onError on the error path, before the error handler.
+type Hook uint8
+
+// Request hooks. OnRequest, PreParsing, PreValidation, PreHandler,
+// OnResponse and OnError take any function a handler may be (typed
+// parameters included) returning error or nothing; OnError's function may
+// also take the error. PreSerialization must be a PreSerializationFunc and
+// OnSend an OnSendFunc.
+const (
+	OnRequest Hook = iota
+	PreParsing
+	PreValidation
+	PreHandler
+	PreSerialization
+	OnSend
+	OnResponse
+	OnError
+	numHooks
+)
+
+// phases are the hooks that run before the handler, in order.
+var phases = [...]Hook{OnRequest, PreParsing, PreValidation, PreHandler}
+
+var hookNames = [numHooks]string{
+	"onRequest", "preParsing", "preValidation", "preHandler",
+	"preSerialization", "onSend", "onResponse", "onError",
+}
+
+func (h Hook) String() string {
+	if h < numHooks {
+		return hookNames[h]
+	}
+	return fmt.Sprintf("Hook(%d)", uint8(h))
+}
+
+// PreSerializationFunc may replace a payload before it is encoded as JSON.
+type PreSerializationFunc func(req *httpx.Request, rep *httpx.Reply, payload any) (any, error)
+
+// OnSendFunc may replace the encoded body before it is written.
+type OnSendFunc func(req *httpx.Request, rep *httpx.Reply, body []byte) ([]byte, error)
+
+type hookDef struct {
+	kind Hook
+	fn   any
+	name string
+}
+
+type hookLists [numHooks][]hookDef
+
+// AddHook adds fn to this context's hook list for kind. It runs for every
+// route of this context and its descendants, after the ancestors' hooks
+// and before route-level ones, in the order added — whether AddHook was
+// called before or after the routes and plugins it applies to.
+func (s *Server) AddHook(kind Hook, fn any) error {
+	return s.mutate(func() error {
+		d, err := newHookDef(kind, fn)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Path(), err)
+		}
+		s.n.hooks[kind] = append(s.n.hooks[kind], d)
+		return nil
+	})
+}
+
+func newHookDef(kind Hook, fn any) (hookDef, error) {
+	if kind >= numHooks {
+		return hookDef{}, fmt.Errorf("%w: unknown hook %v", ErrInvalidHandler, kind)
+	}
+	if fn == nil {
+		return hookDef{}, fmt.Errorf("%w: nil %v hook", ErrInvalidHandler, kind)
+	}
+	switch kind {
+	case PreSerialization:
+		switch f := fn.(type) {
+		case PreSerializationFunc:
+		case func(*httpx.Request, *httpx.Reply, any) (any, error):
+			fn = PreSerializationFunc(f)
+		default:
+			return hookDef{}, fmt.Errorf("%w: a preSerialization hook is a PreSerializationFunc, not %T", ErrInvalidHandler, fn)
+		}
+	case OnSend:
+		switch f := fn.(type) {
+		case OnSendFunc:
+		case func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error):
+			fn = OnSendFunc(f)
+		default:
+			return hookDef{}, fmt.Errorf("%w: an onSend hook is an OnSendFunc, not %T", ErrInvalidHandler, fn)
+		}
+	}
+	return hookDef{kind: kind, fn: fn, name: funcName(fn)}, nil
+}
+
+// chain collects the hooks of kind that apply to a route of n: root's
+// first, down to n's, then the route's own.
+func (n *node) chain(kind Hook, own []hookDef) []hookDef {
+	var path []*node
+	for p := n; p != nil; p = p.parent {
+		path = append(path, p)
+	}
+	var out []hookDef
+	for i := len(path) - 1; i >= 0; i-- {
+		out = append(out, path[i].hooks[kind]...)
+	}
+	for _, h := range own {
+		if h.kind == kind {
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+
+	"go.uber.org/zap"
+)
+
+// Listen boots the server (Ready) and serves HTTP on addr ("host:port")
+// until Close. It returns nil after a graceful Close and the listener's
+// error otherwise.
+func (s *Server) Listen(addr string) error {
+	if err := s.Ready(); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve is Listen on a listener the caller made; it closes ln when it
+// returns.
+func (s *Server) Serve(ln net.Listener) error {
+	a := s.a
+	if err := s.Ready(); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: a.cfg.readHeaderTimeout,
+		ReadTimeout:       a.cfg.readTimeout,
+		WriteTimeout:      a.cfg.writeTimeout,
+		IdleTimeout:       a.cfg.idleTimeout,
+		MaxHeaderBytes:    a.cfg.maxHeaderBytes,
+		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
+	}
+	a.httpMu.Lock()
+	if state(a.state.Load()) != stateReady {
+		a.httpMu.Unlock()
+		ln.Close()
+		return ErrClosed
+	}
+	a.servers = append(a.servers, srv)
+	a.httpMu.Unlock()
+
+	a.log.Info("server listening", zap.String("address", "http://"+ln.Addr().String()))
+	err := srv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-a.closed // return once Close has drained and finished
+		return nil
+	}
+	return err
+}
+
+// Close shuts the server down gracefully: it stops accepting connections,
+// answers requests that still arrive with 503 and "connection: close",
+// lets in-flight requests finish until ctx is done, and closes idle
+// connections. It is safe to call more than once; later calls wait for
+// the first and return its result.
+func (s *Server) Close(ctx context.Context) error {
+	a := s.a
+	a.mu.Lock()
+	st := state(a.state.Load())
+	if st == stateClosing || st == stateClosed {
+		a.mu.Unlock()
+		select {
+		case <-a.closed:
+			return a.closeErr
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	a.state.Store(int32(stateClosing))
+	a.mu.Unlock()
+
+	a.httpMu.Lock()
+	servers := a.servers
+	a.httpMu.Unlock()
+	var errs []error
+	for _, srv := range servers {
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+			srv.Close()
+		}
+	}
+	a.closeErr = errors.Join(errs...)
+	a.state.Store(int32(stateClosed))
+	close(a.closed)
+	a.log.Info("server closed")
+	return a.closeErr
+}

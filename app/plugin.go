@@ -1,0 +1,209 @@
+package app
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Plugin is a plugin made with Wrap (or Describe): a body plus what
+// Register needs to know about it.
+type Plugin struct {
+	fn      func(*Server) error
+	name    string
+	wrapped bool
+}
+
+// Name is the plugin's name, used in context paths, errors and logs.
+func (p *Plugin) Name() string { return p.name }
+
+// PluginOption configures Wrap.
+type PluginOption func(*Plugin)
+
+// PluginName names the plugin (default: the body's function name).
+func PluginName(name string) PluginOption { return func(p *Plugin) { p.name = name } }
+
+// Wrap returns fn as a wrapped plugin: it gets no context of its own, so
+// what it registers lands in the context that registers it and is visible
+// there and in that context's descendants. Use it for plugins whose whole
+// point is to decorate or hook their parent, such as an auth check.
+func Wrap(fn func(*Server) error, opts ...PluginOption) *Plugin {
+	p := &Plugin{fn: fn, name: funcName(fn), wrapped: true}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// RegisterOption configures one Register call.
+type RegisterOption func(*pendingPlugin)
+
+// Name names the plugin's context (default: the plugin function's name).
+func Name(name string) RegisterOption { return func(p *pendingPlugin) { p.name = name } }
+
+// Prefix prefixes every route of the plugin's context (and its
+// descendants) with prefix. It is ignored for wrapped plugins, which have
+// no context of their own.
+func Prefix(prefix string) RegisterOption { return func(p *pendingPlugin) { p.prefix = prefix } }
+
+type pendingPlugin struct {
+	fn      func(*Server) error
+	name    string
+	prefix  string
+	wrapped bool
+}
+
+// Register records a plugin, to be loaded by Ready after the plugins
+// registered before it in this context. plugin is a func(*Server) error (or
+// func(*Server)) that gets a child context of its own, or a *Plugin made
+// with Wrap. Register returns an error for anything else, and after Ready;
+// a failure is also reported by Ready, so ignoring the error is safe.
+func (s *Server) Register(plugin any, opts ...RegisterOption) error {
+	return s.mutate(func() error {
+		p := &pendingPlugin{}
+		switch v := plugin.(type) {
+		case func(*Server) error:
+			p.fn, p.name = v, funcName(v)
+		case func(*Server):
+			p.fn, p.name = func(s *Server) error { v(s); return nil }, funcName(v)
+		case *Plugin:
+			if v == nil || v.fn == nil {
+				return fmt.Errorf("%w: nil plugin", ErrInvalidPlugin)
+			}
+			p.fn, p.name, p.wrapped = v.fn, v.name, v.wrapped
+		default:
+			return fmt.Errorf("%w: %T is not a func(*app.Server) error or *app.Plugin", ErrInvalidPlugin, plugin)
+		}
+		if p.fn == nil {
+			return fmt.Errorf("%w: nil plugin function", ErrInvalidPlugin)
+		}
+		for _, o := range opts {
+			o(p)
+		}
+		if p.name == "" {
+			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.kids))
+		}
+		s.n.pending = append(s.n.pending, p)
+		return nil
+	})
+}
+
+// funcName is the short name of fn: "publicContext" for
+// main.publicContext, "func1" for an anonymous function.
+func funcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return ""
+	}
+	name := f.Name()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.TrimSuffix(name, "-fm")
+}
+
+// load runs the plugins queued in n, depth-first: each plugin's own
+// registrations load before the next plugin in queue.
+func (a *instance) load(n *node, queue []*pendingPlugin) error {
+	for _, p := range queue {
+		target := n
+		if !p.wrapped {
+			target = a.child(n, p)
+		}
+		start := time.Now()
+		h := &Server{a: a, n: target}
+		if p.wrapped {
+			h.from = p.name
+			target.wrapped = append(target.wrapped, p.name)
+			target.ctx.AddWrapped(p.name)
+		}
+		if err := a.runPlugin(p, h); err != nil {
+			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+		}
+		a.mu.Lock()
+		sub := target.pending
+		target.pending = nil
+		err := a.bootErr
+		a.mu.Unlock()
+		if err != nil {
+			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+		}
+		if err := a.load(target, sub); err != nil {
+			return err
+		}
+		if !p.wrapped {
+			target.loadTime = time.Since(start)
+		}
+	}
+	return nil
+}
+
+// child creates the context of an encapsulated plugin below n.
+func (a *instance) child(n *node, p *pendingPlugin) *node {
+	ctx := n.ctx.Child(p.name)
+	c := &node{
+		ctx:    ctx,
+		parent: n,
+		name:   p.name,
+		prefix: joinPrefix(n.prefix, p.prefix),
+		log:    a.log.With(zap.String("context", ctx.Path())),
+	}
+	n.kids = append(n.kids, c)
+	return c
+}
+
+// runPlugin runs one plugin body, bounded by the plugin time-out. A panic
+// becomes an error.
+func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
+	run := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = errorOf(r)
+			}
+		}()
+		return p.fn(h)
+	}
+	if a.cfg.pluginTimeout <= 0 {
+		if err := run(); err != nil {
+			return fmt.Errorf("%w: %w", ErrPlugin, err)
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- run() }()
+	t := time.NewTimer(a.cfg.pluginTimeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrPlugin, err)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w after %v", ErrPluginTimeout, a.cfg.pluginTimeout)
+	}
+}
+
+// joinPrefix appends a plugin's prefix to its parent's: one slash between
+// them, none at the end.
+func joinPrefix(parent, prefix string) string {
+	if prefix == "" {
+		return parent
+	}
+	prefix = "/" + strings.Trim(prefix, "/")
+	if prefix == "/" {
+		return parent
+	}
+	return strings.TrimSuffix(parent, "/") + prefix
+}

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// routeDef is a route as registered, before Ready compiles it.
+type routeDef struct {
+	method  string
+	path    string // full path, prefix included
+	handler any
+	hooks   []hookDef
+}
+
+// RouteOption configures one route.
+type RouteOption func(*routeDef) error
+
+// WithHook adds a route-level hook, which runs after every context hook of
+// the same kind.
+func WithHook(kind Hook, fn any) RouteOption {
+	return func(r *routeDef) error {
+		d, err := newHookDef(kind, fn)
+		if err != nil {
+			return err
+		}
+		r.hooks = append(r.hooks, d)
+		return nil
+	}
+}
+
+// Route registers handler for method and path in this context. path may
+// hold ":name" parameters and end with a "*" wildcard; the context's
+// prefix is prepended. A GET route also answers HEAD (same headers, no
+// body) unless a HEAD route is registered for the same path.
+//
+// handler is a function whose parameters Burrow fills: *httpx.Request,
+// *httpx.Reply, context.Context, *zap.Logger, In structs (request
+// decorators and services), and services by type. It returns nothing,
+// error, or (T, error), where a T is sent when the handler did not send
+// anything itself. Parameters are resolved at Ready, which fails if one
+// is not visible from this context.
+func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
+	return s.mutate(func() error {
+		if method == "" || strings.ToUpper(method) != method || strings.ContainsAny(method, " \t/") {
+			return fmt.Errorf("%w: method %q in %s", httpx.ErrInvalidPath, method, s.Path())
+		}
+		if !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("%w: %q in %s must start with /", httpx.ErrInvalidPath, path, s.Path())
+		}
+		r := &routeDef{method: method, path: s.n.prefix + path, handler: handler}
+		for _, o := range opts {
+			if err := o(r); err != nil {
+				return fmt.Errorf("route %s %s: %w", method, r.path, err)
+			}
+		}
+		if s.n.prefix != "" && path == "/" {
+			// "/v1" and "/v1/" both reach a prefixed plugin's "/" route.
+			twin := *r
+			r.path = s.n.prefix
+			s.n.routes = append(s.n.routes, &twin)
+		}
+		s.n.routes = append(s.n.routes, r)
+		return nil
+	})
+}
+
+// Get registers a GET (and HEAD) route.
+func (s *Server) Get(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodGet, path, handler, opts...)
+}
+
+// Head registers a HEAD route.
+func (s *Server) Head(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodHead, path, handler, opts...)
+}
+
+// Post registers a POST route.
+func (s *Server) Post(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodPost, path, handler, opts...)
+}
+
+// Put registers a PUT route.
+func (s *Server) Put(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodPut, path, handler, opts...)
+}
+
+// Patch registers a PATCH route.
+func (s *Server) Patch(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodPatch, path, handler, opts...)
+}
+
+// Delete registers a DELETE route.
+func (s *Server) Delete(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodDelete, path, handler, opts...)
+}
+
+// Options registers an OPTIONS route.
+func (s *Server) Options(path string, handler any, opts ...RouteOption) error {
+	return s.Route(http.MethodOptions, path, handler, opts...)
+}

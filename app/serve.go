@@ -1,0 +1,244 @@
+package app
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// route is a compiled route: everything a request needs, resolved at Ready.
+type route struct {
+	a             *instance
+	node          *node
+	info          httpx.RouteInfo
+	handler       invoker
+	phases        [len(phases)][]invoker
+	onResponse    []invoker
+	onError       []invoker
+	errorHandlers []invoker // the route's context's first, then ancestors'
+	send          *httpx.SendHooks
+}
+
+// exchange is the pooled pair a request is served with.
+type exchange struct {
+	req httpx.Request
+	rep httpx.Reply
+}
+
+var (
+	methodNotAllowed = httpx.ErrorBody{StatusCode: http.StatusMethodNotAllowed, Error: http.StatusText(http.StatusMethodNotAllowed)}
+	closeHeader      = []string{"close"}
+)
+
+// ServeHTTP serves one request. Before Ready (and after a failed Ready)
+// it answers 503; while closing, 503 with "connection: close".
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.a.serveHTTP(w, r)
+}
+
+func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	switch state(a.state.Load()) {
+	case stateReady:
+	case stateClosing, stateClosed:
+		w.Header()["Connection"] = closeHeader
+		unavailable(w, "Server is closing")
+		return
+	default:
+		unavailable(w, "Server is not ready")
+		return
+	}
+	x := a.pool.Get().(*exchange)
+	x.req.EnsureSlots(a.slots)
+	ps := x.req.ParamsBuf()
+	path, raw := r.URL.Path, false
+	if r.URL.RawPath != "" {
+		path, raw = r.URL.RawPath, true
+	}
+	rt, allow, match := a.router.Lookup(r.Method, path, ps)
+	switch match {
+	case httpx.Found:
+		if raw && !unescapeParams(*ps) {
+			rt = nil
+			writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
+				StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
+				Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
+			})
+		}
+	case httpx.MethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		body := methodNotAllowed
+		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
+		writeJSON(w, http.StatusMethodNotAllowed, body)
+		rt = nil
+	default:
+		rt = a.findNotFound(r.URL.Path)
+	}
+	if rt != nil {
+		rt.serve(x, w, r)
+	}
+	x.req.Clear()
+	x.rep.Clear()
+	a.pool.Put(x)
+}
+
+// serve runs the whole lifecycle of one request on rt.
+func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
+	a := rt.a
+	id := ""
+	if a.cfg.requestIDHdr != "" {
+		id = r.Header.Get(a.cfg.requestIDHdr)
+	}
+	req, rep := &x.req, &x.rep
+	req.Reset(r, &rt.info, a.seq.Add(1), id, rt.node.log)
+	rep.Reset(w, req, rt.send)
+
+	var start time.Time
+	logging := a.cfg.logRequests && rt.node.log.Core().Enabled(zap.InfoLevel)
+	if logging {
+		start = time.Now()
+		rt.node.log.Info("incoming request", zap.String("reqId", req.ID()),
+			zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
+	}
+
+	if err := rt.run(req, rep); err != nil {
+		rt.fail(req, rep, err)
+	}
+	if !rep.Sent() {
+		// The handler returned without answering: send what it set (status,
+		// headers) with an empty body, as net/http would.
+		if err := rep.Send(nil); err != nil {
+			rt.fail(req, rep, err)
+		}
+	}
+	for _, h := range rt.onResponse {
+		if err := protect(h, req, rep, nil); err != nil {
+			rt.node.log.Error("onResponse hook failed", zap.String("reqId", req.ID()), zap.Error(err))
+		}
+	}
+	if logging {
+		rt.node.log.Info("request completed", zap.String("reqId", req.ID()),
+			zap.Int("statusCode", rep.Status()),
+			zap.Float64("responseTime", float64(time.Since(start).Microseconds())/1000))
+	}
+}
+
+// run runs the hooks before the handler, then the handler. A hook that
+// sends a reply ends the chain.
+func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = errorOf(p)
+		}
+	}()
+	for i := range rt.phases {
+		for _, h := range rt.phases[i] {
+			if _, err := h(req, rep, nil); err != nil {
+				return err
+			}
+			if rep.Sent() {
+				return nil
+			}
+		}
+	}
+	v, err := rt.handler(req, rep, nil)
+	if err != nil {
+		return err
+	}
+	if v != nil && !rep.Sent() {
+		return rep.Send(v)
+	}
+	return nil
+}
+
+// fail answers err: onError hooks first, then the route's error handlers,
+// each falling back to its parent's when it fails, then the default.
+func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
+	log := rt.node.log
+	if rep.Sent() {
+		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+		return
+	}
+	for _, h := range rt.onError {
+		if herr := protect(h, req, rep, err); herr != nil {
+			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
+		}
+	}
+	for _, h := range rt.errorHandlers {
+		herr := protect(h, req, rep, err)
+		if herr == nil {
+			if !rep.Sent() {
+				herr = rep.Send(nil)
+			}
+			if herr == nil {
+				return
+			}
+		}
+		if rep.Sent() {
+			log.Error("error handler failed after sending", zap.String("reqId", req.ID()), zap.Error(herr))
+			return
+		}
+		err = herr
+	}
+	body := httpx.BodyOf(err)
+	if body.StatusCode >= 500 {
+		log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+	} else {
+		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
+	}
+	rep.Code(body.StatusCode)
+	if serr := rep.Send(body); serr != nil {
+		// A send hook failed on the error body itself: answer without hooks.
+		rep.SetHooks(nil)
+		if serr = rep.Send(body); serr != nil {
+			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
+		}
+	}
+}
+
+// protect calls h, turning a panic into an error.
+func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = errorOf(p)
+		}
+	}()
+	_, err = h(req, rep, in)
+	return err
+}
+
+// unescapeParams decodes parameters matched against the escaped path. It
+// reports false for a malformed escape.
+func unescapeParams(ps httpx.Params) bool {
+	for i := range ps {
+		v, err := url.PathUnescape(ps[i].Value)
+		if err != nil {
+			return false
+		}
+		ps[i].Value = v
+	}
+	return true
+}
+
+func unavailable(w http.ResponseWriter, msg string) {
+	writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
+		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
+	})
+}
+
+// writeJSON answers outside any route (405, 503): no hooks apply.
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	var rep httpx.Reply
+	rep.Reset(w, nil, nil)
+	rep.Code(status)
+	_ = rep.Send(body)
+}

@@ -1,0 +1,201 @@
+package app
+
+import (
+	"net/http"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// Server is a handle on one encapsulation context. New returns the root's;
+// a plugin receives the handle of the context it loads into. Everything
+// registered through a handle lands in its context.
+type Server struct {
+	a    *instance
+	n    *node
+	from string // the wrapped plugin this handle was given to, if any
+}
+
+// state of an instance; it only moves forward.
+type state int32
+
+const (
+	stateRegistering state = iota
+	stateBooting
+	stateReady
+	stateFailed
+	stateClosing
+	stateClosed
+)
+
+// instance is what every handle of one tree shares.
+type instance struct {
+	cfg config
+	log *zap.Logger
+
+	mu      sync.Mutex // guards registration, boot and close
+	state   atomic.Int32
+	bootErr error
+	root    *node
+
+	router   httpx.Router[*route]
+	routes   []*route
+	notFound []*notFoundRoute // longest prefix first
+	slots    int              // request decorator slots in the tree
+	initial  []slotInit       // every request decorator, in declaration order
+	types    []reflect.Type   // declared type of each slot
+
+	pool sync.Pool
+	seq  atomic.Uint64
+
+	httpMu   sync.Mutex
+	servers  []*http.Server
+	closeErr error
+	closed   chan struct{}
+}
+
+// node is one encapsulation context with what was registered in it.
+type node struct {
+	ctx    *scope.Context
+	parent *node
+	kids   []*node
+	name   string
+	prefix string
+	log    *zap.Logger
+
+	pending      []*pendingPlugin
+	routes       []*routeDef
+	hooks        hookLists
+	errorHandler *handlerDef
+	notFound     *handlerDef
+	loadTime     time.Duration
+	wrapped      []string
+}
+
+// config holds New's options.
+type config struct {
+	logger         *zap.Logger
+	pluginTimeout  time.Duration
+	maxParamLength int
+	requestIDHdr   string
+	logRequests    bool
+	name           string
+
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	maxHeaderBytes    int
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithLogger sets the logger. The default discards everything. Each
+// context logs through a child carrying its context path; each request
+// through a child carrying its id.
+func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithRequestLogging turns the "incoming request" and "request completed"
+// lines on or off (default on; they are written at info level, so the
+// logger's level decides too).
+func WithRequestLogging(on bool) Option { return func(c *config) { c.logRequests = on } }
+
+// WithPluginTimeout bounds how long one plugin body may run at Ready
+// (default 10 s; 0 disables the bound).
+func WithPluginTimeout(d time.Duration) Option { return func(c *config) { c.pluginTimeout = d } }
+
+// WithMaxParamLength bounds the length of one path parameter (default 100);
+// a longer one does not match, which answers 404.
+func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLength = n } }
+
+// WithRequestIDHeader makes a request's id the value of this header when
+// the client sends one (default: none, ids are generated).
+func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
+
+// WithRootName names the root context (default "root").
+func WithRootName(name string) Option { return func(c *config) { c.name = name } }
+
+// WithTimeouts sets the http.Server time-outs Listen uses. Defaults:
+// read-header 10 s, read 60 s, write 60 s, idle 75 s (above nginx's 60 s
+// upstream keep-alive, so a proxy never reuses a connection Burrow is
+// closing).
+func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
+	return func(c *config) {
+		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
+	}
+}
+
+// WithMaxHeaderBytes bounds the request header size Listen accepts
+// (default 1 MiB; larger requests get 431 from net/http).
+func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
+
+// New returns the root context's handle of a new server.
+func New(opts ...Option) *Server {
+	cfg := config{
+		logger:            zap.NewNop(),
+		pluginTimeout:     10 * time.Second,
+		maxParamLength:    httpx.DefaultMaxParamLength,
+		logRequests:       true,
+		name:              "root",
+		readHeaderTimeout: 10 * time.Second,
+		readTimeout:       60 * time.Second,
+		writeTimeout:      60 * time.Second,
+		idleTimeout:       75 * time.Second,
+		maxHeaderBytes:    1 << 20,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = zap.NewNop()
+	}
+	a := &instance{cfg: cfg, log: cfg.logger, closed: make(chan struct{})}
+	a.router.MaxParamLength = cfg.maxParamLength
+	ctx := scope.New(cfg.name)
+	a.root = &node{ctx: ctx, name: cfg.name, log: cfg.logger.With(zap.String("context", ctx.Path()))}
+	a.pool.New = func() any { return new(exchange) }
+	return &Server{a: a, n: a.root}
+}
+
+// Log is the logger of this handle's context.
+func (s *Server) Log() *zap.Logger { return s.n.log }
+
+// Name is the name of this handle's context.
+func (s *Server) Name() string { return s.n.name }
+
+// Path is this handle's context path, e.g. "root > publicContext".
+func (s *Server) Path() string { return s.n.ctx.Path() }
+
+// Prefix is the route prefix of this handle's context.
+func (s *Server) Prefix() string { return s.n.prefix }
+
+// mutate runs fn under the registration lock if the server still accepts
+// registrations; otherwise it returns why not.
+func (s *Server) mutate(fn func() error) error {
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch state(a.state.Load()) {
+	case stateRegistering, stateBooting:
+	case stateFailed:
+		return ErrBootFailed
+	case stateClosing, stateClosed:
+		return ErrClosed
+	default:
+		return ErrAlreadyStarted
+	}
+	err := fn()
+	if err != nil && a.bootErr == nil {
+		// Remember the first failure so Ready reports it even when the
+		// caller ignored the returned error.
+		a.bootErr = err
+	}
+	return err
+}

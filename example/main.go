@@ -1,0 +1,114 @@
+// Command example is Burrow's reference server: Fastify's encapsulation
+// example, on Burrow.
+//
+//	go run ./example                # port 8000, a random key logged at start
+//	go run ./example -keys k1,k2    # accept these bearer keys on /one
+//	go run ./example -share         # wrap grandchildContext: /two sees bar
+//
+// Routes: GET /one (bearer key required) → {"answer":42};
+// GET /two → {"answer":42,"foo":"foo"}; GET /three →
+// {"answer":42,"foo":"foo","bar":"bar"}.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "example:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("example", flag.ContinueOnError)
+	port := fs.Int("port", envInt("PORT", 8000), "port to listen on (env PORT)")
+	host := fs.String("host", "127.0.0.1", "address to listen on")
+	keyList := fs.String("keys", os.Getenv("API_KEYS"), "comma-separated bearer keys for /one (env API_KEYS)")
+	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
+	logRequests := fs.Bool("log-requests", true, "log one line when a request starts and one when it completes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+
+	logger, err := zap.NewProduction()
+	if err != nil {
+		return err
+	}
+	defer logger.Sync() //nolint:errcheck // stderr sync errors are not actionable
+
+	keys := splitKeys(*keyList)
+	if len(keys) == 0 {
+		// Never run with a guessable key: make one and say it once.
+		k, err := randomKey()
+		if err != nil {
+			return err
+		}
+		keys = []string{k}
+		logger.Warn("no key configured (-keys or API_KEYS): generated one for this run", zap.String("key", k))
+	}
+
+	s := build(keys, *share, app.WithLogger(logger), app.WithRequestLogging(*logRequests))
+	if err := s.Ready(); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- s.Listen(net.JoinHostPort(*host, strconv.Itoa(*port))) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Close(closeCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return <-errc
+}
+
+func splitKeys(list string) []string {
+	var keys []string
+	for _, k := range strings.Split(list, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func randomKey() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}

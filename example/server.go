@@ -1,0 +1,57 @@
+package main
+
+import (
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/bearer"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// values is what every route asks for. answer is visible everywhere, so it
+// is required: a route that could not see it would stop the server at
+// start-up. foo and bar are optional: a route that cannot see them gets
+// them absent, and the reply leaves them out.
+type values struct {
+	app.In
+	Answer int    `name:"answer"`
+	Foo    string `name:"foo" optional:"true"`
+	Bar    string `name:"bar" optional:"true"`
+}
+
+// body is the reply: absent decorators are left out, not null.
+type body struct {
+	Answer int    `json:"answer"`
+	Foo    string `json:"foo,omitempty"`
+	Bar    string `json:"bar,omitempty"`
+}
+
+// reply is the handler of all three routes: it sends what its context sees.
+func reply(rep *httpx.Reply, v values) error {
+	return rep.Send(body{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar})
+}
+
+// build assembles the reference server of DESIGN §2. With share, the
+// grandchild context is wrapped, so what it declares lands in
+// publicContext.
+func build(keys []string, share bool, opts ...app.Option) *app.Server {
+	s := app.New(opts...)
+	s.DecorateRequest("answer", 42)
+
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys(keys...)))
+		return s.Get("/one", reply)
+	}, app.Name("authenticatedContext"))
+
+	grandchild := func(s *app.Server) error {
+		s.DecorateRequest("bar", "bar")
+		return s.Get("/three", reply)
+	}
+	s.Register(func(s *app.Server) error {
+		s.DecorateRequest("foo", "foo")
+		s.Get("/two", reply)
+		if share {
+			return s.Register(app.Wrap(grandchild, app.PluginName("grandchildContext")))
+		}
+		return s.Register(grandchild, app.Name("grandchildContext"))
+	}, app.Name("publicContext"))
+	return s
+}

@@ -1,0 +1,98 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error is an error with an HTTP status and an optional machine-readable
+// code. Handlers and hooks return it (or wrap it) to choose the response;
+// any other error becomes a 500.
+type Error struct {
+	// StatusCode is the HTTP status; values below 400 are sent as 500.
+	StatusCode int
+	// Code is a stable identifier such as "FST_ERR_NOT_FOUND"; omitted
+	// from the body when empty.
+	Code string
+	// Message is what the client sees.
+	Message string
+	// Err is the cause, kept for logs and errors.Is; never sent.
+	Err error
+}
+
+// NewError returns an *Error with the given status, code and message.
+func NewError(status int, code, message string) *Error {
+	return &Error{StatusCode: status, Code: code, Message: message}
+}
+
+// Errorf returns an *Error with status and a formatted message; a %w verb
+// wraps its operand as the cause.
+func Errorf(status int, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{StatusCode: status, Message: err.Error(), Err: errors.Unwrap(err)}
+}
+
+func (e *Error) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
+	}
+	return fmt.Sprintf("%d: %s", e.StatusCode, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorBody is the JSON body of an error response, with Fastify's key order.
+type ErrorBody struct {
+	StatusCode int    `json:"statusCode"`
+	Code       string `json:"code,omitempty"`
+	Error      string `json:"error"`
+	Message    string `json:"message"`
+}
+
+// BodyOf builds the body for err: the status and code of an *Error in its
+// chain, 500 otherwise. A 5xx keeps the error's message but never more (no
+// stack, no wrapped causes beyond what Error() says).
+func BodyOf(err error) ErrorBody {
+	status, code := http.StatusInternalServerError, ""
+	var he *Error
+	msg := err.Error()
+	if errors.As(err, &he) {
+		status, code, msg = he.StatusCode, he.Code, he.Message
+		if status < 400 || status > 599 {
+			status = http.StatusInternalServerError
+		}
+	}
+	return ErrorBody{StatusCode: status, Code: code, Error: http.StatusText(status), Message: msg}
+}
+
+// NotFoundBody is the body of the default 404, with Fastify's key order
+// (which differs from ErrorBody's).
+type NotFoundBody struct {
+	Message    string `json:"message"`
+	Error      string `json:"error"`
+	StatusCode int    `json:"statusCode"`
+}
+
+// NotFound builds the default 404 body for r: the method and the request
+// target exactly as the client sent it.
+func NotFound(r *http.Request) NotFoundBody {
+	return NotFoundBody{
+		Message:    "Route " + r.Method + ":" + r.RequestURI + " not found",
+		Error:      http.StatusText(http.StatusNotFound),
+		StatusCode: http.StatusNotFound,
+	}
+}
+
+// Sentinel errors of the request and reply API.
+var (
+	// ErrAlreadySent is returned by Send when the reply was already sent.
+	ErrAlreadySent = errors.New("httpx: reply was already sent")
+	// ErrUnknownDecorator is returned for a request decorator name that the
+	// route cannot see.
+	ErrUnknownDecorator = errors.New("httpx: request decorator not visible from this route")
+	// ErrDecoratorType is returned when a value of the wrong type is stored
+	// in a request decorator.
+	ErrDecoratorType = errors.New("httpx: wrong type for request decorator")
+)

@@ -1,0 +1,257 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Routing errors, returned (wrapped) by Router.Add.
+var (
+	ErrDuplicateRoute = errors.New("duplicate route")
+	ErrRouteConflict  = errors.New("conflicting route")
+	ErrInvalidPath    = errors.New("invalid route path")
+)
+
+// DefaultMaxParamLength is the longest path parameter the router matches;
+// a longer one makes the lookup miss (404), as in Fastify.
+const DefaultMaxParamLength = 100
+
+// Match is the outcome of a lookup.
+type Match uint8
+
+const (
+	// NoRoute: no route has this path.
+	NoRoute Match = iota
+	// Found: a route has this path and method.
+	Found
+	// MethodNotAllowed: a route has this path, but not with this method.
+	MethodNotAllowed
+)
+
+// Param is one path parameter: the name from the pattern and the value from
+// the request path.
+type Param struct {
+	Key, Value string
+}
+
+// Params is the list of a request's path parameters, in pattern order.
+type Params []Param
+
+// Get returns the value of the parameter called key, or "".
+func (ps Params) Get(key string) string {
+	for i := range ps {
+		if ps[i].Key == key {
+			return ps[i].Value
+		}
+	}
+	return ""
+}
+
+// Router maps a method and a path to a handler of type H. Patterns are made
+// of static segments, ":name" parameter segments and one trailing "*"
+// wildcard, which matches the rest of the path (possibly empty) as the
+// parameter "*". When segments compete, static beats parameter beats
+// wildcard, with backtracking.
+//
+// Add is not safe for concurrent use; Lookup is, once adding is done.
+type Router[H any] struct {
+	root node[H]
+	// MaxParamLength bounds a parameter's length; 0 means
+	// DefaultMaxParamLength.
+	MaxParamLength int
+}
+
+type node[H any] struct {
+	segment  string // static text of this segment (for static children)
+	static   []*node[H]
+	param    *node[H]
+	wildcard *node[H]
+	name     string // parameter name for param and wildcard nodes
+
+	pattern  string
+	handlers []methodHandler[H]
+	allow    string
+}
+
+type methodHandler[H any] struct {
+	method string
+	h      H
+}
+
+// Add registers h for method and pattern. It fails on a malformed pattern,
+// on a pattern already registered for method, and on a parameter whose
+// name differs from one declared at the same place by another pattern.
+func (r *Router[H]) Add(method, pattern string, h H) error {
+	if method == "" || strings.ContainsAny(method, " \t\r\n") {
+		return fmt.Errorf("%w: method %q", ErrInvalidPath, method)
+	}
+	if !strings.HasPrefix(pattern, "/") {
+		return fmt.Errorf("%w: %q must start with /", ErrInvalidPath, pattern)
+	}
+	n := &r.root
+	rest := pattern[1:]
+	for {
+		seg, tail, more := strings.Cut(rest, "/")
+		switch {
+		case seg == "*":
+			if more {
+				return fmt.Errorf("%w: %q: * must be the last segment", ErrInvalidPath, pattern)
+			}
+			if n.wildcard == nil {
+				n.wildcard = &node[H]{name: "*"}
+			}
+			n = n.wildcard
+		case strings.HasPrefix(seg, ":"):
+			name := seg[1:]
+			if name == "" || strings.ContainsAny(name, ":*") {
+				return fmt.Errorf("%w: %q: bad parameter %q", ErrInvalidPath, pattern, seg)
+			}
+			if n.param == nil {
+				n.param = &node[H]{name: name}
+			} else if n.param.name != name {
+				return fmt.Errorf("%w: %q names parameter %q where another route names it %q",
+					ErrRouteConflict, pattern, name, n.param.name)
+			}
+			n = n.param
+		default:
+			if strings.ContainsAny(seg, "*") {
+				return fmt.Errorf("%w: %q: * must be a whole segment", ErrInvalidPath, pattern)
+			}
+			var next *node[H]
+			for _, c := range n.static {
+				if c.segment == seg {
+					next = c
+					break
+				}
+			}
+			if next == nil {
+				next = &node[H]{segment: seg}
+				n.static = append(n.static, next)
+			}
+			n = next
+		}
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	for _, mh := range n.handlers {
+		if mh.method == method {
+			return fmt.Errorf("%w: %s %s", ErrDuplicateRoute, method, pattern)
+		}
+	}
+	n.pattern = pattern
+	n.handlers = append(n.handlers, methodHandler[H]{method: method, h: h})
+	methods := make([]string, len(n.handlers))
+	for i, mh := range n.handlers {
+		methods[i] = mh.method
+	}
+	slices.Sort(methods)
+	n.allow = strings.Join(methods, ", ")
+	return nil
+}
+
+// Lookup finds the handler for method and path (the escaped request path)
+// and appends the path parameters to *ps. When the path is known but the
+// method is not, it returns MethodNotAllowed and the Allow header value.
+// It allocates nothing unless *ps must grow.
+func (r *Router[H]) Lookup(method, path string, ps *Params) (h H, allow string, m Match) {
+	n := r.find(path, ps)
+	if n == nil {
+		return h, "", NoRoute
+	}
+	for i := range n.handlers {
+		if n.handlers[i].method == method {
+			return n.handlers[i].h, n.allow, Found
+		}
+	}
+	return h, n.allow, MethodNotAllowed
+}
+
+func (r *Router[H]) find(path string, ps *Params) *node[H] {
+	if path == "" || path[0] != '/' {
+		return nil
+	}
+	max := r.MaxParamLength
+	if max <= 0 {
+		max = DefaultMaxParamLength
+	}
+	mark := len(*ps)
+	n := r.root.match(path[1:], ps, max)
+	if n == nil {
+		*ps = (*ps)[:mark]
+	}
+	return n
+}
+
+// match walks one segment of rest. It returns the node that ends the
+// path, trying static children, then the parameter child, then the
+// wildcard.
+func (n *node[H]) match(rest string, ps *Params, max int) *node[H] {
+	seg, tail, more := rest, "", false
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		seg, tail, more = rest[:i], rest[i+1:], true
+	}
+	for _, c := range n.static {
+		if c.segment != seg {
+			continue
+		}
+		if !more {
+			if c.handlers != nil {
+				return c
+			}
+			break
+		}
+		if found := c.match(tail, ps, max); found != nil {
+			return found
+		}
+		break
+	}
+	if n.param != nil && seg != "" && len(seg) <= max {
+		mark := len(*ps)
+		*ps = append(*ps, Param{Key: n.param.name, Value: seg})
+		if !more {
+			if n.param.handlers != nil {
+				return n.param
+			}
+		} else if found := n.param.match(tail, ps, max); found != nil {
+			return found
+		}
+		*ps = (*ps)[:mark]
+	}
+	if n.wildcard != nil && n.wildcard.handlers != nil {
+		*ps = append(*ps, Param{Key: "*", Value: rest})
+		return n.wildcard
+	}
+	return nil
+}
+
+// Walk calls fn for every registered pattern and method, in sorted pattern
+// order.
+func (r *Router[H]) Walk(fn func(method, pattern string, h H)) {
+	var all []*node[H]
+	var visit func(n *node[H])
+	visit = func(n *node[H]) {
+		if n.handlers != nil {
+			all = append(all, n)
+		}
+		for _, c := range n.static {
+			visit(c)
+		}
+		if n.param != nil {
+			visit(n.param)
+		}
+		if n.wildcard != nil {
+			visit(n.wildcard)
+		}
+	}
+	visit(&r.root)
+	slices.SortFunc(all, func(a, b *node[H]) int { return strings.Compare(a.pattern, b.pattern) })
+	for _, n := range all {
+		for _, mh := range n.handlers {
+			fn(mh.method, n.pattern, mh.h)
+		}
+	}
+}
