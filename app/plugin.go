@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,20 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 	})
 }
 
+// HasPlugin reports whether a plugin called name was registered in this
+// context or an ancestor and has started loading. A plugin registered in a
+// sibling, or in a descendant, does not count.
+func (s *Server) HasPlugin(name string) bool {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	for n := s.n; n != nil; n = n.parent {
+		if slices.Contains(n.plugins, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // funcName is the short name of fn: "publicContext" for
 // main.publicContext, "func1" for an anonymous function.
 func funcName(fn any) string {
@@ -117,6 +132,9 @@ func funcName(fn any) string {
 // registrations load before the next plugin in queue.
 func (a *instance) load(n *node, queue []*pendingPlugin) error {
 	for _, p := range queue {
+		a.mu.Lock()
+		n.plugins = append(n.plugins, p.name)
+		a.mu.Unlock()
 		target := n
 		if !p.wrapped {
 			target = a.child(n, p)

@@ -70,6 +70,7 @@ type node struct {
 	log    *zap.Logger
 
 	pending      []*pendingPlugin
+	plugins      []string // names of the plugins registered here, in load order
 	routes       []*routeDef
 	hooks        hookLists
 	errorHandler *handlerDef

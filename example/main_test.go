@@ -1,0 +1,175 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+const jsonType = "application/json; charset=utf-8"
+
+type exchange struct {
+	method, path, auth string
+	status             int
+	body               string
+	header             map[string]string // extra headers expected
+}
+
+// designTable is DESIGN §2 (and the default answers of §4) as requests and
+// exact answers; share selects the variant with the grandchild wrapped.
+func designTable(share bool) []exchange {
+	two := `{"answer":42,"foo":"foo"}`
+	if share {
+		two = `{"answer":42,"foo":"foo","bar":"bar"}`
+	}
+	return []exchange{
+		{method: "GET", path: "/one", auth: "Bearer k1", status: 200, body: `{"answer":42}`},
+		{method: "GET", path: "/one", auth: "Bearer k2", status: 200, body: `{"answer":42}`},
+		{method: "GET", path: "/two", status: 200, body: two},
+		{method: "GET", path: "/three", status: 200, body: `{"answer":42,"foo":"foo","bar":"bar"}`},
+		{method: "GET", path: "/two", auth: "Bearer nope", status: 200, body: two},
+		{method: "GET", path: "/three", auth: "garbage", status: 200, body: `{"answer":42,"foo":"foo","bar":"bar"}`},
+		{method: "GET", path: "/one", status: 401, body: `{"error":"missing authorization header"}`,
+			header: map[string]string{"Www-Authenticate": "Bearer"}},
+		{method: "GET", path: "/one", auth: "Bearer wrong", status: 401, body: `{"error":"invalid authorization header"}`,
+			header: map[string]string{"Www-Authenticate": `Bearer error="invalid_token"`}},
+		{method: "GET", path: "/four", status: 404, body: `{"message":"Route GET:/four not found","error":"Not Found","statusCode":404}`},
+		{method: "GET", path: "/four?x=1", status: 404, body: `{"message":"Route GET:/four?x=1 not found","error":"Not Found","statusCode":404}`},
+		{method: "POST", path: "/two", status: 405, body: `{"statusCode":405,"error":"Method Not Allowed","message":"Route POST:/two not allowed"}`,
+			header: map[string]string{"Allow": "GET, HEAD"}},
+		// Routing decides 405 before any hook: no key needed to learn it.
+		{method: "POST", path: "/one", status: 405, body: `{"statusCode":405,"error":"Method Not Allowed","message":"Route POST:/one not allowed"}`,
+			header: map[string]string{"Allow": "GET, HEAD"}},
+		{method: "OPTIONS", path: "/three", status: 405, body: `{"statusCode":405,"error":"Method Not Allowed","message":"Route OPTIONS:/three not allowed"}`,
+			header: map[string]string{"Allow": "GET, HEAD"}},
+		{method: "HEAD", path: "/two", status: 200, body: "",
+			header: map[string]string{"Content-Length": strconv.Itoa(len(two))}},
+		{method: "HEAD", path: "/one", status: 401, body: "",
+			header: map[string]string{"Content-Length": "40"}},
+	}
+}
+
+func TestDesignTableInject(t *testing.T) {
+	for _, share := range []bool{false, true} {
+		s := build([]string{"k1", "k2"}, share)
+		require.NoError(t, s.Ready())
+		for _, ex := range designTable(share) {
+			t.Run(name(share, ex), func(t *testing.T) {
+				req := httptest.NewRequest(ex.method, ex.path, nil)
+				if ex.auth != "" {
+					req.Header.Set("Authorization", ex.auth)
+				}
+				res, err := s.Inject(req)
+				require.NoError(t, err)
+				check(t, ex, res)
+			})
+		}
+	}
+}
+
+func TestDesignTableOverSocket(t *testing.T) {
+	for _, share := range []bool{false, true} {
+		s := build([]string{"k1", "k2"}, share)
+		require.NoError(t, s.Ready())
+		srv := httptest.NewServer(s)
+		for _, ex := range designTable(share) {
+			t.Run(name(share, ex), func(t *testing.T) {
+				req, err := http.NewRequest(ex.method, srv.URL+ex.path, nil)
+				require.NoError(t, err)
+				if ex.auth != "" {
+					req.Header.Set("Authorization", ex.auth)
+				}
+				res, err := srv.Client().Do(req)
+				require.NoError(t, err)
+				check(t, ex, res)
+			})
+		}
+		srv.Close()
+	}
+}
+
+func name(share bool, ex exchange) string {
+	n := ex.method + " " + ex.path
+	if ex.auth != "" {
+		n += " [" + ex.auth + "]"
+	}
+	if share {
+		n = "share/" + n
+	}
+	return n
+}
+
+func check(t *testing.T, ex exchange, res *http.Response) {
+	t.Helper()
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	assert.Equal(t, ex.status, res.StatusCode)
+	assert.Equal(t, ex.body, string(body))
+	if ex.body != "" {
+		assert.Equal(t, jsonType, res.Header.Get("Content-Type"))
+		assert.Equal(t, strconv.Itoa(len(ex.body)), res.Header.Get("Content-Length"))
+	}
+	for k, v := range ex.header {
+		assert.Equal(t, v, res.Header.Get(k), "header %s", k)
+	}
+}
+
+// A handler in authenticatedContext that needs foo cannot start: foo is
+// only provided in its sibling publicContext.
+func TestHandlerNeedingSiblingDecoratorFailsReady(t *testing.T) {
+	type needsFoo struct {
+		app.In
+		Foo string `name:"foo"`
+	}
+	s := app.New()
+	s.DecorateRequest("answer", 42)
+	s.Register(func(s *app.Server) error {
+		return s.Get("/one", func(rep *httpx.Reply, v needsFoo) error { return rep.Send(v.Foo) })
+	}, app.Name("authenticatedContext"))
+	s.Register(func(s *app.Server) error {
+		return s.DecorateRequest("foo", "foo")
+	}, app.Name("publicContext"))
+
+	err := s.Ready()
+	require.Error(t, err)
+	require.ErrorIs(t, err, scope.ErrNotVisible)
+	var re *app.RouteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "GET", re.Method)
+	assert.Equal(t, "/one", re.Path)
+	assert.Equal(t, "root > authenticatedContext", re.Context)
+	var nv *scope.NotVisibleError
+	require.ErrorAs(t, err, &nv)
+	assert.Equal(t, "foo", nv.Key.Name)
+	require.Len(t, nv.ProvidedIn, 1)
+	assert.Equal(t, "root > publicContext", nv.ProvidedIn[0].Context.Path())
+	assert.Equal(t,
+		`route GET /one (root > authenticatedContext) needs request decorator "foo", which is only provided in sibling context root > publicContext`,
+		err.Error())
+
+	// The failure sticks: the server never serves.
+	require.ErrorIs(t, s.Ready(), scope.ErrNotVisible)
+	_, err = s.Inject(httptest.NewRequest("GET", "/one", nil))
+	require.Error(t, err)
+}
+
+func TestKeysFromFlagsAndEnv(t *testing.T) {
+	assert.Equal(t, []string{"a", "b"}, splitKeys(" a, ,b,"))
+	assert.Empty(t, splitKeys(""))
+	k1, err := randomKey()
+	require.NoError(t, err)
+	k2, err := randomKey()
+	require.NoError(t, err)
+	assert.NotEqual(t, k1, k2)
+	assert.GreaterOrEqual(t, len(k1), 32)
+}
