@@ -192,6 +192,9 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 			return argPlan{kind: argError}, nil
 		}
 	}
+	if t.Kind() == reflect.Pointer && dig.IsIn(t.Elem()) {
+		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: take an In struct by value", ErrInvalidHandler, t)
+	}
 	if dig.IsIn(t) {
 		if t.Kind() != reflect.Struct {
 			return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: an In parameter must be a struct value", ErrInvalidHandler, t)

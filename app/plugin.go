@@ -86,7 +86,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 			o(p)
 		}
 		if p.name == "" {
-			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.kids))
+			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.plugins))
 		}
 		s.n.pending = append(s.n.pending, p)
 		return nil
@@ -107,8 +107,9 @@ func (s *Server) HasPlugin(name string) bool {
 	return false
 }
 
-// funcName is the short name of fn: "publicContext" for
-// main.publicContext, "func1" for an anonymous function.
+// funcName is the name of fn without its package: "publicContext" for
+// main.publicContext, "(*T).Load" for a method value. It is "" for a
+// closure, whose compiler-made name ("outer.func1") changes with inlining.
 func funcName(fn any) string {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
@@ -122,8 +123,12 @@ func funcName(fn any) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[i+1:] // drop the package name
+	}
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if strings.HasPrefix(last, "func") && strings.Trim(last[4:], "0123456789") == "" {
+		return ""
 	}
 	return strings.TrimSuffix(name, "-fm")
 }

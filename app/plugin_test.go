@@ -1,0 +1,183 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+func TestPluginFailuresNameThePlugin(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		plugin  any
+		timeout time.Duration
+		is      error
+		msg     string
+	}{
+		{"error", func(*app.Server) error { return boom }, 0, boom, "plugin db (root > api > db): burrow: plugin failed: boom"},
+		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db): burrow: plugin failed: panic: kaboom"},
+		{"time-out", func(*app.Server) error { time.Sleep(time.Second); return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
+			"plugin db (root > api > db): burrow: plugin timed out after 20ms"},
+		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.PluginName("db")), 0, boom,
+			"plugin db (root > api): burrow: plugin failed: boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := app.New(app.WithPluginTimeout(tt.timeout))
+			s.Register(func(api *app.Server) error {
+				return api.Register(tt.plugin, app.Name("db"))
+			}, app.Name("api"))
+			err := s.Ready()
+			require.ErrorIs(t, err, tt.is)
+			var pe *app.PluginError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.msg, err.Error())
+			// Later calls give the same answer.
+			assert.ErrorIs(t, s.Ready(), tt.is)
+			assert.ErrorIs(t, s.Get("/late", func() {}), app.ErrBootFailed)
+		})
+	}
+}
+
+func TestPluginsLoadDepthFirstInRegistrationOrder(t *testing.T) {
+	var order []string
+	note := func(name string, then ...func(*app.Server)) func(*app.Server) error {
+		return func(s *app.Server) error {
+			order = append(order, name)
+			for _, f := range then {
+				f(s)
+			}
+			return nil
+		}
+	}
+	s := app.New()
+	s.Register(note("a", func(s *app.Server) {
+		s.Register(note("a1"))
+		s.Register(app.Wrap(note("aw", func(s *app.Server) { s.Register(note("aw1")) })))
+		s.Register(note("a2"))
+	}))
+	s.Register(note("b"))
+	require.NoError(t, s.Ready())
+	assert.Equal(t, []string{"a", "a1", "aw", "aw1", "a2", "b"}, order)
+}
+
+func TestDefaultPluginNamesComeFromFunctions(t *testing.T) {
+	s := app.New()
+	var path string
+	s.Register(namedPlugin(&path))
+	require.NoError(t, s.Ready())
+	assert.Equal(t, "root > plugin-0", path, "a closure has no stable name")
+
+	s = app.New()
+	s.Register(publicContext)
+	require.NoError(t, s.Ready())
+	assert.True(t, s.HasPlugin("publicContext"))
+}
+
+func namedPlugin(path *string) func(*app.Server) error {
+	return func(s *app.Server) error { *path = s.Path(); return nil }
+}
+
+func publicContext(*app.Server) error { return nil }
+
+func TestServeAndCloseDrainsInFlightRequests(t *testing.T) {
+	s := app.New()
+	started := make(chan struct{}, 100)
+	s.Get("/slow", func() (string, error) {
+		started <- struct{}{}
+		time.Sleep(200 * time.Millisecond)
+		return "done", nil
+	})
+	s.Get("/fast", func() (string, error) { return "fast", nil })
+	require.NoError(t, s.Ready())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+
+	const clients = 50
+	var wg sync.WaitGroup
+	results := make(chan string, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Get(url + "/slow")
+			if err != nil {
+				results <- "error: " + err.Error()
+				return
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			results <- fmt.Sprintf("%d %s", res.StatusCode, b)
+		}()
+	}
+	for range clients {
+		<-started
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(ctx) }()
+
+	// New connections are refused once Close has begun.
+	require.Eventually(t, func() bool {
+		_, err := http.Get(url + "/fast")
+		return err != nil
+	}, 2*time.Second, 10*time.Millisecond)
+
+	wg.Wait()
+	close(results)
+	for r := range results {
+		assert.Equal(t, "200 done", r, "every request accepted before Close completes")
+	}
+	require.NoError(t, <-closed)
+	require.NoError(t, <-served, "Serve returns nil after a graceful Close")
+	assert.NoError(t, s.Close(ctx), "Close twice is safe")
+
+	// After Close the server answers 503 with connection: close.
+	w := &headerRecorder{h: http.Header{}}
+	s.ServeHTTP(w, mustRequest(t, "GET", "/fast"))
+	assert.Equal(t, http.StatusServiceUnavailable, w.status)
+	assert.Equal(t, "close", w.h.Get("Connection"))
+	_, err = s.Inject(mustRequest(t, "GET", "/fast"))
+	assert.ErrorIs(t, err, app.ErrClosed)
+}
+
+type headerRecorder struct {
+	h      http.Header
+	status int
+}
+
+func (w *headerRecorder) Header() http.Header         { return w.h }
+func (w *headerRecorder) Write(p []byte) (int, error) { return len(p), nil }
+func (w *headerRecorder) WriteHeader(s int)           { w.status = s }
+
+func mustRequest(t *testing.T, method, target string) *http.Request {
+	req, err := http.NewRequest(method, "http://example.test"+target, nil)
+	require.NoError(t, err)
+	req.RequestURI = target
+	return req
+}
+
+func TestListenReportsBootErrors(t *testing.T) {
+	s := app.New()
+	s.Get("/", func(*int) {})
+	err := s.Listen("127.0.0.1:0")
+	require.Error(t, err)
+	var re *app.RouteError
+	assert.ErrorAs(t, err, &re)
+}
