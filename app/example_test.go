@@ -1,0 +1,92 @@
+package app_test
+
+import (
+	"fmt"
+	"io"
+	"net/http/httptest"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+func get(s *app.Server, target string) string {
+	res, err := s.Inject(httptest.NewRequest("GET", target, nil))
+	if err != nil {
+		return err.Error()
+	}
+	b, _ := io.ReadAll(res.Body)
+	return fmt.Sprintf("%d %s", res.StatusCode, b)
+}
+
+// A plugin gets its own context: what it declares is visible to it and its
+// descendants only. A handler declares what it needs in an In struct.
+func Example() {
+	type greeting struct {
+		app.In
+		Greeting string `name:"greeting"`
+		Name     string `name:"name" optional:"true"`
+	}
+	hello := func(g greeting) (string, error) { return fmt.Sprintf("%s %q", g.Greeting, g.Name), nil }
+
+	s := app.New()
+	s.DecorateRequest("greeting", "hello")
+	s.Register(func(s *app.Server) error {
+		s.DecorateRequest("name", "ada")
+		return s.Get("/inside", hello)
+	}, app.Name("people"))
+	s.Get("/outside", hello) // "name" is invisible here, and optional
+
+	fmt.Println(get(s, "/inside"))
+	fmt.Println(get(s, "/outside"))
+	// Output:
+	// 200 hello "ada"
+	// 200 hello ""
+}
+
+// A wrapped plugin has no context: its declarations land in the context
+// that registers it.
+func ExampleWrap() {
+	version := app.Wrap(func(s *app.Server) error {
+		return s.DecorateRequest("version", "v1")
+	}, app.PluginName("version"))
+
+	type deps struct {
+		app.In
+		Version string `name:"version"`
+	}
+	s := app.New()
+	s.Register(version)
+	s.Get("/", func(d deps) (string, error) { return d.Version, nil })
+	fmt.Println(get(s, "/"))
+	// Output: 200 v1
+}
+
+// A handler that asks for what its context cannot see stops the server at
+// start-up, and the error says where the value is.
+func ExampleServer_Ready() {
+	type needsDB struct {
+		app.In
+		DSN string `name:"dsn"`
+	}
+	s := app.New()
+	s.Register(func(s *app.Server) error { return s.DecorateRequest("dsn", "postgres://") }, app.Name("db"))
+	s.Register(func(s *app.Server) error {
+		return s.Get("/users", func(needsDB) error { return nil })
+	}, app.Name("api"))
+	fmt.Println(s.Ready())
+	// Output: route GET /users (root > api) needs request decorator "dsn", which is only provided in sibling context root > db
+}
+
+// Hooks run ancestors first; one that sends a reply ends the chain.
+func ExampleServer_AddHook() {
+	s := app.New()
+	s.AddHook(app.OnRequest, func(req *httpx.Request, rep *httpx.Reply) error {
+		if req.Header("X-Key") != "secret" {
+			return rep.Code(401).Send(map[string]string{"error": "no key"})
+		}
+		return nil
+	})
+	s.Get("/", func() (string, error) { return "in", nil })
+	fmt.Println(get(s, "/"))
+	// Output: 401 {"error":"no key"}
+}
