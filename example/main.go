@@ -43,12 +43,16 @@ func run(args []string) error {
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	keyList := fs.String("keys", os.Getenv("API_KEYS"), "comma-separated bearer keys for /one (env API_KEYS)")
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
-	logRequests := fs.Bool("log-requests", true, "log one line when a request starts and one when it completes")
+	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 
-	logger, err := zap.NewProduction()
+	// Production JSON logs on stderr, without zap's default sampling: an
+	// access log that drops lines under load is worse than none.
+	cfg := zap.NewProductionConfig()
+	cfg.Sampling = nil
+	logger, err := cfg.Build()
 	if err != nil {
 		return err
 	}

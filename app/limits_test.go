@@ -1,0 +1,87 @@
+package app_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+// serve starts s on a loopback port and returns its address; the server
+// is closed when the test ends.
+func serve(t *testing.T, s *app.Server) string {
+	t.Helper()
+	require.NoError(t, s.Ready())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := contextWithTimeout(2 * time.Second)
+		defer cancel()
+		assert.NoError(t, s.Close(ctx))
+		assert.NoError(t, <-done)
+	})
+	return ln.Addr().String()
+}
+
+func TestDefaultHeaderLimitAnswers431(t *testing.T) {
+	s := app.New()
+	s.Get("/", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+
+	req, err := http.NewRequest("GET", "http://"+addr+"/", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Big", strings.Repeat("a", 1<<20+8<<10)) // over the 1 MiB default (net/http allows 4 KiB of slack)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, res.StatusCode)
+
+	req.Header.Set("X-Big", strings.Repeat("a", 64<<10)) // well under it
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+func TestReadHeaderTimeoutCutsSlowClients(t *testing.T) {
+	s := app.New(app.WithTimeouts(150*time.Millisecond, 0, 0, time.Second))
+	s.Get("/", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n")) // never finishes the headers
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(3*time.Second)))
+	start := time.Now()
+	_, err = io.ReadAll(conn)
+	require.NoError(t, err, "the server closes the connection; the client's deadline is not what ends the read")
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// A client that finishes in time is served.
+	conn2, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn2.Close()
+	_, err = conn2.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(conn2), nil)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
