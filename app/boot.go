@@ -47,12 +47,21 @@ func (s *Server) Ready() error {
 		err = a.load(a.root, queue)
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err == nil {
 		err = a.bootErr
 	}
 	if err == nil {
 		err = a.compile()
+	}
+	a.mu.Unlock()
+	if err == nil {
+		// Outside the lock: hooks may call HasPlugin and friends.
+		err = a.runOnReady()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err == nil {
+		err = a.bootErr
 	}
 	if err != nil {
 		a.bootErr = err
@@ -64,6 +73,12 @@ func (s *Server) Ready() error {
 	a.log.Debug("ready", zap.Int("routes", len(a.routes)))
 	return nil
 }
+
+// IsReady reports whether the server serves requests: true from the end
+// of a successful Ready until Close starts. Serve it as a readiness probe
+// (for example GET /readyz answering 503 when false), so a load balancer
+// stops sending traffic before the server drains.
+func (s *Server) IsReady() bool { return state(s.a.state.Load()) == stateReady }
 
 // compile turns the loaded tree into the router and the compiled routes.
 func (a *instance) compile() error {
@@ -83,37 +98,57 @@ func (a *instance) compile() error {
 		a.types[si.decl.Slot] = si.decl.ValueType
 	}
 
-	var gets []*route
+	type twin struct {
+		path string
+		rt   *route
+	}
+	var twins []twin
 	var errs error
 	a.root.walk(func(n *node) {
-		if errs != nil {
-			return
-		}
 		for _, def := range n.routes {
-			rt, err := a.compileRoute(n, def.method, def.path, def.handler, def.hooks)
+			if errs != nil {
+				return
+			}
+			ro := RouteOptions{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
+			if err := runOnRoute(n, &ro); err != nil {
+				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
+				return
+			}
+			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks)
 			if err != nil {
 				errs = err
 				return
 			}
-			if err := a.router.Add(def.method, def.path, rt); err != nil {
-				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("cannot be added: %w", err)}
+			if err := a.router.Add(ro.Method, ro.Path, rt); err != nil {
+				errs = &RouteError{Method: ro.Method, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("cannot be added: %w", err)}
 				return
 			}
 			a.routes = append(a.routes, rt)
-			if def.method == http.MethodGet {
-				gets = append(gets, rt)
+			if ro.Method != http.MethodGet {
+				continue
+			}
+			// The HEAD twin shares the GET's compiled route (net/http drops
+			// the body). OnRoute hooks see it too; of their edits, only
+			// Path and an emptied Method (no twin) apply.
+			tro := RouteOptions{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
+			if err := runOnRoute(n, &tro); err != nil {
+				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
+				return
+			}
+			if tro.Method != "" {
+				twins = append(twins, twin{path: tro.Path, rt: rt})
 			}
 		}
 	})
 	if errs != nil {
 		return errs
 	}
-	for _, rt := range gets {
-		// The HEAD twin of a GET shares its compiled route; net/http drops
-		// the body. An explicit HEAD route wins.
-		if err := a.router.Add(http.MethodHead, rt.info.Pattern, rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
-			return err
+	for _, tw := range twins {
+		// An explicit HEAD route wins over a twin.
+		if err := a.router.Add(http.MethodHead, tw.path, tw.rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
+			return &RouteError{Method: http.MethodHead, Path: tw.path, Context: tw.rt.info.Context, Err: fmt.Errorf("cannot be added: %w", err)}
 		}
+		tw.rt.twins = append(tw.rt.twins, tw.path)
 	}
 	return a.compileNotFound()
 }
@@ -152,6 +187,9 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		return nil, fail(err)
 	}
 	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true}); err != nil {
+		return nil, fail(err)
+	}
+	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, compileOptions{}); err != nil {
 		return nil, fail(err)
 	}
 	rt.send = sendHooks(n.chain(PreSerialization, own), n.chain(OnSend, own))

@@ -28,6 +28,10 @@ const (
 	OnSend
 	OnResponse
 	OnError
+	// OnRequestAbort runs when the client goes away before the response is
+	// complete. It runs on its own goroutine, concurrently with the
+	// handler: read the request, do not send.
+	OnRequestAbort
 	numHooks
 )
 
@@ -36,7 +40,7 @@ var phases = [...]Hook{OnRequest, PreParsing, PreValidation, PreHandler}
 
 var hookNames = [numHooks]string{
 	"onRequest", "preParsing", "preValidation", "preHandler",
-	"preSerialization", "onSend", "onResponse", "onError",
+	"preSerialization", "onSend", "onResponse", "onError", "onRequestAbort",
 }
 
 func (h Hook) String() string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -50,6 +51,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	a.httpMu.Unlock()
 
 	a.log.Info("server listening", zap.String("address", "http://"+ln.Addr().String()))
+	a.runOnListen(ln.Addr())
 	err := srv.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		<-a.closed // return once Close has drained and finished
@@ -58,11 +60,19 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Close shuts the server down gracefully: it stops accepting connections,
-// answers requests that still arrive with 503 and "connection: close",
-// lets in-flight requests finish until ctx is done, and closes idle
-// connections. It is safe to call more than once; later calls wait for
-// the first and return its result.
+// Close shuts the server down gracefully, in this order:
+//
+//  1. readiness flips: IsReady is false, and requests that still arrive
+//     are answered 503 with "connection: close";
+//  2. it waits the drain delay (WithDrainDelay), so load balancers notice;
+//  3. PreClose hooks run, parents first;
+//  4. it stops accepting connections, closes idle ones, and lets in-flight
+//     requests finish until ctx is done (then closes the rest);
+//  5. OnClose hooks run, last registered first.
+//
+// It returns the hooks' errors and a drain that did not finish in time,
+// joined. It is safe to call more than once; later calls wait for the
+// first and return its result.
 func (s *Server) Close(ctx context.Context) error {
 	a := s.a
 	a.mu.Lock()
@@ -79,15 +89,29 @@ func (s *Server) Close(ctx context.Context) error {
 	a.state.Store(int32(stateClosing))
 	a.mu.Unlock()
 
+	var errs []error
+	if d := a.cfg.drainDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if err := a.runPreClose(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	a.httpMu.Lock()
 	servers := a.servers
 	a.httpMu.Unlock()
-	var errs []error
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 			srv.Close()
 		}
+	}
+	if err := a.runOnClose(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	a.closeErr = errors.Join(errs...)
 	a.state.Store(int32(stateClosed))

@@ -143,6 +143,9 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		target := n
 		if !p.wrapped {
 			target = a.child(n, p)
+			if err := a.runOnRegister(target); err != nil {
+				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+			}
 		}
 		start := time.Now()
 		h := &Server{a: a, n: target}

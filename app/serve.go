@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"time"
@@ -19,8 +20,10 @@ type route struct {
 	phases        [len(phases)][]invoker
 	onResponse    []invoker
 	onError       []invoker
+	onAbort       []invoker
 	errorHandlers []invoker // the route's context's first, then ancestors'
 	send          *httpx.SendHooks
+	twins         []string // paths of its HEAD twins
 }
 
 // exchange is the pooled pair a request is served with.
@@ -104,6 +107,9 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 			zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
 	}
 
+	if len(rt.onAbort) > 0 {
+		defer rt.watchAbort(req, rep)()
+	}
 	if err := rt.run(req, rep); err != nil {
 		rt.fail(req, rep, err)
 	}
@@ -123,6 +129,28 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 		rt.node.log.Info("request completed", zap.String("reqId", req.ID()),
 			zap.Int("statusCode", rep.Status()),
 			zap.Float64("responseTime", float64(time.Since(start).Microseconds())/1000))
+	}
+}
+
+// watchAbort runs the onRequestAbort hooks if the client goes away while
+// the request is served. The returned function stops watching and waits
+// for hooks already running, so the pooled request is not reused under
+// them.
+func (rt *route) watchAbort(req *httpx.Request, rep *httpx.Reply) func() {
+	req.ID() // made now: the hooks' goroutine must not race the handler to it
+	done := make(chan struct{})
+	stop := context.AfterFunc(req.Context(), func() {
+		defer close(done)
+		for _, h := range rt.onAbort {
+			if err := protect(h, req, rep, nil); err != nil {
+				rt.node.log.Error("onRequestAbort hook failed", zap.String("reqId", req.ID()), zap.Error(err))
+			}
+		}
+	})
+	return func() {
+		if !stop() {
+			<-done
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"reflect"
 	"sync"
@@ -54,6 +55,8 @@ type instance struct {
 	pool sync.Pool
 	seq  atomic.Uint64
 
+	onClose []func(context.Context) error
+
 	httpMu   sync.Mutex
 	servers  []*http.Server
 	closeErr error
@@ -77,6 +80,7 @@ type node struct {
 	notFound     *handlerDef
 	loadTime     time.Duration
 	wrapped      []string
+	app          appHooks
 }
 
 // config holds New's options.
@@ -93,6 +97,7 @@ type config struct {
 	writeTimeout      time.Duration
 	idleTimeout       time.Duration
 	maxHeaderBytes    int
+	drainDelay        time.Duration
 }
 
 // Option configures New.
@@ -137,6 +142,12 @@ func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
 	}
 }
+
+// WithDrainDelay makes Close wait d after readiness flips (IsReady turns
+// false) before it stops accepting connections, so a load balancer that
+// health-checks IsReady has time to stop sending traffic. Choose at least
+// the balancer's check interval times its failure threshold. Default 0.
+func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDelay = d } }
 
 // WithMaxHeaderBytes bounds the request header size Listen accepts
 // (default 1 MiB; larger requests get 431 from net/http).

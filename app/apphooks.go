@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"go.uber.org/zap"
+)
+
+// Application hooks, as in Fastify, but typed. Each is registered in a
+// context and is encapsulated like everything else, except OnClose, which
+// runs for the whole server.
+type appHooks struct {
+	onRegister []func(*Server) error
+	onRoute    []func(*RouteOptions) error
+	onReady    []func() error
+	onListen   []func(net.Addr) error
+	preClose   []func(context.Context) error
+}
+
+// RouteOptions is a route as OnRoute hooks see it, before Ready compiles
+// it. Hooks may change any field.
+type RouteOptions struct {
+	Method  string
+	Path    string
+	Handler any
+	// Context is the route's context path (read-only: changing it has no
+	// effect).
+	Context string
+	// Twin is true for the HEAD route Burrow adds for a GET route.
+	Twin bool
+}
+
+// OnRegister adds fn to run for every encapsulated plugin registered in
+// this context or a descendant after this call, with the plugin's new
+// context, before the plugin's body. Wrapped plugins get no context, so
+// they do not trigger it. An error stops the boot.
+func (s *Server) OnRegister(fn func(child *Server) error) error {
+	return s.addAppHook(fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
+}
+
+// OnRoute adds fn to run, at Ready, for every route of this context and its
+// descendants (and for each GET route's HEAD twin), ancestors' hooks
+// first. It may edit the route; an error stops the boot.
+func (s *Server) OnRoute(fn func(*RouteOptions) error) error {
+	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
+}
+
+// OnReady adds fn to run at the end of Ready, once every route compiled;
+// parents' hooks run before children's. An error fails Ready.
+func (s *Server) OnReady(fn func() error) error {
+	return s.addAppHook(fn == nil, func() { s.n.app.onReady = append(s.n.app.onReady, fn) })
+}
+
+// OnListen adds fn to run when Listen or Serve starts accepting on addr;
+// parents' hooks first. Errors are logged: the server is already up.
+func (s *Server) OnListen(fn func(addr net.Addr) error) error {
+	return s.addAppHook(fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
+}
+
+// PreClose adds fn to run when Close starts, after readiness flipped and
+// before in-flight requests are drained (close long-lived streams here so
+// the drain can finish); parents' hooks first. Errors are returned by
+// Close, joined.
+func (s *Server) PreClose(fn func(ctx context.Context) error) error {
+	return s.addAppHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
+}
+
+// OnClose adds fn to run at the end of Close, once requests are drained.
+// OnClose hooks of all contexts run in reverse order of registration, so
+// what started last stops first. Errors are returned by Close, joined.
+func (s *Server) OnClose(fn func(ctx context.Context) error) error {
+	return s.addAppHook(fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
+}
+
+func (s *Server) addAppHook(isNil bool, add func()) error {
+	return s.mutate(func() error {
+		if isNil {
+			return fmt.Errorf("%w: nil application hook in %s", ErrInvalidHandler, s.Path())
+		}
+		add()
+		return nil
+	})
+}
+
+// lineage is n's ancestors and n, root first.
+func (n *node) lineage() []*node {
+	var path []*node
+	for p := n; p != nil; p = p.parent {
+		path = append(path, p)
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// runOnRegister runs the OnRegister hooks that apply to a new child c.
+func (a *instance) runOnRegister(c *node) error {
+	h := &Server{a: a, n: c}
+	for _, p := range c.parent.lineage() {
+		a.mu.Lock()
+		hooks := p.app.onRegister
+		a.mu.Unlock()
+		for _, fn := range hooks {
+			if err := fn(h); err != nil {
+				return fmt.Errorf("onRegister hook: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// runOnRoute runs the OnRoute hooks that apply to a route of n.
+func runOnRoute(n *node, ro *RouteOptions) error {
+	for _, p := range n.lineage() {
+		for _, fn := range p.app.onRoute {
+			if err := fn(ro); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// runOnReady runs every OnReady hook, parents first.
+func (a *instance) runOnReady() error {
+	var err error
+	a.root.walk(func(n *node) {
+		for _, fn := range n.app.onReady {
+			if err == nil {
+				if herr := protectCall(fn); herr != nil {
+					err = fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), herr)
+				}
+			}
+		}
+	})
+	return err
+}
+
+// protectCall runs fn, turning a panic into an error.
+func protectCall(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errorOf(p)
+		}
+	}()
+	return fn()
+}
+
+// runPreClose runs every PreClose hook, parents first, and joins errors.
+func (a *instance) runPreClose(ctx context.Context) error {
+	var errs []error
+	a.root.walk(func(n *node) {
+		for _, fn := range n.app.preClose {
+			if err := protectCall(func() error { return fn(ctx) }); err != nil {
+				errs = append(errs, fmt.Errorf("preClose hook in %s: %w", n.ctx.Path(), err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// runOnClose runs every OnClose hook, last registered first.
+func (a *instance) runOnClose(ctx context.Context) error {
+	var errs []error
+	for i := len(a.onClose) - 1; i >= 0; i-- {
+		fn := a.onClose[i]
+		if err := protectCall(func() error { return fn(ctx) }); err != nil {
+			errs = append(errs, fmt.Errorf("onClose hook: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runOnListen runs every OnListen hook, parents first; errors are logged.
+func (a *instance) runOnListen(addr net.Addr) {
+	a.root.walk(func(n *node) {
+		for _, fn := range n.app.onListen {
+			if err := protectCall(func() error { return fn(addr) }); err != nil {
+				n.log.Error("onListen hook failed", zap.Error(err))
+			}
+		}
+	})
+}
