@@ -192,6 +192,15 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, compileOptions{}); err != nil {
 		return nil, fail(err)
 	}
+	for kind := range Hook(numHooks) {
+		for _, d := range n.chain(kind, own) {
+			name := d.name
+			if name == "" {
+				name = "anonymous"
+			}
+			rt.hookNames[kind] = append(rt.hookNames[kind], name)
+		}
+	}
 	rt.send = sendHooks(n.chain(PreSerialization, own), n.chain(OnSend, own))
 	for p := n; p != nil; p = p.parent {
 		if p.errorHandler == nil {

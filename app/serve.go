@@ -24,6 +24,7 @@ type route struct {
 	errorHandlers []invoker // the route's context's first, then ancestors'
 	send          *httpx.SendHooks
 	twins         []string // paths of its HEAD twins
+	hookNames     [numHooks][]string
 }
 
 // exchange is the pooled pair a request is served with.

@@ -4,6 +4,7 @@
 //	go run ./example                # port 8000, a random key logged at start
 //	go run ./example -keys k1,k2    # accept these bearer keys on /one
 //	go run ./example -share         # wrap grandchildContext: /two sees bar
+//	go run ./example -print         # print the routes and their hooks, then exit
 //
 // Routes: GET /one (bearer key required) → {"answer":42};
 // GET /two → {"answer":42,"foo":"foo"}; GET /three →
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -31,18 +33,19 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "example:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("example", flag.ContinueOnError)
 	port := fs.Int("port", envInt("PORT", 8000), "port to listen on (env PORT)")
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	keyList := fs.String("keys", os.Getenv("API_KEYS"), "comma-separated bearer keys for /one (env API_KEYS)")
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
+	printRoutes := fs.Bool("print", false, "print the routes with their hook chains, then exit")
 	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,6 +74,10 @@ func run(args []string) error {
 
 	s := build(keys, *share, app.WithLogger(logger), app.WithRequestLogging(*logRequests))
 	if err := s.Ready(); err != nil {
+		return err
+	}
+	if *printRoutes {
+		_, err := io.WriteString(stdout, s.PrintRoutes(app.IncludeHooks()))
 		return err
 	}
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -172,4 +173,15 @@ func TestKeysFromFlagsAndEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, k1, k2)
 	assert.GreaterOrEqual(t, len(k1), 32)
+}
+
+func TestPrintFlag(t *testing.T) {
+	var out strings.Builder
+	require.NoError(t, run([]string{"-print", "-keys", "k1"}, &out))
+	assert.Equal(t, `/
+├── one (GET, HEAD) root > authenticatedContext
+│     • onRequest: (*verifier).verify
+├── three (GET, HEAD) root > publicContext > grandchildContext
+└── two (GET, HEAD) root > publicContext
+`, out.String())
 }

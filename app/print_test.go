@@ -1,0 +1,59 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+func rootFirst()        {}
+func rootAfterward()    {}
+func childHook()        {}
+func grandchildHook()   {}
+func routeHook()        {}
+func rootPreHandler()   {}
+func childPreHandler()  {}
+func handlerForPrint()  {}
+func siblingOnRequest() {}
+
+func TestPrintRoutesShowsTheHookChainInRunOrder(t *testing.T) {
+	s := app.New()
+	s.AddHook(app.OnRequest, rootFirst)
+	s.Register(func(c *app.Server) error {
+		c.AddHook(app.PreHandler, childPreHandler)
+		c.Register(func(g *app.Server) error {
+			g.Get("/users/:id", handlerForPrint, app.WithHook(app.OnRequest, routeHook))
+			return g.AddHook(app.OnRequest, grandchildHook)
+		}, app.Name("grandchild"))
+		c.Get("/users", handlerForPrint)
+		return c.AddHook(app.OnRequest, childHook)
+	}, app.Name("child"))
+	s.Register(func(c *app.Server) error {
+		c.AddHook(app.OnRequest, siblingOnRequest)
+		return c.Post("/other", handlerForPrint)
+	}, app.Name("sibling"))
+	s.AddHook(app.OnRequest, rootAfterward)
+	s.AddHook(app.PreHandler, rootPreHandler)
+	require.NoError(t, s.Ready())
+
+	assert.Equal(t, `/
+├── other (POST) root > sibling
+│     • onRequest: rootFirst, rootAfterward, siblingOnRequest
+│     • preHandler: rootPreHandler
+└── users (GET, HEAD) root > child
+      • onRequest: rootFirst, rootAfterward, childHook
+      • preHandler: rootPreHandler, childPreHandler
+    └── :id (GET, HEAD) root > child > grandchild
+          • onRequest: rootFirst, rootAfterward, childHook, grandchildHook, routeHook
+          • preHandler: rootPreHandler, childPreHandler
+`, s.PrintRoutes(app.IncludeHooks()))
+
+	assert.Equal(t, `/
+├── other (POST) root > sibling
+└── users (GET, HEAD) root > child
+    └── :id (GET, HEAD) root > child > grandchild
+`, s.PrintRoutes())
+}
