@@ -184,3 +184,29 @@ func TestOnRequestAbortRunsWhenTheClientLeaves(t *testing.T) {
 		t.Fatal("onRequestAbort did not run")
 	}
 }
+
+func TestRequestTimeoutRunsOnTimeoutAndAnswers503(t *testing.T) {
+	timedOut := make(chan string, 1)
+	s := app.New(app.WithRequestTimeout(50 * time.Millisecond))
+	s.AddHook(app.OnTimeout, func(req *httpx.Request) { timedOut <- req.URL().Path })
+	s.Get("/slow", func(ctx context.Context) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+			return nil
+		}
+	})
+	s.Get("/fast", func() (string, error) { return "fast", nil })
+	status, body, _ := do(t, s, "GET", "/slow")
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, `{"statusCode":503,"code":"FST_ERR_REQUEST_TIMEOUT","error":"Service Unavailable","message":"Request timed out"}`, body)
+	assert.Equal(t, "/slow", <-timedOut)
+	status, _, _ = do(t, s, "GET", "/fast")
+	assert.Equal(t, 200, status)
+	select {
+	case p := <-timedOut:
+		t.Fatalf("onTimeout ran for %s", p)
+	default:
+	}
+}

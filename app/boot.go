@@ -189,6 +189,9 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true}); err != nil {
 		return nil, fail(err)
 	}
+	if rt.onTimeout, err = compileHooks(n, OnTimeout, own, compileOptions{}); err != nil {
+		return nil, fail(err)
+	}
 	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, compileOptions{}); err != nil {
 		return nil, fail(err)
 	}

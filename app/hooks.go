@@ -32,6 +32,10 @@ const (
 	// complete. It runs on its own goroutine, concurrently with the
 	// handler: read the request, do not send.
 	OnRequestAbort
+	// OnTimeout runs when the request time-out (WithRequestTimeout) expires
+	// before the reply is sent. Like OnRequestAbort it runs on its own
+	// goroutine; the handler's context is done at the same moment.
+	OnTimeout
 	numHooks
 )
 
@@ -40,7 +44,7 @@ var phases = [...]Hook{OnRequest, PreParsing, PreValidation, PreHandler}
 
 var hookNames = [numHooks]string{
 	"onRequest", "preParsing", "preValidation", "preHandler",
-	"preSerialization", "onSend", "onResponse", "onError", "onRequestAbort",
+	"preSerialization", "onSend", "onResponse", "onError", "onRequestAbort", "onTimeout",
 }
 
 func (h Hook) String() string {

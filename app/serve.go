@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -21,6 +22,7 @@ type route struct {
 	onResponse    []invoker
 	onError       []invoker
 	onAbort       []invoker
+	onTimeout     []invoker
 	errorHandlers []invoker // the route's context's first, then ancestors'
 	send          *httpx.SendHooks
 	twins         []string // paths of its HEAD twins
@@ -109,9 +111,20 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	}
 
 	if len(rt.onAbort) > 0 {
-		defer rt.watchAbort(req, rep)()
+		defer rt.watch(req, rep, req.Context(), rt.onAbort, "onRequestAbort")()
+	}
+	if d := a.cfg.requestTimeout; d > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		req.SetContext(ctx)
+		if len(rt.onTimeout) > 0 {
+			defer rt.watch(req, rep, ctx, rt.onTimeout, "onTimeout")()
+		}
 	}
 	if err := rt.run(req, rep); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
+			err = errTimeout
+		}
 		rt.fail(req, rep, err)
 	}
 	if !rep.Sent() {
@@ -133,18 +146,22 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// watchAbort runs the onRequestAbort hooks if the client goes away while
-// the request is served. The returned function stops watching and waits
-// for hooks already running, so the pooled request is not reused under
-// them.
-func (rt *route) watchAbort(req *httpx.Request, rep *httpx.Reply) func() {
+// errTimeout answers a handler that gave up because the request time-out
+// expired.
+var errTimeout = httpx.NewError(http.StatusServiceUnavailable, "FST_ERR_REQUEST_TIMEOUT", "Request timed out")
+
+// watch runs hooks when ctx is done while the request is served: the
+// client went away (onRequestAbort) or the time-out expired (onTimeout).
+// The returned function stops watching and waits for hooks already
+// running, so the pooled request is not reused under them.
+func (rt *route) watch(req *httpx.Request, rep *httpx.Reply, ctx context.Context, hooks []invoker, kind string) func() {
 	req.ID() // made now: the hooks' goroutine must not race the handler to it
 	done := make(chan struct{})
-	stop := context.AfterFunc(req.Context(), func() {
+	stop := context.AfterFunc(ctx, func() {
 		defer close(done)
-		for _, h := range rt.onAbort {
+		for _, h := range hooks {
 			if err := protect(h, req, rep, nil); err != nil {
-				rt.node.log.Error("onRequestAbort hook failed", zap.String("reqId", req.ID()), zap.Error(err))
+				rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 			}
 		}
 	})

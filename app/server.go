@@ -98,6 +98,7 @@ type config struct {
 	idleTimeout       time.Duration
 	maxHeaderBytes    int
 	drainDelay        time.Duration
+	requestTimeout    time.Duration
 }
 
 // Option configures New.
@@ -142,6 +143,13 @@ func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
 	}
 }
+
+// WithRequestTimeout bounds how long a request may be served (default 0,
+// none). When it expires, the request's context is done, OnTimeout hooks
+// run, and a handler that returns the context's error is answered 503
+// FST_ERR_REQUEST_TIMEOUT. It costs a timer per request, so it is off
+// unless asked for.
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // WithDrainDelay makes Close wait d after readiness flips (IsReady turns
 // false) before it stops accepting connections, so a load balancer that

@@ -49,13 +49,14 @@ type Request struct {
 	log      *zap.Logger
 	query    url.Values
 	hasQuery bool
+	ctx      context.Context
 }
 
 // Reset prepares r for a new request. seq numbers the request for its id;
 // values must be large enough for every slot in the tree.
 func (r *Request) Reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
 	r.raw, r.route, r.seq, r.id, r.baseLog = raw, route, seq, id, log
-	r.log, r.query, r.hasQuery = nil, nil, false
+	r.log, r.query, r.hasQuery, r.ctx = nil, nil, false, nil
 	if route != nil {
 		for _, sv := range route.Initial {
 			r.values[sv.Index] = sv.Value
@@ -69,7 +70,7 @@ func (r *Request) Clear() {
 	clear(r.values)
 	clear(r.params)
 	r.params = r.params[:0]
-	r.raw, r.route, r.baseLog, r.log, r.query, r.id = nil, nil, nil, nil, nil, ""
+	r.raw, r.route, r.baseLog, r.log, r.query, r.id, r.ctx = nil, nil, nil, nil, nil, "", nil
 }
 
 // EnsureSlots makes room for n decorator slots.
@@ -88,7 +89,16 @@ func (r *Request) Raw() *http.Request { return r.raw }
 
 // Context is the request's context, cancelled when the client goes away or
 // the server shuts down.
-func (r *Request) Context() context.Context { return r.raw.Context() }
+func (r *Request) Context() context.Context {
+	if r.ctx != nil {
+		return r.ctx
+	}
+	return r.raw.Context()
+}
+
+// SetContext replaces the request's context (the framework uses it for the
+// request time-out) without copying the *http.Request.
+func (r *Request) SetContext(ctx context.Context) { r.ctx = ctx }
 
 // Method is the request method.
 func (r *Request) Method() string { return r.raw.Method }
