@@ -1,0 +1,165 @@
+package httpx_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+func send(t *testing.T, setup func(*httpx.Reply), v any, hooks *httpx.SendHooks) (*httptest.ResponseRecorder, error) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	var req httpx.Request
+	var rep httpx.Reply
+	rep.Reset(w, &req, hooks)
+	if setup != nil {
+		setup(&rep)
+	}
+	err := rep.Send(v)
+	return w, err
+}
+
+func TestSendChoosesTheBodyAndType(t *testing.T) {
+	big := strings.Repeat("y", 3000)
+	tests := []struct {
+		name   string
+		setup  func(*httpx.Reply)
+		v      any
+		status int
+		ctype  string
+		body   string
+		length string // expected Content-Length header set by Send ("" = left to net/http)
+	}{
+		{"struct", nil, struct {
+			A int    `json:"a"`
+			B string `json:"b,omitempty"`
+		}{A: 1}, 200, "application/json; charset=utf-8", `{"a":1}`, ""},
+		{"map", nil, map[string]int{"x": 1}, 200, "application/json; charset=utf-8", `{"x":1}`, ""},
+		{"slice", nil, []int{1, 2}, 200, "application/json; charset=utf-8", `[1,2]`, ""},
+		{"no HTML escaping", nil, map[string]string{"h": "<b>&"}, 200, "application/json; charset=utf-8", `{"h":"<b>&"}`, ""},
+		{"number", nil, 42, 200, "application/json; charset=utf-8", `42`, ""},
+		{"string", nil, "hi", 200, "text/plain; charset=utf-8", "hi", ""},
+		{"bytes", nil, []byte{1, 2}, 200, "application/octet-stream", "\x01\x02", ""},
+		{"raw JSON", nil, json.RawMessage(`{"r":1}`), 200, "application/json; charset=utf-8", `{"r":1}`, ""},
+		{"nil", nil, nil, 200, "", "", "0"},
+		{"empty string", nil, "", 200, "", "", "0"},
+		{"type wins", func(r *httpx.Reply) { r.Type("text/html") }, "<p>", 200, "text/html", "<p>", ""},
+		{"JSON type gets a charset", func(r *httpx.Reply) { r.Type("application/json") }, `{"s":1}`, 200, "application/json; charset=utf-8", `{"s":1}`, ""},
+		{"code", func(r *httpx.Reply) { r.Code(201) }, "made", 201, "text/plain; charset=utf-8", "made", ""},
+		{"204 has no body", func(r *httpx.Reply) { r.Code(204) }, map[string]int{"x": 1}, 204, "", "", ""},
+		{"large body gets its length", nil, big, 200, "text/plain; charset=utf-8", big, strconv.Itoa(len(big))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := send(t, tt.setup, tt.v, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, w.Code)
+			assert.Equal(t, tt.ctype, w.Header().Get("Content-Type"))
+			assert.Equal(t, tt.body, w.Body.String())
+			assert.Equal(t, tt.length, w.Header().Get("Content-Length"))
+		})
+	}
+}
+
+func TestSendErrors(t *testing.T) {
+	var rep httpx.Reply
+	var req httpx.Request
+	w := httptest.NewRecorder()
+	rep.Reset(w, &req, nil)
+	require.NoError(t, rep.Send("once"))
+	assert.ErrorIs(t, rep.Send("twice"), httpx.ErrAlreadySent)
+	assert.Equal(t, "once", w.Body.String())
+
+	w2, err := send(t, nil, make(chan int), nil)
+	require.Error(t, err, "a channel cannot be encoded")
+	assert.Empty(t, w2.Body.String())
+
+	var rep3 httpx.Reply
+	w3 := httptest.NewRecorder()
+	rep3.Reset(w3, &req, nil)
+	require.Error(t, rep3.Send(make(chan int)))
+	assert.False(t, rep3.Sent(), "nothing was written, so the error handler may still answer")
+	require.NoError(t, rep3.SendError(errors.New("encode failed")))
+	assert.Equal(t, 500, w3.Code)
+}
+
+func TestSendHooks(t *testing.T) {
+	hooks := &httpx.SendHooks{
+		PreSerialization: func(r *httpx.Reply, p any) (any, error) { return map[string]any{"wrapped": p}, nil },
+		OnSend:           func(r *httpx.Reply, b []byte) ([]byte, error) { return append([]byte("x"), b...), nil },
+	}
+	w, err := send(t, nil, []int{1}, hooks)
+	require.NoError(t, err)
+	assert.Equal(t, `x{"wrapped":[1]}`, w.Body.String())
+
+	w, err = send(t, nil, "text", hooks)
+	require.NoError(t, err)
+	assert.Equal(t, "xtext", w.Body.String(), "strings skip preSerialization")
+
+	failing := &httpx.SendHooks{OnSend: func(*httpx.Reply, []byte) ([]byte, error) { return nil, errors.New("no") }}
+	w, err = send(t, nil, "text", failing)
+	require.EqualError(t, err, "no")
+	assert.Empty(t, w.Body.String())
+}
+
+func TestSendErrorBodies(t *testing.T) {
+	tests := []struct {
+		err    error
+		status int
+		body   string
+	}{
+		{httpx.NewError(409, "E_TAKEN", "taken"), 409, `{"statusCode":409,"code":"E_TAKEN","error":"Conflict","message":"taken"}`},
+		{errors.New("boom"), 500, `{"statusCode":500,"error":"Internal Server Error","message":"boom"}`},
+		{httpx.NewError(301, "", "moved"), 500, `{"statusCode":500,"error":"Internal Server Error","message":"moved"}`},
+		{fmt.Errorf("ctx: %w", httpx.NewError(404, "", "gone")), 404, `{"statusCode":404,"error":"Not Found","message":"gone"}`},
+		{httpx.Errorf(400, "bad %s: %w", "input", io.EOF), 400, `{"statusCode":400,"error":"Bad Request","message":"bad input: EOF"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.err.Error(), func(t *testing.T) {
+			w := httptest.NewRecorder()
+			var rep httpx.Reply
+			rep.Reset(w, nil, nil)
+			require.NoError(t, rep.SendError(tt.err))
+			assert.Equal(t, tt.status, w.Code)
+			assert.Equal(t, tt.body, w.Body.String())
+		})
+	}
+	assert.ErrorIs(t, httpx.Errorf(400, "wrap: %w", io.EOF), io.EOF)
+}
+
+func TestNotFoundBodyNamesTheTargetAsSent(t *testing.T) {
+	req := httptest.NewRequest("GET", "/four?x=1", nil)
+	b, err := json.Marshal(httpx.NotFound(req))
+	require.NoError(t, err)
+	assert.Equal(t, `{"message":"Route GET:/four?x=1 not found","error":"Not Found","statusCode":404}`, string(b))
+}
+
+// Send leaves Content-Length of small bodies to net/http; this checks that
+// net/http does set it, exactly, over a real connection.
+func TestSmallBodyLengthOverHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req httpx.Request
+		var rep httpx.Reply
+		rep.Reset(w, &req, nil)
+		_ = rep.Send(map[string]string{"k": strings.Repeat("v", 100)})
+	}))
+	defer srv.Close()
+	res, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(b)), res.ContentLength)
+	assert.Empty(t, res.TransferEncoding)
+}

@@ -1,0 +1,65 @@
+package httpx_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+type user struct{ name string }
+
+func TestRequestAccessors(t *testing.T) {
+	route := &httpx.RouteInfo{
+		Method: "GET", Pattern: "/u/:id",
+		Slots:   map[string]int{"answer": 0, "user": 2},
+		Types:   []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[string](), reflect.TypeFor[*user]()},
+		Initial: []httpx.SlotValue{{Index: 0, Value: 42}, {Index: 2, Value: (*user)(nil)}},
+	}
+	raw := httptest.NewRequest("GET", "/u/7?a=1&a=2&b=x", nil)
+	raw.Header.Set("X-Test", "yes")
+	var r httpx.Request
+	r.EnsureSlots(3)
+	*r.ParamsBuf() = append(*r.ParamsBuf(), httpx.Param{Key: "id", Value: "7"})
+	r.Reset(raw, route, 35, "", nil)
+
+	assert.Equal(t, "7", r.Param("id"))
+	assert.Equal(t, "", r.Param("nope"))
+	assert.Equal(t, "1", r.Query("a"))
+	assert.Equal(t, []string{"1", "2"}, r.QueryValues()["a"])
+	assert.Equal(t, "yes", r.Header("x-test"))
+	assert.Equal(t, "GET", r.Method())
+	assert.Equal(t, "req-z", r.ID(), "base 36")
+	assert.NotNil(t, r.Log())
+	assert.Same(t, route, r.Route())
+
+	v, ok := r.Decorator("answer")
+	assert.True(t, ok)
+	assert.Equal(t, 42, v)
+	_, ok = r.Decorator("hidden")
+	assert.False(t, ok, "slot 1 is not visible from this route")
+
+	assert.ErrorIs(t, r.SetDecorator("hidden", "x"), httpx.ErrUnknownDecorator)
+	assert.ErrorIs(t, r.SetDecorator("answer", "42"), httpx.ErrDecoratorType)
+	require.NoError(t, r.SetDecorator("answer", 43))
+	assert.Equal(t, 43, r.Slot(0))
+	require.NoError(t, r.SetDecorator("user", &user{name: "ada"}))
+	require.NoError(t, r.SetDecorator("user", nil), "nil is a valid pointer value")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	r.SetContext(ctx)
+	cancel()
+	assert.Error(t, r.Context().Err())
+
+	r.Clear()
+	assert.Empty(t, r.Params())
+	r.Reset(raw, route, 1, "from-header", nil)
+	assert.Equal(t, "from-header", r.ID())
+	assert.Equal(t, 42, r.Slot(0), "a new request starts from the declared values")
+	assert.NoError(t, r.Context().Err(), "the replaced context does not outlive its request")
+}

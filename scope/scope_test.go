@@ -1,0 +1,124 @@
+package scope_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/scope"
+)
+
+func req(name string) scope.Decl {
+	return scope.Decl{Key: scope.Key{Kind: scope.Request, Name: name}, ValueType: reflect.TypeFor[string]()}
+}
+
+func svc(t reflect.Type) scope.Decl {
+	return scope.Decl{Key: scope.Key{Kind: scope.Service, Type: t}}
+}
+
+func TestTreeAndPaths(t *testing.T) {
+	root := scope.New("root")
+	a := root.Child("a")
+	a1 := a.Child("a1")
+	b := root.Child("b")
+	assert.Equal(t, "root > a > a1", a1.Path())
+	assert.Equal(t, 2, a1.Depth())
+	assert.Same(t, root, a1.Root())
+	assert.True(t, a.IsAncestorOf(a1))
+	assert.True(t, a.IsAncestorOf(a))
+	assert.False(t, a1.IsAncestorOf(a))
+	assert.False(t, b.IsAncestorOf(a1))
+	var order []string
+	root.Walk(func(c *scope.Context) bool { order = append(order, c.Name()); return true })
+	assert.Equal(t, []string{"root", "a", "a1", "b"}, order)
+}
+
+func TestDeclareAndLookup(t *testing.T) {
+	root := scope.New("root")
+	a := root.Child("a")
+	a1 := a.Child("a1")
+	b := root.Child("b")
+
+	d, err := a.Declare(req("foo"))
+	require.NoError(t, err)
+	_, err = a1.Declare(req("foo"))
+	require.ErrorIs(t, err, scope.ErrDuplicate)
+	assert.EqualError(t, err, `request decorator "foo" is already declared in ancestor context root > a and visible from root > a > a1`)
+	_, err = b.Declare(req("foo"))
+	require.NoError(t, err, "siblings may reuse a name")
+	assert.Equal(t, 2, root.Slots())
+
+	assert.Same(t, d, a1.Lookup(d.Key))
+	assert.Nil(t, root.Lookup(d.Key))
+
+	tp := reflect.TypeFor[*int]()
+	_, err = root.Declare(svc(tp))
+	require.NoError(t, err)
+	_, err = a.Declare(svc(tp))
+	require.NoError(t, err, "a child may shadow a service")
+	_, err = a.Declare(svc(tp))
+	require.ErrorIs(t, err, scope.ErrDuplicate)
+	assert.Equal(t, a, a1.Lookup(scope.Key{Kind: scope.Service, Type: tp}).Context, "nearest first")
+	assert.Len(t, a1.Visible(scope.Service), 1, "shadowed services are listed once")
+}
+
+func TestRequireSaysWhere(t *testing.T) {
+	root := scope.New("root")
+	a := root.Child("a")
+	a1 := a.Child("a1")
+	a11 := a1.Child("a11")
+	b := root.Child("b")
+	a11.AddWrapped("plug")
+	_, err := a11.Declare(scope.Decl{Key: scope.Key{Kind: scope.Request, Name: "deep"}, ValueType: reflect.TypeFor[int](), Plugin: "plug"})
+	require.NoError(t, err)
+	_, err = a1.Declare(req("mid"))
+	require.NoError(t, err)
+
+	tests := []struct {
+		from *scope.Context
+		name string
+		msg  string
+	}{
+		{b, "mid", `request decorator "mid", which is only provided in context root > a > a1`},
+		{a, "mid", `request decorator "mid", which is only provided in child context root > a > a1`},
+		{a, "deep", `request decorator "deep", which is only provided in descendant context root > a > a1 > a11 (by wrapped plugin plug)`},
+		{root, "none", `request decorator "none", which no context provides`},
+	}
+	for _, tt := range tests {
+		_, err := tt.from.Require(scope.Key{Kind: scope.Request, Name: tt.name})
+		require.ErrorIs(t, err, scope.ErrNotVisible)
+		var nv *scope.NotVisibleError
+		require.ErrorAs(t, err, &nv)
+		assert.EqualError(t, err, tt.msg)
+	}
+	c := root.Child("c")
+	c2 := root.Child("c2")
+	_, err = c2.Declare(req("sib"))
+	require.NoError(t, err)
+	_, err = c.Require(scope.Key{Kind: scope.Request, Name: "sib"})
+	assert.EqualError(t, err, `request decorator "sib", which is only provided in sibling context root > c2`)
+}
+
+func TestSlotsThroughDig(t *testing.T) {
+	root := scope.New("root")
+	a := root.Child("a")
+	a1 := a.Child("a1") // created before a provides: dig still propagates
+	b := root.Child("b")
+	d, err := a.Declare(req("foo"))
+	require.NoError(t, err)
+	require.NoError(t, a.ProvideSlot(d))
+
+	s, err := a1.ResolveSlot("foo")
+	require.NoError(t, err)
+	assert.Equal(t, d.Slot, s.Index)
+	_, err = b.ResolveSlot("foo")
+	assert.Error(t, err, "a sibling cannot resolve it")
+	_, err = root.ResolveSlot("foo")
+	assert.Error(t, err, "nor can the parent")
+
+	v, err := b.Resolve(reflect.TypeFor[string](), "missing", true)
+	require.NoError(t, err)
+	assert.True(t, v.IsZero(), "optional and missing is the zero value")
+}
