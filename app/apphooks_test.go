@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -106,7 +108,7 @@ func TestCloseSequence(t *testing.T) {
 	note := func(name string) func(context.Context) error {
 		return func(context.Context) error { order = append(order, name); return nil }
 	}
-	s := app.New(app.WithDrainDelay(50 * time.Millisecond))
+	s := app.New(app.WithDrainDelay(200 * time.Millisecond))
 	listened := make(chan net.Addr, 1)
 	s.OnListen(func(addr net.Addr) error { listened <- addr; return nil })
 	s.OnClose(note("root onClose#1"))
@@ -124,6 +126,7 @@ func TestCloseSequence(t *testing.T) {
 		}
 		return rep.Send("ok")
 	})
+	s.Get("/work", func() (string, error) { return "done", nil })
 	addr := ""
 	require.NoError(t, s.Ready())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -137,15 +140,22 @@ func TestCloseSequence(t *testing.T) {
 	start := time.Now()
 	go func() { closed <- s.Close(context.Background()) }()
 	require.Eventually(t, func() bool { return !s.IsReady() }, time.Second, time.Millisecond)
-	// During the drain delay the listener still accepts, and readiness says no.
-	res, err := http.Get("http://" + addr + "/readyz")
-	require.NoError(t, err)
-	res.Body.Close()
-	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
-	assert.True(t, res.Close, "connection: close")
+	// During the drain delay readiness says no, and requests are still
+	// served, on connections that close after the reply.
+	for _, tc := range []struct{ path, want string }{
+		{"/readyz", "503 draining"},
+		{"/work", "200 done"},
+	} {
+		res, err := http.Get("http://" + addr + tc.path)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		assert.Equal(t, tc.want, fmt.Sprintf("%d %s", res.StatusCode, b))
+		assert.True(t, res.Close, "connection: close")
+	}
 
 	err = <-closed
-	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "onClose hook: flush failed")
 	require.NoError(t, <-served)

@@ -30,7 +30,7 @@ func (s *Server) Ready() error {
 		err := a.bootErr
 		a.mu.Unlock()
 		return err
-	case stateClosing, stateClosed:
+	case stateDraining, stateClosing, stateClosed:
 		a.mu.Unlock()
 		return ErrClosed
 	case stateBooting:

@@ -216,22 +216,62 @@ func TestDefaultErrorHandlerWhenEveryHandlerFails(t *testing.T) {
 }
 
 func TestPanicsInHooksAndHandlersKeepServing(t *testing.T) {
-	for _, kind := range []app.Hook{app.OnRequest, app.PreHandler} {
-		t.Run(kind.String(), func(t *testing.T) {
-			s := app.New()
-			fail := true
-			s.AddHook(kind, func() {
-				if fail {
-					panic(kind.String() + " panicked")
+	tests := []struct {
+		name  string
+		setup func(s *app.Server, fail *bool)
+	}{
+		{"onRequest hook", func(s *app.Server, fail *bool) {
+			s.AddHook(app.OnRequest, func() {
+				if *fail {
+					panic("onRequest panicked")
 				}
 			})
-			s.Get("/", func() (string, error) { return "fine", nil })
-			status, body, _ := do(t, s, "GET", "/")
+		}},
+		{"preHandler hook", func(s *app.Server, fail *bool) {
+			s.AddHook(app.PreHandler, func() {
+				if *fail {
+					panic("preHandler panicked")
+				}
+			})
+		}},
+		{"handler", func(s *app.Server, fail *bool) {
+			s.Get("/h", func() (string, error) {
+				if *fail {
+					panic("handler panicked")
+				}
+				return "fine", nil
+			})
+		}},
+		{"error handler", func(s *app.Server, fail *bool) {
+			s.SetErrorHandler(func(err error) error {
+				panic("error handler panicked on " + err.Error())
+			})
+			s.AddHook(app.PreHandler, func() error {
+				if *fail {
+					return errors.New("hook failed")
+				}
+				return nil
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := app.New()
+			fail := true
+			tt.setup(s, &fail)
+			path := "/"
+			if tt.name == "handler" {
+				path = "/h"
+			} else {
+				s.Get("/", func() (string, error) { return "fine", nil })
+			}
+			status, body, _ := do(t, s, "GET", path)
 			assert.Equal(t, 500, status)
 			assert.Contains(t, body, "panicked")
+			assert.Contains(t, body, `"statusCode":500`)
 			fail = false
-			status, body, _ = do(t, s, "GET", "/")
-			assert.Equal(t, 200, status)
+			status, body, _ = do(t, s, "GET", path)
+			assert.Equal(t, 200, status, "the next request succeeds")
 			assert.Equal(t, "fine", body)
 		})
 	}

@@ -12,8 +12,10 @@ import (
 // body, which is empty for HEAD and for statuses that carry none. It boots
 // the server first if needed. Build r with httptest.NewRequest.
 func (s *Server) Inject(r *http.Request) (*http.Response, error) {
-	if err := s.Ready(); err != nil {
-		return nil, err
+	if state(s.a.state.Load()) != stateDraining {
+		if err := s.Ready(); err != nil {
+			return nil, err
+		}
 	}
 	if r.RequestURI == "" {
 		r.RequestURI = r.URL.RequestURI()

@@ -62,9 +62,11 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // Close shuts the server down gracefully, in this order:
 //
-//  1. readiness flips: IsReady is false, and requests that still arrive
-//     are answered 503 with "connection: close";
-//  2. it waits the drain delay (WithDrainDelay), so load balancers notice;
+//  1. readiness flips: IsReady is false;
+//  2. during the drain delay (WithDrainDelay, default 0) requests are still
+//     served, each answered with "connection: close", so a load balancer
+//     has time to notice and clients reconnect elsewhere; after it,
+//     requests that still arrive are answered 503 with "connection: close";
 //  3. PreClose hooks run, parents first;
 //  4. it stops accepting connections, closes idle ones, and lets in-flight
 //     requests finish until ctx is done (then closes the rest);
@@ -77,7 +79,7 @@ func (s *Server) Close(ctx context.Context) error {
 	a := s.a
 	a.mu.Lock()
 	st := state(a.state.Load())
-	if st == stateClosing || st == stateClosed {
+	if st == stateDraining || st == stateClosing || st == stateClosed {
 		a.mu.Unlock()
 		select {
 		case <-a.closed:
@@ -86,18 +88,24 @@ func (s *Server) Close(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	a.state.Store(int32(stateClosing))
-	a.mu.Unlock()
-
 	var errs []error
 	if d := a.cfg.drainDelay; d > 0 {
+		// Load balancers keep sending until their health check notices;
+		// those requests are still served, on connections that close after
+		// the reply, so clients reconnect to another instance.
+		a.state.Store(int32(stateDraining))
+		a.mu.Unlock()
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
 		}
+		a.mu.Lock()
 	}
+	a.state.Store(int32(stateClosing))
+	a.mu.Unlock()
+
 	if err := a.runPreClose(ctx); err != nil {
 		errs = append(errs, err)
 	}

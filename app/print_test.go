@@ -9,15 +9,19 @@ import (
 	"github.com/burrow-go/burrow/app"
 )
 
-func rootFirst()        {}
-func rootAfterward()    {}
-func childHook()        {}
-func grandchildHook()   {}
-func routeHook()        {}
-func rootPreHandler()   {}
-func childPreHandler()  {}
+// ran records which named hooks ran, so the printed chain can be compared
+// with the order they really run in.
+var ran trace
+
+func rootFirst()        { ran.hook("rootFirst")() }
+func rootAfterward()    { ran.hook("rootAfterward")() }
+func childHook()        { ran.hook("childHook")() }
+func grandchildHook()   { ran.hook("grandchildHook")() }
+func routeHook()        { ran.hook("routeHook")() }
+func rootPreHandler()   { ran.hook("rootPreHandler")() }
+func childPreHandler()  { ran.hook("childPreHandler")() }
 func handlerForPrint()  {}
-func siblingOnRequest() {}
+func siblingOnRequest() { ran.hook("siblingOnRequest")() }
 
 func TestPrintRoutesShowsTheHookChainInRunOrder(t *testing.T) {
 	s := app.New()
@@ -50,6 +54,12 @@ func TestPrintRoutesShowsTheHookChainInRunOrder(t *testing.T) {
           • onRequest: rootFirst, rootAfterward, childHook, grandchildHook, routeHook
           • preHandler: rootPreHandler, childPreHandler
 `, s.PrintRoutes(app.IncludeHooks()))
+
+	// The printed chain is the one that runs.
+	ran.take()
+	status, _, _ := do(t, s, "GET", "/users/7")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "rootFirst rootAfterward childHook grandchildHook routeHook rootPreHandler childPreHandler", ran.take())
 
 	assert.Equal(t, `/
 ├── other (POST) root > sibling

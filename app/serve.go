@@ -41,7 +41,8 @@ var (
 )
 
 // ServeHTTP serves one request. Before Ready (and after a failed Ready)
-// it answers 503; while closing, 503 with "connection: close".
+// it answers 503; during Close's drain delay it serves with
+// "connection: close"; after it, 503 with "connection: close".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.a.serveHTTP(w, r)
 }
@@ -49,6 +50,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch state(a.state.Load()) {
 	case stateReady:
+	case stateDraining:
+		w.Header()["Connection"] = closeHeader
 	case stateClosing, stateClosed:
 		w.Header()["Connection"] = closeHeader
 		unavailable(w, "Server is closing")

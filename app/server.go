@@ -31,6 +31,7 @@ const (
 	stateBooting
 	stateReady
 	stateFailed
+	stateDraining // Close called: not ready, still serving, drain delay running
 	stateClosing
 	stateClosed
 )
@@ -209,7 +210,7 @@ func (s *Server) mutate(fn func() error) error {
 	case stateRegistering, stateBooting:
 	case stateFailed:
 		return ErrBootFailed
-	case stateClosing, stateClosed:
+	case stateDraining, stateClosing, stateClosed:
 		return ErrClosed
 	default:
 		return ErrAlreadyStarted
