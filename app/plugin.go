@@ -4,25 +4,29 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 )
 
-// Plugin is a plugin made with Wrap (or Describe): a body plus what
-// Register needs to know about it.
+// Plugin is a plugin made with Wrap or Describe: a body plus what it
+// declares about itself — a name, the plugins it depends on, the
+// decorators and services it needs, the Burrow versions it supports.
+// Register checks the declarations before the body runs, and Ready fails
+// with a *PluginError when one does not hold.
 type Plugin struct {
 	fn      func(*Server) error
 	name    string
 	wrapped bool
+	meta    meta
+	err     error // from options, reported by Register
 }
 
 // Name is the plugin's name, used in context paths, errors and logs.
 func (p *Plugin) Name() string { return p.name }
 
-// PluginOption configures Wrap.
+// PluginOption configures Wrap and Describe.
 type PluginOption func(*Plugin)
 
 // PluginName names the plugin (default: the body's function name).
@@ -33,7 +37,19 @@ func PluginName(name string) PluginOption { return func(p *Plugin) { p.name = na
 // there and in that context's descendants. Use it for plugins whose whole
 // point is to decorate or hook their parent, such as an auth check.
 func Wrap(fn func(*Server) error, opts ...PluginOption) *Plugin {
-	p := &Plugin{fn: fn, name: funcName(fn), wrapped: true}
+	return newPlugin(fn, true, opts)
+}
+
+// Describe returns fn as an encapsulated plugin (it gets a child context,
+// like a plain function) that carries a name and declarations, for
+// plugins meant to be shared: see DependsOn, NeedsDecorators, NeedsService
+// and Supports.
+func Describe(fn func(*Server) error, opts ...PluginOption) *Plugin {
+	return newPlugin(fn, false, opts)
+}
+
+func newPlugin(fn func(*Server) error, wrapped bool, opts []PluginOption) *Plugin {
+	p := &Plugin{fn: fn, name: funcName(fn), wrapped: wrapped}
 	for _, o := range opts {
 		o(p)
 	}
@@ -56,6 +72,7 @@ type pendingPlugin struct {
 	name    string
 	prefix  string
 	wrapped bool
+	meta    meta
 }
 
 // Register records a plugin, to be loaded by Ready after the plugins
@@ -75,7 +92,10 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 			if v == nil || v.fn == nil {
 				return fmt.Errorf("%w: nil plugin", ErrInvalidPlugin)
 			}
-			p.fn, p.name, p.wrapped = v.fn, v.name, v.wrapped
+			if v.err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrInvalidPlugin, v.name, v.err)
+			}
+			p.fn, p.name, p.wrapped, p.meta = v.fn, v.name, v.wrapped, v.meta
 		default:
 			return fmt.Errorf("%w: %T is not a func(*app.Server) error or *app.Plugin", ErrInvalidPlugin, plugin)
 		}
@@ -99,12 +119,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 func (s *Server) HasPlugin(name string) bool {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
-	for n := s.n; n != nil; n = n.parent {
-		if slices.Contains(n.plugins, name) {
-			return true
-		}
-	}
-	return false
+	return hasPlugin(s.n, name)
 }
 
 // funcName is the name of fn without its package: "publicContext" for
@@ -138,8 +153,14 @@ func funcName(fn any) string {
 func (a *instance) load(n *node, queue []*pendingPlugin) error {
 	for _, p := range queue {
 		a.mu.Lock()
-		n.plugins = append(n.plugins, p.name)
+		err := a.checkMeta(n, p)
+		if err == nil {
+			n.plugins = append(n.plugins, p.name)
+		}
 		a.mu.Unlock()
+		if err != nil {
+			return &PluginError{Plugin: p.name, Context: n.ctx.Path(), Err: err}
+		}
 		target := n
 		if !p.wrapped {
 			target = a.child(n, p)
@@ -160,7 +181,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		a.mu.Lock()
 		sub := target.pending
 		target.pending = nil
-		err := a.bootErr
+		err = a.bootErr
 		a.mu.Unlock()
 		if err != nil {
 			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}

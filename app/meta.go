@@ -1,0 +1,129 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/burrow-go/burrow/scope"
+)
+
+// Errors of the plugin contract. Ready returns them wrapped in a
+// *PluginError naming the plugin and the context it is registered in.
+var (
+	// ErrMissingDependency: a plugin named in DependsOn is not registered
+	// in the registering context or an ancestor, before the plugin.
+	ErrMissingDependency = errors.New("burrow: missing plugin dependency")
+	// ErrMissingDecorator: a request decorator or service named in Needs…
+	// is not visible from the registering context. The error also wraps a
+	// *scope.NotVisibleError saying where the value is provided.
+	ErrMissingDecorator = errors.New("burrow: missing decorator")
+	// ErrVersionMismatch: the plugin does not support this Burrow version.
+	ErrVersionMismatch = errors.New("burrow: version mismatch")
+	// ErrDuplicatePlugin: a wrapped plugin of the same name is already
+	// registered in the context.
+	ErrDuplicatePlugin = errors.New("burrow: duplicate plugin")
+)
+
+// meta is what a plugin declares about itself, checked before its body
+// runs.
+type meta struct {
+	dependencies []string
+	needs        []scope.Key
+	version      string     // as written, for messages
+	constraint   constraint // nil: any version
+}
+
+// DependsOn names plugins that must be registered before this one, in the
+// context that registers it or an ancestor. A plugin registered in a
+// sibling context does not count: its decorators and hooks are not
+// visible from here.
+func DependsOn(plugins ...string) PluginOption {
+	return func(p *Plugin) { p.meta.dependencies = append(p.meta.dependencies, plugins...) }
+}
+
+// NeedsDecorators names request decorators the plugin uses; each must be
+// visible from the context that registers the plugin.
+func NeedsDecorators(names ...string) PluginOption {
+	return func(p *Plugin) {
+		for _, n := range names {
+			p.meta.needs = append(p.meta.needs, scope.Key{Kind: scope.Request, Name: n})
+		}
+	}
+}
+
+// NeedsService names a service of type T (provided with Decorate, under
+// name if one is given) that must be visible from the context that
+// registers the plugin.
+func NeedsService[T any](name ...string) PluginOption {
+	return func(p *Plugin) {
+		k := scope.Key{Kind: scope.Service, Type: reflect.TypeFor[T]()}
+		if len(name) > 0 {
+			k.Name = name[0]
+		}
+		p.meta.needs = append(p.meta.needs, k)
+	}
+}
+
+// Supports states the Burrow versions the plugin works with, as a range:
+// "0.4.x", "^0.4.0", "~0.4.1", ">=0.3.0 <1.0.0", "1.x || 2.x", "*". An
+// unparsable range is an error at Register; a range that excludes
+// Version stops Ready.
+func Supports(versions string) PluginOption {
+	return func(p *Plugin) {
+		c, err := parseConstraint(versions)
+		if err != nil {
+			p.err = errors.Join(p.err, err)
+			return
+		}
+		p.meta.version, p.meta.constraint = versions, c
+	}
+}
+
+// checkMeta verifies p's declarations against n, the context registering
+// it, before p loads.
+func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
+	if p.wrapped && slices.Contains(n.plugins, p.name) {
+		return fmt.Errorf("%w: %s is already registered in %s", ErrDuplicatePlugin, p.name, n.ctx.Path())
+	}
+	m := p.meta
+	if m.constraint != nil && !m.constraint.allows(mustVersion(Version)) {
+		return fmt.Errorf("%w: supports Burrow %s, this is %s", ErrVersionMismatch, m.version, Version)
+	}
+	for _, dep := range m.dependencies {
+		if hasPlugin(n, dep) {
+			continue
+		}
+		var elsewhere []string
+		a.root.walk(func(o *node) {
+			if slices.Contains(o.plugins, dep) {
+				elsewhere = append(elsewhere, o.ctx.Path())
+			}
+		})
+		if len(elsewhere) > 0 {
+			return fmt.Errorf("%w: needs plugin %q, which is only registered in %s, not in %s or an ancestor",
+				ErrMissingDependency, dep, strings.Join(elsewhere, " and "), n.ctx.Path())
+		}
+		return fmt.Errorf("%w: needs plugin %q, which is not registered before it in %s or an ancestor",
+			ErrMissingDependency, dep, n.ctx.Path())
+	}
+	for _, k := range m.needs {
+		if _, err := n.ctx.Require(k); err != nil {
+			return fmt.Errorf("%w: needs %w", ErrMissingDecorator, err)
+		}
+	}
+	return nil
+}
+
+// hasPlugin reports whether a plugin called name has started loading in n
+// or an ancestor.
+func hasPlugin(n *node, name string) bool {
+	for ; n != nil; n = n.parent {
+		if slices.Contains(n.plugins, name) {
+			return true
+		}
+	}
+	return false
+}

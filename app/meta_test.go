@@ -1,0 +1,171 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/scope"
+)
+
+type database struct{ dsn string }
+
+func noop(*app.Server) error { return nil }
+
+func TestPluginContract(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(s *app.Server)
+		is    error // nil: Ready succeeds
+		msg   string
+	}{
+		{
+			name: "dependency in the same context, registered before",
+			build: func(s *app.Server) {
+				s.Register(app.Wrap(noop, app.PluginName("db")))
+				s.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
+			},
+		},
+		{
+			name: "dependency in an ancestor",
+			build: func(s *app.Server) {
+				s.Register(app.Describe(noop, app.PluginName("db")))
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Wrap(noop, app.PluginName("users"), app.DependsOn("db")))
+				}, app.Name("api"))
+			},
+		},
+		{
+			name: "missing dependency",
+			build: func(s *app.Server) {
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
+				}, app.Name("api"))
+			},
+			is:  app.ErrMissingDependency,
+			msg: `plugin users (root > api): burrow: missing plugin dependency: needs plugin "db", which is not registered before it in root > api or an ancestor`,
+		},
+		{
+			name: "dependency registered after the plugin",
+			build: func(s *app.Server) {
+				s.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
+				s.Register(app.Describe(noop, app.PluginName("db")))
+			},
+			is:  app.ErrMissingDependency,
+			msg: `plugin users (root): burrow: missing plugin dependency: needs plugin "db", which is not registered before it in root or an ancestor`,
+		},
+		{
+			name: "dependency only in a sibling",
+			build: func(s *app.Server) {
+				s.Register(func(other *app.Server) error {
+					return other.Register(app.Wrap(noop, app.PluginName("db")))
+				}, app.Name("other"))
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Wrap(noop, app.PluginName("users"), app.DependsOn("db")))
+				}, app.Name("api"))
+			},
+			is:  app.ErrMissingDependency,
+			msg: `plugin users (root > api): burrow: missing plugin dependency: needs plugin "db", which is only registered in root > other, not in root > api or an ancestor`,
+		},
+		{
+			name: "decorator visible",
+			build: func(s *app.Server) {
+				s.DecorateRequest("user", "")
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+				}, app.Name("api"))
+			},
+		},
+		{
+			name: "missing decorator",
+			build: func(s *app.Server) {
+				s.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+			},
+			is:  app.ErrMissingDecorator,
+			msg: `plugin audit (root): burrow: missing decorator: needs request decorator "user", which no context provides`,
+		},
+		{
+			name: "decorator only in a sibling",
+			build: func(s *app.Server) {
+				s.Register(func(auth *app.Server) error { return auth.DecorateRequest("user", "") }, app.Name("auth"))
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+				}, app.Name("api"))
+			},
+			is:  scope.ErrNotVisible,
+			msg: `plugin audit (root > api): burrow: missing decorator: needs request decorator "user", which is only provided in sibling context root > auth`,
+		},
+		{
+			name: "service visible",
+			build: func(s *app.Server) {
+				s.Decorate(&database{dsn: "x"})
+				s.Register(app.Describe(noop, app.PluginName("repo"), app.NeedsService[*database]()))
+			},
+		},
+		{
+			name: "missing service",
+			build: func(s *app.Server) {
+				s.Register(app.Describe(noop, app.PluginName("repo"), app.NeedsService[*database]()))
+			},
+			is:  app.ErrMissingDecorator,
+			msg: `plugin repo (root): burrow: missing decorator: needs service *app_test.database, which no context provides`,
+		},
+		{
+			name: "supported version",
+			build: func(s *app.Server) {
+				s.Register(app.Wrap(noop, app.PluginName("modern"), app.Supports(">=0.4.0 <1")))
+			},
+		},
+		{
+			name: "version mismatch",
+			build: func(s *app.Server) {
+				s.Register(func(api *app.Server) error {
+					return api.Register(app.Wrap(noop, app.PluginName("old"), app.Supports("^0.1.0")))
+				}, app.Name("api"))
+			},
+			is:  app.ErrVersionMismatch,
+			msg: `plugin old (root > api): burrow: version mismatch: supports Burrow ^0.1.0, this is ` + app.Version,
+		},
+		{
+			name: "same wrapped plugin twice in one context",
+			build: func(s *app.Server) {
+				s.Register(app.Wrap(noop, app.PluginName("metrics")))
+				s.Register(app.Wrap(noop, app.PluginName("metrics")))
+			},
+			is:  app.ErrDuplicatePlugin,
+			msg: `plugin metrics (root): burrow: duplicate plugin: metrics is already registered in root`,
+		},
+		{
+			name: "same wrapped plugin in two sibling contexts",
+			build: func(s *app.Server) {
+				s.Register(func(a *app.Server) error { return a.Register(app.Wrap(noop, app.PluginName("metrics"))) })
+				s.Register(func(b *app.Server) error { return b.Register(app.Wrap(noop, app.PluginName("metrics"))) })
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := app.New()
+			tt.build(s)
+			err := s.Ready()
+			if tt.is == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tt.is)
+			var pe *app.PluginError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.msg, err.Error())
+		})
+	}
+}
+
+func TestInvalidVersionRangeFailsRegister(t *testing.T) {
+	s := app.New()
+	err := s.Register(app.Wrap(noop, app.PluginName("odd"), app.Supports(">=banana")))
+	require.ErrorIs(t, err, app.ErrInvalidPlugin)
+	assert.Contains(t, err.Error(), `odd: burrow: invalid version range ">=banana"`)
+	assert.ErrorIs(t, s.Ready(), app.ErrInvalidPlugin)
+}
