@@ -141,9 +141,11 @@ func funcName(fn any) string {
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[i+1:] // drop the package name
 	}
-	last := name[strings.LastIndexByte(name, '.')+1:]
-	if strings.HasPrefix(last, "func") && strings.Trim(last[4:], "0123456789") == "" {
-		return ""
+	for _, part := range strings.Split(name, ".") {
+		// Closures are "outer.func1", nested ones "outer.func1.2".
+		if strings.HasPrefix(part, "func") && strings.Trim(part[4:], "0123456789") == "" {
+			return ""
+		}
 	}
 	return strings.TrimSuffix(name, "-fm")
 }

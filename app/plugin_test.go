@@ -80,6 +80,15 @@ func TestDefaultPluginNamesComeFromFunctions(t *testing.T) {
 	require.NoError(t, s.Ready())
 	assert.Equal(t, "root > plugin-0", path, "a closure has no stable name")
 
+	// A closure inside a closure ("outer.func1.1") neither.
+	s = app.New()
+	s.Register(func(c *app.Server) error {
+		c.Register(app.Wrap(func(*app.Server) error { return nil }))
+		return c.Register(app.Wrap(func(*app.Server) error { return nil }))
+	})
+	require.NoError(t, s.Ready(), "two anonymous wrapped plugins are not duplicates")
+	assert.True(t, s.HasPlugin("plugin-0"))
+
 	s = app.New()
 	s.Register(publicContext)
 	require.NoError(t, s.Ready())
