@@ -134,60 +134,42 @@ func TestCustomScheme(t *testing.T) {
 	assert.Equal(t, `Token error="invalid_token"`, h.Get("Www-Authenticate"))
 }
 
-func TestInvalidOptionsFailReady(t *testing.T) {
-	tests := []struct {
-		name string
-		opts []bearer.Option
-		msg  string
-	}{
-		{"no keys", nil, "no keys configured"},
-		{"empty key", []bearer.Option{bearer.Keys("k1", "")}, "empty key"},
-		{"empty scheme", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("")}, "invalid scheme"},
-		{"scheme with a space", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("a b")}, "invalid scheme"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := app.New()
+func TestKeysNeverLogged(t *testing.T) {
+	keys := []string{"very-secret-key-1", "very-secret-key-2"}
+	sent := []string{"Bearer very-secret-key-1", "Bearer wrong-secret-guess", "bearer very-secret-key-2", "Basic very-secret-key-1"}
+	for _, mode := range []string{"hook", "verify"} {
+		t.Run(mode, func(t *testing.T) {
+			core, logs := observer.New(zapcore.DebugLevel)
+			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true))
 			s.Register(func(s *app.Server) error {
-				return s.Register(bearer.Plugin(tt.opts...))
-			}, app.Name("authenticatedContext"))
-			err := s.Ready()
-			require.Error(t, err)
-			var pe *app.PluginError
-			require.ErrorAs(t, err, &pe)
-			assert.Equal(t, bearer.PluginName, pe.Plugin)
-			assert.Equal(t, "root > authenticatedContext", pe.Context, "wrapped: it loads into the registering context")
-			assert.Contains(t, err.Error(), tt.msg)
-			if tt.opts == nil {
-				assert.ErrorIs(t, err, bearer.ErrNoKeys)
+				if mode == "hook" {
+					s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.ExposeIdentity("who")))
+					return s.Get("/private", ok)
+				}
+				s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.AddHook(false)))
+				return s.Get("/private", ok, app.WithHook(app.OnRequest,
+					func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }))
+			})
+			for _, a := range sent {
+				inject(t, s, "/private", a)
 			}
+			inject(t, s, "/private")
+			inject(t, s, "/private", sent[0], sent[1])
+			require.NotZero(t, logs.Len(), "the requests were logged")
+			failures := 0
+			for _, e := range logs.All() {
+				text := e.Message + fmt.Sprint(e.ContextMap())
+				for _, secret := range append(keys, "wrong-secret-guess") {
+					assert.NotContains(t, text, secret)
+				}
+				if strings.HasPrefix(e.Message, "unauthorized: ") {
+					failures++
+					assert.Equal(t, zapcore.ErrorLevel, e.Level, "failures log at error by default")
+				}
+			}
+			assert.Equal(t, 4, failures, "wrong key, Basic, missing and multiple")
 		})
 	}
-}
-
-func TestKeysNeverLogged(t *testing.T) {
-	core, logs := observer.New(zapcore.DebugLevel)
-	keys := []string{"very-secret-key-1", "very-secret-key-2"}
-	s := newApp(t, []app.Option{app.WithLogger(zap.New(core))}, bearer.Keys(keys...))
-	sent := []string{"Bearer very-secret-key-1", "Bearer wrong-secret-guess", "bearer very-secret-key-2", "Basic very-secret-key-1"}
-	for _, a := range sent {
-		inject(t, s, "/private", a)
-	}
-	inject(t, s, "/private")
-	inject(t, s, "/private", sent[0], sent[1])
-	require.NotZero(t, logs.Len(), "the requests were logged")
-	failures := 0
-	for _, e := range logs.All() {
-		text := e.Message + fmt.Sprint(e.ContextMap())
-		for _, secret := range append(keys, "wrong-secret-guess") {
-			assert.NotContains(t, text, secret)
-		}
-		if strings.HasPrefix(e.Message, "unauthorized: ") {
-			failures++
-			assert.Equal(t, zapcore.ErrorLevel, e.Level, "failures log at error by default")
-		}
-	}
-	assert.Equal(t, 4, failures, "wrong key, Basic, missing and multiple")
 }
 
 func TestLogLevelOption(t *testing.T) {

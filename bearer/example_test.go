@@ -2,6 +2,7 @@ package bearer_test
 
 import (
 	"fmt"
+	"io"
 	"net/http/httptest"
 
 	"github.com/burrow-go/burrow/app"
@@ -31,4 +32,25 @@ func Example() {
 	// /private  401
 	// /private Bearer k1 200
 	// /public  200
+}
+
+// A verifier guards chosen routes only; its failures go through the error
+// handler, here the default one.
+func ExampleNew() {
+	v, err := bearer.New(bearer.Keys("k1"))
+	if err != nil {
+		panic(err)
+	}
+	s := app.New()
+	s.Get("/admin", func() (string, error) { return "secret", nil }, app.WithHook(app.OnRequest, v.Verify))
+	s.Get("/", func() (string, error) { return "hello", nil })
+
+	for _, path := range []string{"/admin", "/"} {
+		res, _ := s.Inject(httptest.NewRequest("GET", path, nil))
+		body, _ := io.ReadAll(res.Body)
+		fmt.Println(path, res.StatusCode, string(body))
+	}
+	// Output:
+	// /admin 401 {"statusCode":401,"code":"FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER","error":"Unauthorized","message":"missing authorization header"}
+	// / 200 hello
 }

@@ -180,7 +180,7 @@ func TestPrintFlag(t *testing.T) {
 	require.NoError(t, run([]string{"-print", "-keys", "k1"}, &out))
 	assert.Equal(t, `/
 ├── one (GET, HEAD) root > authenticatedContext
-│     • onRequest: (*verifier).verify
+│     • onRequest: (*Verifier).authenticate
 ├── three (GET, HEAD) root > publicContext > grandchildContext
 └── two (GET, HEAD) root > publicContext
 `, out.String())

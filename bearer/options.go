@@ -1,0 +1,156 @@
+package bearer
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// Option configures the plugin and New. An invalid option makes New
+// return an error, and Register (through Ready) fail naming the plugin.
+type Option func(*config)
+
+// AuthFunc decides whether key (the credential after the scheme, trimmed)
+// is accepted for req. An error answers 500 with a generic body; its
+// message is logged, never sent.
+type AuthFunc func(key string, req *httpx.Request) (bool, error)
+
+type config struct {
+	keys        [][sha256.Size]byte
+	auth        AuthFunc
+	scheme      string
+	strict      bool
+	addHook     bool
+	contentType string
+	errResponse func(error) any
+	identity    string
+	logLevel    zapcore.Level
+	err         error
+	keysGiven   bool
+}
+
+func (c *config) fail(err error) { c.err = errors.Join(c.err, err) }
+
+// Keys adds accepted keys. Empty keys are refused. Keys are kept only as
+// SHA-256 sums.
+func Keys(keys ...string) Option {
+	return func(c *config) {
+		c.keysGiven = true
+		for _, k := range keys {
+			if k == "" {
+				c.fail(errors.New("bearer: empty key"))
+				continue
+			}
+			c.keys = append(c.keys, sha256.Sum256([]byte(k)))
+		}
+	}
+}
+
+// Auth replaces Keys with fn, for keys kept elsewhere (a database, a
+// token service). It must not be combined with Keys.
+func Auth(fn AuthFunc) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail(errors.New("bearer: nil Auth function"))
+			return
+		}
+		c.auth = fn
+	}
+}
+
+// Scheme sets the authorization scheme (default "Bearer").
+func Scheme(name string) Option {
+	return func(c *config) {
+		if name == "" || strings.ContainsAny(name, " \t\r\n,\"") {
+			c.fail(fmt.Errorf("bearer: invalid scheme %q", name))
+			return
+		}
+		c.scheme = name
+	}
+}
+
+// Strict makes the scheme match case-sensitively, as @fastify/bearer-auth
+// does by default ("rfc6750" compliance). The default is case-insensitive,
+// as RFC 9110 §11.1 says of every authentication scheme.
+func Strict(on bool) Option { return func(c *config) { c.strict = on } }
+
+// AddHook says whether Plugin installs its onRequest hook (default true).
+// With false the plugin installs nothing and provides the *Verifier as a
+// service of the registering context; attach its Verify method to the
+// routes to protect, e.g. app.WithHook(app.OnRequest, v.Verify). Failures
+// then go through the error handler as *httpx.Error values with codes
+// FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER and
+// FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER.
+func AddHook(on bool) Option { return func(c *config) { c.addHook = on } }
+
+// ContentType sets the Content-Type of the error answers of the hook
+// (default "application/json; charset=utf-8").
+func ContentType(ct string) Option {
+	return func(c *config) {
+		if strings.TrimSpace(ct) == "" || strings.ContainsAny(ct, "\r\n") {
+			c.fail(fmt.Errorf("bearer: invalid content type %q", ct))
+			return
+		}
+		c.contentType = ct
+	}
+}
+
+// ErrorResponse builds the body of the hook's 401 and 400 answers from the
+// failure, an *httpx.Error whose Message is the reason (default
+// {"error":"<message>"}). The value is sent as Reply.Send sends it.
+func ErrorResponse(fn func(err error) any) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail(errors.New("bearer: nil ErrorResponse function"))
+			return
+		}
+		c.errResponse = fn
+	}
+}
+
+// ExposeIdentity declares a request decorator called name, of type Identity, in
+// the context the plugin guards; after a successful check it holds which
+// key matched, so handlers can tell callers apart without seeing keys.
+func ExposeIdentity(name string) Option {
+	return func(c *config) {
+		if name == "" {
+			c.fail(errors.New("bearer: empty identity decorator name"))
+			return
+		}
+		c.identity = name
+	}
+}
+
+// LogLevel sets the level verification failures are logged at (default
+// error, as @fastify/bearer-auth). Keys are never logged.
+func LogLevel(l zapcore.Level) Option {
+	return func(c *config) {
+		if l < zapcore.DebugLevel || l > zapcore.FatalLevel {
+			c.fail(fmt.Errorf("bearer: invalid log level %d", l))
+			return
+		}
+		c.logLevel = l
+	}
+}
+
+func newConfig(opts []Option) (*config, error) {
+	c := &config{scheme: "Bearer", addHook: true, logLevel: zapcore.ErrorLevel,
+		contentType: "application/json; charset=utf-8"}
+	for _, o := range opts {
+		o(c)
+	}
+	switch {
+	case c.err != nil:
+		return nil, c.err
+	case c.auth != nil && c.keysGiven:
+		return nil, errors.New("bearer: Keys and Auth are exclusive")
+	case c.auth == nil && len(c.keys) == 0:
+		return nil, ErrNoKeys
+	}
+	return c, nil
+}

@@ -1,0 +1,254 @@
+package bearer_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/bearer"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+func TestStrictScheme(t *testing.T) {
+	lenient := newApp(t, nil, bearer.Keys("k1"))
+	strict := newApp(t, nil, bearer.Keys("k1"), bearer.Strict(true))
+	tests := []struct {
+		auth           string
+		lenient, exact int
+	}{
+		{"Bearer k1", 200, 200},
+		{"bearer k1", 200, 401},
+		{"BEARER k1", 200, 401},
+		{"BeArEr k1", 200, 401},
+		{"Basic k1", 401, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.auth, func(t *testing.T) {
+			status, _, _ := inject(t, lenient, "/private", tt.auth)
+			assert.Equal(t, tt.lenient, status, "default: case-insensitive")
+			status, body, _ := inject(t, strict, "/private", tt.auth)
+			assert.Equal(t, tt.exact, status, "strict: case-sensitive")
+			if tt.exact == 401 {
+				assert.Equal(t, invalid, body)
+			}
+		})
+	}
+}
+
+func TestAuthFunction(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	auth := func(key string, req *httpx.Request) (bool, error) {
+		switch {
+		case key == "boom":
+			return false, errors.New("token store unreachable")
+		case key == "tenant-key":
+			return req.Raw().Header.Get("X-Tenant") == "acme", nil
+		}
+		return false, nil
+	}
+	s := newApp(t, []app.Option{app.WithLogger(zap.New(core))}, bearer.Auth(auth))
+	tests := []struct {
+		name   string
+		auth   string
+		tenant string
+		status int
+		body   string
+	}{
+		{"accepted for its tenant", "Bearer tenant-key", "acme", 200, "ok"},
+		{"refused for another tenant", "Bearer tenant-key", "other", 401, invalid},
+		{"unknown key", "Bearer nope", "acme", 401, invalid},
+		{"missing", "", "acme", 401, missing},
+		{"auth error", "Bearer boom", "acme", 500, `{"error":"internal server error"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := mustGet(t, "/private", tt.auth)
+			req.Header.Set("X-Tenant", tt.tenant)
+			res, err := s.Inject(req)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Equal(t, tt.body, readBody(t, res))
+		})
+	}
+	logged := logs.FilterMessage("bearer auth check failed").All()
+	require.Len(t, logged, 1, "the Auth error is logged, not sent")
+	assert.Contains(t, fmt.Sprint(logged[0].ContextMap()), "token store unreachable")
+}
+
+func TestErrorResponseAndContentType(t *testing.T) {
+	s := newApp(t, nil, bearer.Keys("k1"),
+		bearer.ContentType("application/problem+json"),
+		bearer.ErrorResponse(func(err error) any {
+			var he *httpx.Error
+			if !errors.As(err, &he) {
+				return "not an httpx.Error"
+			}
+			return map[string]any{"title": he.Message, "status": he.StatusCode, "code": he.Code}
+		}))
+	status, body, h := inject(t, s, "/private")
+	assert.Equal(t, 401, status)
+	assert.Equal(t, `{"code":"FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER","status":401,"title":"missing authorization header"}`, body)
+	assert.Equal(t, "application/problem+json", h.Get("Content-Type"))
+	assert.Equal(t, "Bearer", h.Get("Www-Authenticate"))
+
+	status, body, _ = inject(t, s, "/private", "Bearer bad")
+	assert.Equal(t, 401, status)
+	assert.Contains(t, body, `"title":"invalid authorization header"`)
+
+	status, body, h = inject(t, s, "/private", "Bearer k1")
+	assert.Equal(t, 200, status, "the content type applies to failures only")
+	assert.Equal(t, "ok", body)
+	assert.Equal(t, "text/plain; charset=utf-8", h.Get("Content-Type"))
+}
+
+// With AddHook(false) the plugin installs nothing: the context's routes
+// are open unless they attach the verifier, which the plugin provides as
+// a service. Failures go through the error handler with Fastify's codes.
+func TestAddHookFalseGuardsChosenRoutesOnly(t *testing.T) {
+	verify := func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.AddHook(false)))
+		s.Get("/open", ok)
+		return s.Get("/guarded", ok, app.WithHook(app.PreHandler, verify))
+	}, app.Name("api"))
+	tests := []struct {
+		path, auth string
+		status     int
+		body       string
+		challenge  string
+	}{
+		{"/open", "", 200, "ok", ""},
+		{"/guarded", "Bearer k1", 200, "ok", ""},
+		{"/guarded", "", 401, `{"statusCode":401,"code":"FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER","error":"Unauthorized","message":"missing authorization header"}`, "Bearer"},
+		{"/guarded", "Bearer nope", 401, `{"statusCode":401,"code":"FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER","error":"Unauthorized","message":"invalid authorization header"}`, `Bearer error="invalid_token"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" "+tt.auth, func(t *testing.T) {
+			status, body, h := inject(t, s, tt.path, nonEmpty(tt.auth)...)
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, tt.body, body)
+			assert.Equal(t, tt.challenge, h.Get("Www-Authenticate"))
+		})
+	}
+}
+
+func TestVerifierFromNewWithAnErrorHandler(t *testing.T) {
+	v, err := bearer.New(bearer.Keys("k1"))
+	require.NoError(t, err)
+	s := app.New()
+	s.SetErrorHandler(func(err error, rep *httpx.Reply) error {
+		var he *httpx.Error
+		require.True(t, errors.As(err, &he))
+		return rep.Code(he.StatusCode).Send("denied: " + he.Code)
+	})
+	s.Get("/admin", ok, app.WithHook(app.OnRequest, v.Verify))
+	s.Get("/", ok)
+	status, body, _ := inject(t, s, "/admin", "Bearer x")
+	assert.Equal(t, 401, status)
+	assert.Equal(t, "denied: "+bearer.CodeInvalid, body)
+	status, _, _ = inject(t, s, "/admin", "Bearer k1")
+	assert.Equal(t, 200, status)
+	status, _, _ = inject(t, s, "/")
+	assert.Equal(t, 200, status)
+}
+
+func TestExposeIdentity(t *testing.T) {
+	type caller struct {
+		app.In
+		Who bearer.Identity `name:"caller"`
+	}
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("first", "second"), bearer.ExposeIdentity("caller")))
+		return s.Get("/whoami", func(c caller) (string, error) {
+			return fmt.Sprintf("%d %v", c.Who.Index, c.Who.Authenticated), nil
+		})
+	}, app.Name("api"))
+	for key, want := range map[string]string{"first": "0 true", "second": "1 true"} {
+		status, body, _ := inject(t, s, "/whoami", "Bearer "+key)
+		assert.Equal(t, 200, status)
+		assert.Equal(t, want, body, key)
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	auth := func(string, *httpx.Request) (bool, error) { return true, nil }
+	tests := []struct {
+		name string
+		opts []bearer.Option
+		msg  string
+	}{
+		{"no keys", nil, "no keys configured"},
+		{"empty key", []bearer.Option{bearer.Keys("k1", "")}, "empty key"},
+		{"keys and auth", []bearer.Option{bearer.Keys("k1"), bearer.Auth(auth)}, "Keys and Auth are exclusive"},
+		{"nil auth", []bearer.Option{bearer.Auth(nil)}, "nil Auth function"},
+		{"empty scheme", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("")}, "invalid scheme"},
+		{"scheme with a space", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("a b")}, "invalid scheme"},
+		{"empty content type", []bearer.Option{bearer.Keys("k1"), bearer.ContentType(" ")}, "invalid content type"},
+		{"content type with a newline", []bearer.Option{bearer.Keys("k1"), bearer.ContentType("a\r\nb")}, "invalid content type"},
+		{"nil error response", []bearer.Option{bearer.Keys("k1"), bearer.ErrorResponse(nil)}, "nil ErrorResponse"},
+		{"empty identity", []bearer.Option{bearer.Keys("k1"), bearer.ExposeIdentity("")}, "empty identity"},
+		{"log level", []bearer.Option{bearer.Keys("k1"), bearer.LogLevel(zapcore.Level(42))}, "invalid log level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := bearer.New(tt.opts...)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.msg)
+
+			s := app.New()
+			s.Register(func(s *app.Server) error {
+				return s.Register(bearer.Plugin(tt.opts...))
+			}, app.Name("authenticatedContext"))
+			err = s.Ready()
+			require.Error(t, err)
+			var pe *app.PluginError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, bearer.PluginName, pe.Plugin)
+			assert.Equal(t, "root > authenticatedContext", pe.Context, "wrapped: it loads into the registering context")
+			assert.Contains(t, err.Error(), tt.msg)
+			if tt.opts == nil {
+				assert.ErrorIs(t, err, bearer.ErrNoKeys)
+			}
+		})
+	}
+}
+
+func TestRegisteredTwiceInOneContext(t *testing.T) {
+	s := app.New()
+	s.Register(bearer.Plugin(bearer.Keys("k1")))
+	s.Register(bearer.Plugin(bearer.Keys("k2")))
+	assert.ErrorIs(t, s.Ready(), app.ErrDuplicatePlugin)
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func mustGet(t *testing.T, path, auth string) *http.Request {
+	req, err := http.NewRequest("GET", "http://example.test"+path, nil)
+	require.NoError(t, err)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	return req
+}
+
+func readBody(t *testing.T, res *http.Response) string {
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return string(b)
+}
