@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -44,7 +45,9 @@ func (s *Server) Ready() error {
 	a.mu.Unlock()
 
 	if err == nil {
+		start := time.Now()
 		err = a.load(a.root, queue)
+		a.root.loadTime = time.Since(start)
 	}
 	a.mu.Lock()
 	if err == nil {

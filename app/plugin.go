@@ -171,6 +171,11 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 			}
 		}
 		start := time.Now()
+		rec := &loadRecord{name: p.name, wrapped: p.wrapped}
+		if !p.wrapped {
+			rec.child = target
+		}
+		n.loaded = append(n.loaded, rec)
 		h := &Server{a: a, n: target}
 		if p.wrapped {
 			h.from = p.name
@@ -191,8 +196,9 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		if err := a.load(target, sub); err != nil {
 			return err
 		}
+		rec.took = time.Since(start)
 		if !p.wrapped {
-			target.loadTime = time.Since(start)
+			target.loadTime = rec.took
 		}
 	}
 	return nil

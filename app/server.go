@@ -79,7 +79,8 @@ type node struct {
 	hooks        hookLists
 	errorHandler *handlerDef
 	notFound     *handlerDef
-	loadTime     time.Duration
+	loadTime     time.Duration // the plugin body and everything it registered
+	loaded       []*loadRecord // plugins loaded into this context, in order
 	wrapped      []string
 	app          appHooks
 }

@@ -4,7 +4,8 @@
 //	go run ./example                # port 8000, a random key logged at start
 //	go run ./example -keys k1,k2    # accept these bearer keys on /one
 //	go run ./example -share         # wrap grandchildContext: /two sees bar
-//	go run ./example -print         # print the routes and their hooks, then exit
+//	go run ./example -print         # print plugins, routes with hooks, visibility; exit
+//	go run ./example -dot | dot -Tsvg > contexts.svg   # the context tree
 //
 // Routes: GET /one (bearer key required) → {"answer":42};
 // GET /two → {"answer":42,"foo":"foo"}; GET /three →
@@ -45,7 +46,8 @@ func run(args []string, stdout io.Writer) error {
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	keyList := fs.String("keys", os.Getenv("API_KEYS"), "comma-separated bearer keys for /one (env API_KEYS)")
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
-	printRoutes := fs.Bool("print", false, "print the routes with their hook chains, then exit")
+	printTrees := fs.Bool("print", false, "print the plugin tree, the routes with their hook chains and what each context sees, then exit")
+	printDOT := fs.Bool("dot", false, "print the context tree in Graphviz DOT, then exit")
 	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,8 +78,13 @@ func run(args []string, stdout io.Writer) error {
 	if err := s.Ready(); err != nil {
 		return err
 	}
-	if *printRoutes {
-		_, err := io.WriteString(stdout, s.PrintRoutes(app.IncludeHooks()))
+	if *printDOT {
+		_, err := io.WriteString(stdout, s.DOT())
+		return err
+	}
+	if *printTrees {
+		_, err := fmt.Fprintf(stdout, "Plugins\n%s\nRoutes\n%s\nVisibility\n%s",
+			s.PrintPlugins(), s.PrintRoutes(app.IncludeHooks()), s.PrintVisibility())
 		return err
 	}
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,13 +177,84 @@ func TestKeysFromFlagsAndEnv(t *testing.T) {
 	assert.GreaterOrEqual(t, len(k1), 32)
 }
 
+// TestPrintFlag checks -print against DESIGN §2: the plugin tree, the
+// routes with bearer-auth's hook on /one only, and what each context sees
+// — in both variants.
 func TestPrintFlag(t *testing.T) {
-	var out strings.Builder
-	require.NoError(t, run([]string{"-print", "-keys", "k1"}, &out))
-	assert.Equal(t, `/
+	common := `Plugins
+root T
+├── authenticatedContext T
+│   └── bearer-auth (wrapped) T
+└── publicContext T
+    └── grandchildContext%s T
+
+Routes
+/
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
-├── three (GET, HEAD) root > publicContext > grandchildContext
+├── three (GET, HEAD) root > publicContext%s
 └── two (GET, HEAD) root > publicContext
-`, out.String())
+
+Visibility
+root
+  declares  request decorator "answer" int
+  sees      request decorator "answer" int  from here
+`
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"encapsulated", nil, fmt.Sprintf(common, "", " > grandchildContext") + `  hidden    request decorator "foo" string  in root > publicContext
+            request decorator "bar" string  in root > publicContext > grandchildContext
+root > authenticatedContext  [wrapped plugins: bearer-auth]
+  declares  —
+  sees      request decorator "answer" int  from root
+  hidden    request decorator "foo" string  in root > publicContext
+            request decorator "bar" string  in root > publicContext > grandchildContext
+root > publicContext
+  declares  request decorator "foo" string
+  sees      request decorator "foo" string  from here
+            request decorator "answer" int  from root
+  hidden    request decorator "bar" string  in root > publicContext > grandchildContext
+root > publicContext > grandchildContext
+  declares  request decorator "bar" string
+  sees      request decorator "bar" string  from here
+            request decorator "foo" string  from root > publicContext
+            request decorator "answer" int  from root
+`},
+		{"shared", []string{"-share"}, fmt.Sprintf(common, " (wrapped)", "") + `  hidden    request decorator "foo" string  in root > publicContext
+            request decorator "bar" string  in root > publicContext (by wrapped plugin grandchildContext)
+root > authenticatedContext  [wrapped plugins: bearer-auth]
+  declares  —
+  sees      request decorator "answer" int  from root
+  hidden    request decorator "foo" string  in root > publicContext
+            request decorator "bar" string  in root > publicContext (by wrapped plugin grandchildContext)
+root > publicContext  [wrapped plugins: grandchildContext]
+  declares  request decorator "foo" string
+            request decorator "bar" string  by wrapped plugin grandchildContext
+  sees      request decorator "foo" string  from here
+            request decorator "bar" string  from here (by wrapped plugin grandchildContext)
+            request decorator "answer" int  from root
+`},
+	}
+	times := regexp.MustCompile(`\d+\.\d\d ms`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			require.NoError(t, run(append([]string{"-print", "-keys", "k1"}, tt.args...), &out))
+			assert.Equal(t, tt.want, times.ReplaceAllString(out.String(), "T"))
+		})
+	}
+}
+
+func TestDOTFlag(t *testing.T) {
+	var out strings.Builder
+	require.NoError(t, run([]string{"-dot", "-keys", "k1"}, &out))
+	dot := out.String()
+	assert.True(t, strings.HasPrefix(dot, "digraph burrow {\n"))
+	for _, edge := range []string{"c0 -> c1;", "c0 -> c2;", "c2 -> c3;", "c1 -> c1_w0"} {
+		assert.Contains(t, dot, edge)
+	}
+	assert.Contains(t, dot, `c3 [label="grandchildContext\nrequest decorator \"bar\" string"];`)
 }
