@@ -90,3 +90,43 @@ func ExampleServer_AddHook() {
 	fmt.Println(get(s, "/"))
 	// Output: 401 {"error":"no key"}
 }
+
+// A shareable plugin states what it needs. Here "audit" is wrapped (its
+// hook guards the context that registers it), depends on the "session"
+// plugin and needs the "user" request decorator that plugin declares.
+// Registered without them, it stops the server with a sentence naming
+// what is missing.
+func Example_pluginContract() {
+	session := app.Wrap(func(s *app.Server) error {
+		return s.DecorateRequest("user", "anonymous")
+	}, app.PluginName("session"))
+
+	type who struct {
+		app.In
+		User string `name:"user"`
+	}
+	audit := app.Wrap(func(s *app.Server) error {
+		return s.AddHook(app.OnResponse, func(w who, req *httpx.Request) {
+			fmt.Println("audit:", w.User, req.Raw().URL.Path)
+		})
+	}, app.PluginName("audit"),
+		app.DependsOn("session"),
+		app.NeedsDecorators("user"),
+		app.Supports(">=0.4.0 <1.0.0"))
+
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(session)
+		s.Register(audit)
+		return s.Get("/orders", func() (string, error) { return "[]", nil })
+	}, app.Name("shop"))
+	fmt.Println(get(s, "/orders"))
+
+	broken := app.New()
+	broken.Register(audit)
+	fmt.Println(broken.Ready())
+	// Output:
+	// audit: anonymous /orders
+	// 200 []
+	// plugin audit (root): burrow: missing plugin dependency: needs plugin "session", which is not registered before it in root or an ancestor
+}
