@@ -159,18 +159,24 @@ var errTimeout = httpx.NewError(http.StatusServiceUnavailable, "FST_ERR_REQUEST_
 // running, so the pooled request is not reused under them.
 func (rt *route) watch(req *httpx.Request, rep *httpx.Reply, ctx context.Context, hooks []invoker, kind string) func() {
 	req.ID() // made now: the hooks' goroutine must not race the handler to it
-	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		defer close(done)
+	run := func() {
 		for _, h := range hooks {
 			if err := protect(h, req, rep, nil); err != nil {
 				rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 			}
 		}
-	})
+	}
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { defer close(done); run() })
 	return func() {
 		if !stop() {
 			<-done
+			return
+		}
+		// A handler that saw ctx end can return before ctx's cancellation
+		// reaches the AfterFunc; stop then wins, and the hooks run here.
+		if ctx.Err() != nil {
+			run()
 		}
 	}
 }
