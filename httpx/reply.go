@@ -183,6 +183,10 @@ func (r *Reply) bytesOf(s string) []byte {
 	return r.buf.Bytes()
 }
 
+// zeroLength is shared by every empty HEAD reply: net/http only reads
+// header values, so it need not cost an allocation.
+var zeroLength = []string{"0"}
+
 func (r *Reply) write(body []byte, ctype []string) {
 	h := r.w.Header()
 	if ctype != nil && len(body) > 0 {
@@ -190,7 +194,14 @@ func (r *Reply) write(body []byte, ctype []string) {
 			h["Content-Type"] = ctype
 		}
 	}
-	if len(body) > autoLengthLimit || len(body) == 0 {
+	switch {
+	case len(body) == 0:
+		// net/http answers "content-length: 0" for a handler that wrote
+		// nothing, except to HEAD, where it cannot know.
+		if r.req != nil && r.req.raw != nil && r.req.raw.Method == http.MethodHead {
+			h["Content-Length"] = zeroLength
+		}
+	case len(body) > autoLengthLimit:
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 	if !bodyAllowed(r.status) {

@@ -66,6 +66,7 @@ type Router[H any] struct {
 type node[H any] struct {
 	segment  string // static text of this segment (for static children)
 	static   []*node[H]
+	keys     []uint32 // segKey of each static child, scanned before comparing text
 	param    *node[H]
 	wildcard *node[H]
 	name     string // parameter name for param and wildcard nodes
@@ -129,6 +130,7 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 			if next == nil {
 				next = &node[H]{segment: seg}
 				n.static = append(n.static, next)
+				n.keys = append(n.keys, segKey(seg))
 			}
 			n = next
 		}
@@ -186,6 +188,17 @@ func (r *Router[H]) find(path string, ps *Params) *node[H] {
 	return n
 }
 
+// segKey packs a segment's length and first and last bytes: comparing
+// these integers rules out most siblings without touching their text,
+// which matters for nodes with dozens of static children (an API's root,
+// or /repos/:owner/:repo).
+func segKey(seg string) uint32 {
+	if seg == "" {
+		return 0
+	}
+	return uint32(min(len(seg), 0xffff))<<16 | uint32(seg[0])<<8 | uint32(seg[len(seg)-1])
+}
+
 // match walks one segment of rest. It returns the node that ends the
 // path, trying static children, then the parameter child, then the
 // wildcard.
@@ -194,7 +207,12 @@ func (n *node[H]) match(rest string, ps *Params, max int) *node[H] {
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		seg, tail, more = rest[:i], rest[i+1:], true
 	}
-	for _, c := range n.static {
+	key := segKey(seg)
+	for i, k := range n.keys {
+		if k != key {
+			continue
+		}
+		c := n.static[i]
 		if c.segment != seg {
 			continue
 		}
