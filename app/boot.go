@@ -117,7 +117,7 @@ func (a *instance) compile() error {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
-			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks)
+			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
 			if err != nil {
 				errs = err
 				return
@@ -157,7 +157,7 @@ func (a *instance) compile() error {
 }
 
 // compileRoute builds the compiled form of one route of n.
-func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef) (*route, error) {
+func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64) (*route, error) {
 	fail := func(err error) error {
 		return &RouteError{Method: method, Path: path, Context: n.ctx.Path(), Err: err}
 	}
@@ -178,24 +178,34 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 	}
 	var err error
-	if rt.handler, err = compile(handler, n.ctx, compileOptions{}); err != nil {
+	needs := &inputNeeds{}
+	withInput := compileOptions{inputs: needs}
+	if rt.handler, err = compile(handler, n.ctx, withInput); err != nil {
 		return nil, fail(err)
 	}
 	for i, kind := range phases {
-		if rt.phases[i], err = compileHooks(n, kind, own, compileOptions{}); err != nil {
+		opt := withInput
+		if kind == OnRequest || kind == PreParsing {
+			opt = compileOptions{inputPhase: "in a " + kind.String() + " hook, which runs before the body is parsed"}
+		}
+		if rt.phases[i], err = compileHooks(n, kind, own, opt); err != nil {
 			return nil, fail(err)
 		}
 	}
-	if rt.onResponse, err = compileHooks(n, OnResponse, own, compileOptions{}); err != nil {
+	if rt.onResponse, err = compileHooks(n, OnResponse, own, withInput); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true}); err != nil {
+	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true, inputs: needs}); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onTimeout, err = compileHooks(n, OnTimeout, own, compileOptions{}); err != nil {
+	concurrent := compileOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler"}
+	if rt.onTimeout, err = compileHooks(n, OnTimeout, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, compileOptions{}); err != nil {
+	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, concurrent); err != nil {
+		return nil, fail(err)
+	}
+	if rt.in, err = a.newInputPlan(n, bodyLimit, needs); err != nil {
 		return nil, fail(err)
 	}
 	for kind := range Hook(numHooks) {
@@ -212,7 +222,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		if p.errorHandler == nil {
 			continue
 		}
-		inv, err := compile(p.errorHandler.fn, n.ctx, compileOptions{allowError: true})
+		inv, err := compile(p.errorHandler.fn, n.ctx, compileOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
 			return nil, fail(fmt.Errorf("has an invalid error handler from %s: %w", p.ctx.Path(), err))
 		}
@@ -290,7 +300,7 @@ func (a *instance) compileNotFound() error {
 		if n.notFound != nil {
 			handler = n.notFound.fn
 		}
-		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil)
+		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0)
 		if err != nil {
 			errs = err
 			return

@@ -32,6 +32,12 @@ var (
 	// ErrInvalidDecorator is returned for a malformed decorator
 	// declaration.
 	ErrInvalidDecorator = errors.New("burrow: invalid decorator")
+	// ErrInvalidConstraint is returned at Ready for a validate or pattern
+	// tag Burrow cannot apply.
+	ErrInvalidConstraint = errors.New("burrow: invalid constraint")
+	// ErrInvalidInput is returned at Ready for a Body, Query or Params
+	// parameter Burrow cannot fill.
+	ErrInvalidInput = errors.New("burrow: invalid input type")
 )
 
 // RouteError is a start-up error about one route (or one of its hooks).

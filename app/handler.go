@@ -50,12 +50,15 @@ const (
 	argError
 	argValue  // a service, resolved once at start-up
 	argStruct // an In struct
+	argInput  // Body, Query or Params
 )
 
 type argPlan struct {
-	kind  argKind
-	value reflect.Value
-	st    *structPlan
+	kind    argKind
+	value   reflect.Value
+	st      *structPlan
+	input   inputKind
+	wrapper reflect.Type // Body[T], Query[T] or Params[T]
 }
 
 // structPlan fills an In struct. Its values come from a pool, so filling
@@ -74,7 +77,9 @@ type fieldPlan struct {
 
 // compileOptions says which extra built-ins a function may take.
 type compileOptions struct {
-	allowError bool // error handlers and onError hooks get the error
+	allowError bool        // error handlers and onError hooks get the error
+	inputs     *inputNeeds // where Body, Query and Params may be taken: what they ask
+	inputPhase string      // where they may not: why, for the message
 }
 
 // compile builds the invoker for fn, resolving every parameter through c.
@@ -146,6 +151,8 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 				}
 			case argValue:
 				in[i] = a.value
+			case argInput:
+				in[i] = inputValue(req, a)
 			case argStruct:
 				p := a.st.fill(req)
 				filled = append(filled, p)
@@ -191,6 +198,9 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 		if opt.allowError {
 			return argPlan{kind: argError}, nil
 		}
+	}
+	if t.Kind() == reflect.Struct && t.Implements(typeInputParam) {
+		return planInput(t, opt)
 	}
 	if t.Kind() == reflect.Pointer && dig.IsIn(t.Elem()) {
 		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: take an In struct by value", ErrInvalidHandler, t)

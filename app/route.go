@@ -10,10 +10,11 @@ import (
 
 // routeDef is a route as registered, before Ready compiles it.
 type routeDef struct {
-	method  string
-	path    string // full path, prefix included
-	handler any
-	hooks   []hookDef
+	method    string
+	path      string // full path, prefix included
+	handler   any
+	hooks     []hookDef
+	bodyLimit int64
 }
 
 // RouteOption configures one route.

@@ -25,7 +25,8 @@ type route struct {
 	onTimeout     []invoker
 	errorHandlers []invoker // the route's context's first, then ancestors'
 	send          *httpx.SendHooks
-	twins         []string // paths of its HEAD twins
+	in            *inputPlan // nil when no parameter asks for input
+	twins         []string   // paths of its HEAD twins
 	hookNames     [numHooks][]string
 }
 
@@ -200,6 +201,19 @@ func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
 			if rep.Sent() {
 				return nil
 			}
+		}
+		if rt.in == nil {
+			continue
+		}
+		// The body is read after preParsing, validated after preValidation.
+		switch phases[i] {
+		case PreParsing:
+			err = rt.in.decode(req, rep)
+		case PreValidation:
+			err = rt.in.validate(req)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	v, err := rt.handler(req, rep, nil)

@@ -79,6 +79,8 @@ type node struct {
 	hooks        hookLists
 	errorHandler *handlerDef
 	notFound     *handlerDef
+	parsers      []parserDef
+	bodyLimit    int64
 	loadTime     time.Duration // the plugin body and everything it registered
 	loaded       []*loadRecord // plugins loaded into this context, in order
 	wrapped      []string
@@ -101,6 +103,7 @@ type config struct {
 	maxHeaderBytes    int
 	drainDelay        time.Duration
 	requestTimeout    time.Duration
+	maxBodyBytes      int64
 }
 
 // Option configures New.
@@ -159,6 +162,12 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.req
 // the balancer's check interval times its failure threshold. Default 0.
 func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDelay = d } }
 
+// WithMaxBodyBytes sets the server's body limit (default
+// DefaultBodyLimit, 1 MiB). A Content-Length above it is refused with 413
+// before the body is read; a chunked body is cut at it. Contexts and
+// routes may set their own (SetBodyLimit, BodyLimit).
+func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes = n } }
+
 // WithMaxHeaderBytes bounds the request header size Listen accepts
 // (default 1 MiB; larger requests get 431 from net/http).
 func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
@@ -174,9 +183,13 @@ func New(opts ...Option) *Server {
 		readHeaderTimeout: 10 * time.Second,
 		idleTimeout:       75 * time.Second,
 		maxHeaderBytes:    1 << 20,
+		maxBodyBytes:      DefaultBodyLimit,
 	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.maxBodyBytes <= 0 {
+		cfg.maxBodyBytes = DefaultBodyLimit
 	}
 	if cfg.logger == nil {
 		cfg.logger = zap.NewNop()

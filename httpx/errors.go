@@ -19,6 +19,18 @@ type Error struct {
 	Message string
 	// Err is the cause, kept for logs and errors.Is; never sent.
 	Err error
+	// Validation lists the failing fields of a validation error; sent as
+	// the body's "validation" array.
+	Validation []FieldError
+}
+
+// FieldError is one failing field of a request input: where it is (body,
+// querystring or params, then the field's path), the rule it broke, and a
+// sentence for people.
+type FieldError struct {
+	Path    string `json:"path"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
 }
 
 // NewError returns an *Error with the given status, code and message.
@@ -49,6 +61,8 @@ type ErrorBody struct {
 	Code       string `json:"code,omitempty"`
 	Error      string `json:"error"`
 	Message    string `json:"message"`
+	// Validation is present on validation errors only.
+	Validation []FieldError `json:"validation,omitempty"`
 }
 
 // BodyOf builds the body for err: the status and code of an *Error in its
@@ -58,13 +72,14 @@ func BodyOf(err error) ErrorBody {
 	status, code := http.StatusInternalServerError, ""
 	var he *Error
 	msg := err.Error()
+	var fields []FieldError
 	if errors.As(err, &he) {
-		status, code, msg = he.StatusCode, he.Code, he.Message
+		status, code, msg, fields = he.StatusCode, he.Code, he.Message, he.Validation
 		if status < 400 || status > 599 {
 			status = http.StatusInternalServerError
 		}
 	}
-	return ErrorBody{StatusCode: status, Code: code, Error: http.StatusText(status), Message: msg}
+	return ErrorBody{StatusCode: status, Code: code, Error: http.StatusText(status), Message: msg, Validation: fields}
 }
 
 // NotFoundBody is the body of the default 404, with Fastify's key order

@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -50,13 +51,16 @@ type Request struct {
 	query    url.Values
 	hasQuery bool
 	ctx      context.Context
+	body     io.Reader
+	input    [3]any
 }
 
 // Reset prepares r for a new request. seq numbers the request for its id;
 // values must be large enough for every slot in the tree.
 func (r *Request) Reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
 	r.raw, r.route, r.seq, r.id, r.baseLog = raw, route, seq, id, log
-	r.log, r.query, r.hasQuery, r.ctx = nil, nil, false, nil
+	r.log, r.query, r.hasQuery, r.ctx, r.body = nil, nil, false, nil, nil
+	r.input = [3]any{}
 	if route != nil {
 		for _, sv := range route.Initial {
 			r.values[sv.Index] = sv.Value
@@ -70,8 +74,31 @@ func (r *Request) Clear() {
 	clear(r.values)
 	clear(r.params)
 	r.params = r.params[:0]
-	r.raw, r.route, r.baseLog, r.log, r.query, r.id, r.ctx = nil, nil, nil, nil, nil, "", nil
+	r.raw, r.route, r.baseLog, r.log, r.query, r.id, r.ctx, r.body = nil, nil, nil, nil, nil, "", nil, nil
+	r.input = [3]any{}
 }
+
+// BodyReader is the stream the body parser will read: the raw body,
+// unless a preParsing hook replaced it with SetBodyReader.
+func (r *Request) BodyReader() io.Reader {
+	if r.body != nil {
+		return r.body
+	}
+	return r.raw.Body
+}
+
+// SetBodyReader replaces the stream the body parser reads; a preParsing
+// hook uses it to decompress or decrypt. The body limit applies to what
+// the parser reads from it.
+func (r *Request) SetBodyReader(body io.Reader) { r.body = body }
+
+// Body is the decoded body (a pointer to the type the route asked for), or
+// nil when the route asked for none or it is not parsed yet.
+func (r *Request) Body() any { return r.input[0] }
+
+// Input gives the framework the decoded body, query and params of the
+// request (in that order), shared by the hooks and the handler.
+func (r *Request) Input() *[3]any { return &r.input }
 
 // EnsureSlots makes room for n decorator slots.
 func (r *Request) EnsureSlots(n int) {

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"encoding"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// fieldDecoder fills struct fields from text values: the query string or
+// the path parameters. It is compiled once per type at start-up.
+type fieldDecoder struct {
+	fields []textField
+}
+
+type textField struct {
+	index int
+	name  string
+	set   func(f reflect.Value, values []string) (kind string, ok bool)
+}
+
+var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// compileDecoder builds the decoder of struct type t, its fields named by
+// tag ("query" or "param").
+func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%w: %v must be a struct", ErrInvalidInput, t)
+	}
+	d := &fieldDecoder{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := fieldName(f, tag)
+		if name == "-" {
+			continue
+		}
+		set, err := textSetter(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v.%s: %w", ErrInvalidInput, t, f.Name, err)
+		}
+		d.fields = append(d.fields, textField{index: i, name: name, set: set})
+	}
+	return d, nil
+}
+
+// textSetter returns how to set a value of type t from its text values
+// (several for a repeated query key); kind names the expected type in
+// messages.
+func textSetter(t reflect.Type) (func(f reflect.Value, values []string) (string, bool), error) {
+	if reflect.PointerTo(t).Implements(typeTextUnmarshaler) {
+		return func(f reflect.Value, vs []string) (string, bool) {
+			return "valid " + t.String(), f.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(vs[0])) == nil
+		}, nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		elem, err := textSetter(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return func(f reflect.Value, vs []string) (string, bool) {
+			p := reflect.New(t.Elem())
+			kind, ok := elem(p.Elem(), vs)
+			if ok {
+				f.Set(p)
+			}
+			return kind, ok
+		}, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			break
+		}
+		elem, err := textSetter(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return func(f reflect.Value, vs []string) (string, bool) {
+			s := reflect.MakeSlice(t, len(vs), len(vs))
+			for i := range vs {
+				if kind, ok := elem(s.Index(i), vs[i:i+1]); !ok {
+					return "array of " + kind, false
+				}
+			}
+			f.Set(s)
+			return "", true
+		}, nil
+	case reflect.String:
+		return func(f reflect.Value, vs []string) (string, bool) { f.SetString(vs[0]); return "string", true }, nil
+	case reflect.Bool:
+		return func(f reflect.Value, vs []string) (string, bool) {
+			b, err := strconv.ParseBool(vs[0])
+			f.SetBool(b)
+			return "boolean", err == nil
+		}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(f reflect.Value, vs []string) (string, bool) {
+			n, err := strconv.ParseInt(vs[0], 10, t.Bits())
+			f.SetInt(n)
+			return "integer", err == nil
+		}, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(f reflect.Value, vs []string) (string, bool) {
+			n, err := strconv.ParseUint(vs[0], 10, t.Bits())
+			f.SetUint(n)
+			return "a non-negative integer", err == nil
+		}, nil
+	case reflect.Float32, reflect.Float64:
+		return func(f reflect.Value, vs []string) (string, bool) {
+			n, err := strconv.ParseFloat(vs[0], t.Bits())
+			f.SetFloat(n)
+			return "number", err == nil
+		}, nil
+	}
+	return nil, fmt.Errorf("cannot decode %v from text", t)
+}
+
+// decode fills v (a struct) from get, which returns the values of a name;
+// each field that does not convert is reported under prefix.
+func (d *fieldDecoder) decode(v reflect.Value, prefix string, get func(name string) []string, out []httpx.FieldError) []httpx.FieldError {
+	for i := range d.fields {
+		tf := &d.fields[i]
+		vs := get(tf.name)
+		if len(vs) == 0 {
+			continue
+		}
+		f := v.Field(tf.index)
+		if kind, ok := tf.set(f, vs); !ok {
+			f.SetZero()
+			out = append(out, httpx.FieldError{Path: prefix + "/" + tf.name, Rule: "type", Message: "must be " + kind})
+		}
+	}
+	return out
+}

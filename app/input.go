@@ -1,0 +1,243 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// Body is a handler or hook parameter holding the request body decoded
+// into T by the parser of its media type (JSON and text by default), then
+// validated against T's tags. The body is read only for routes that ask
+// for it, after onRequest and preParsing hooks, and checked before
+// preValidation hooks see it:
+//
+//	type newUser struct {
+//		Name  string `json:"name" validate:"required,max=64"`
+//		Email string `json:"email" validate:"required,format=email"`
+//	}
+//	s.Post("/users", func(b app.Body[newUser]) (user, error) { … b.Value.Name … })
+type Body[T any] struct{ Value T }
+
+// Query is a handler or hook parameter holding the query string decoded
+// into the struct T: a field takes the values of the key in its query
+// tag (default: the field's name); slices take repeated keys. A value
+// that does not convert is a 400 naming the field.
+type Query[T any] struct{ Value T }
+
+// Params is a handler or hook parameter holding the path parameters
+// decoded into the struct T, a field per param tag (default: the field's
+// name).
+type Params[T any] struct{ Value T }
+
+type inputKind int
+
+const (
+	inputBody inputKind = iota
+	inputQuery
+	inputParams
+)
+
+var inputNames = [...]string{"body", "querystring", "params"}
+
+func (Body[T]) input() inputKind   { return inputBody }
+func (Query[T]) input() inputKind  { return inputQuery }
+func (Params[T]) input() inputKind { return inputParams }
+
+type inputParam interface{ input() inputKind }
+
+var typeInputParam = reflect.TypeFor[inputParam]()
+
+// inputNeeds collects what a route's handler and hooks ask for; they must
+// agree on each type.
+type inputNeeds struct {
+	types [3]reflect.Type
+}
+
+func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
+	if prev := in.types[k]; prev != nil && prev != t {
+		return fmt.Errorf("%w: %s asked for as %v and as %v", ErrInvalidInput, inputNames[k], prev, t)
+	}
+	in.types[k] = t
+	return nil
+}
+
+// inputPlan decodes and validates a route's input.
+type inputPlan struct {
+	types      [3]reflect.Type
+	validators [3]*validator
+	query      *fieldDecoder
+	params     *fieldDecoder
+	parsers    []parserDef
+	limit      int64
+}
+
+// newInputPlan compiles what the route's parameters need, or returns nil
+// when they need nothing.
+func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
+	if needs.types == [3]reflect.Type{} {
+		return nil, nil
+	}
+	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes}
+	limitSet := false
+	for c := n; c != nil; c = c.parent {
+		p.parsers = append(p.parsers, c.parsers...)
+		if c.bodyLimit > 0 && !limitSet {
+			p.limit, limitSet = c.bodyLimit, true // the nearest context's
+		}
+	}
+	p.parsers = append(p.parsers, defaultParsers...)
+	if routeLimit > 0 {
+		p.limit = routeLimit
+	}
+	tags := [3]string{"json", "query", "param"}
+	for k, t := range p.types {
+		if t == nil {
+			continue
+		}
+		if k != int(inputBody) {
+			d, err := compileDecoder(t, tags[k])
+			if err != nil {
+				return nil, err
+			}
+			if k == int(inputQuery) {
+				p.query = d
+			} else {
+				p.params = d
+			}
+		}
+		if t.Kind() == reflect.Struct {
+			v, err := compileValidator(t, tags[k])
+			if err != nil {
+				return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], err)
+			}
+			p.validators[k] = v
+		}
+	}
+	return p, nil
+}
+
+// decode runs after the preParsing hooks: it decodes the query, the
+// params and the body the route asked for.
+func (p *inputPlan) decode(req *httpx.Request, rep *httpx.Reply) error {
+	in := req.Input()
+	var bad []httpx.FieldError
+	if t := p.types[inputQuery]; t != nil {
+		v := reflect.New(t)
+		q := req.QueryValues()
+		bad = p.query.decode(v.Elem(), "querystring", func(name string) []string { return q[name] }, bad)
+		in[inputQuery] = v.Interface()
+	}
+	if t := p.types[inputParams]; t != nil {
+		v := reflect.New(t)
+		bad = p.params.decode(v.Elem(), "params", func(name string) []string {
+			if s := req.Param(name); s != "" {
+				return []string{s}
+			}
+			return nil
+		}, bad)
+		in[inputParams] = v.Interface()
+	}
+	if len(bad) > 0 {
+		return validationError(bad)
+	}
+	if t := p.types[inputBody]; t != nil {
+		v := reflect.New(t)
+		if err := p.parseBody(req, rep, v.Interface()); err != nil {
+			return err
+		}
+		in[inputBody] = v.Interface()
+	}
+	return nil
+}
+
+// parseBody reads the body with the parser of its media type.
+func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error {
+	raw := req.Raw()
+	ct := raw.Header.Get("Content-Type")
+	if raw.ContentLength > p.limit {
+		rep.Header()["Connection"] = closeHeader // the unread body makes the connection unusable
+		return errTooLarge
+	}
+	empty := raw.ContentLength == 0 || raw.Body == nil || raw.Body == http.NoBody
+	if empty && ct == "" {
+		return nil // no body: the zero value, which validation judges
+	}
+	mt := mediaType(ct)
+	var parse Parser
+	for _, d := range p.parsers {
+		if d.matches(mt) {
+			parse = d.fn
+			break
+		}
+	}
+	if parse == nil {
+		return errMediaType(mt)
+	}
+	body := req.BodyReader()
+	if body == nil {
+		body = http.NoBody
+	}
+	err := parse(req, &limitedReader{r: body, n: p.limit}, v)
+	var he *httpx.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrBodyTooLarge):
+		rep.Header()["Connection"] = closeHeader
+		return errTooLarge
+	case errors.As(err, &he):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return httpx.Errorf(http.StatusBadRequest, "request body ended early: %w", err)
+	}
+	return &httpx.Error{StatusCode: http.StatusBadRequest, Message: err.Error(), Err: err}
+}
+
+// validate runs after the preValidation hooks.
+func (p *inputPlan) validate(req *httpx.Request) error {
+	in := req.Input()
+	var bad []httpx.FieldError
+	for k, vd := range p.validators {
+		if vd != nil && in[k] != nil {
+			bad = vd.validate(reflect.ValueOf(in[k]).Elem(), inputNames[k], bad)
+		}
+	}
+	if len(bad) > 0 {
+		return validationError(bad)
+	}
+	return nil
+}
+
+// planInput plans a Body, Query or Params parameter of type t.
+func planInput(t reflect.Type, opt compileOptions) (argPlan, error) {
+	k := reflect.Zero(t).Interface().(inputParam).input()
+	if opt.inputs == nil {
+		where := opt.inputPhase
+		if where == "" {
+			where = "here"
+		}
+		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v cannot be taken %s", ErrInvalidInput, t, where)
+	}
+	target := t.Field(0).Type
+	if k != inputBody && target.Kind() != reflect.Struct {
+		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: %s must be decoded into a struct", ErrInvalidInput, t, inputNames[k])
+	}
+	if err := opt.inputs.need(k, target); err != nil {
+		return argPlan{}, fmt.Errorf("has an invalid handler: %w", err)
+	}
+	return argPlan{kind: argInput, input: k, wrapper: t}, nil
+}
+
+// inputValue builds the Body/Query/Params value for a call.
+func inputValue(req *httpx.Request, a *argPlan) reflect.Value {
+	w := reflect.New(a.wrapper).Elem()
+	if v := req.Input()[a.input]; v != nil {
+		w.Field(0).Set(reflect.ValueOf(v).Elem())
+	}
+	return w
+}

@@ -1,0 +1,304 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// Parser decodes a request body into v, a pointer to the type the route
+// asked for with Body[T]. body is limited to the route's body limit; a
+// read past it fails with an error matching ErrBodyTooLarge. An
+// *httpx.Error chooses the answer; any other error is a 400 showing its
+// message.
+type Parser func(req *httpx.Request, body io.Reader, v any) error
+
+// DefaultBodyLimit is the body limit when none is set.
+const DefaultBodyLimit = 1 << 20
+
+// maxJSONDepth bounds nesting in JSON bodies: deeper is refused before
+// decoding, so a few bytes of "[[[[" cannot make the decoder recurse.
+const maxJSONDepth = 100
+
+// ErrBodyTooLarge is matched by the error a Parser gets when it reads
+// past the body limit.
+var ErrBodyTooLarge = errors.New("burrow: request body is too large")
+
+var (
+	errTooLarge = &httpx.Error{StatusCode: http.StatusRequestEntityTooLarge, Code: "FST_ERR_CTP_BODY_TOO_LARGE",
+		Message: "Request body is too large", Err: ErrBodyTooLarge}
+	errEmptyJSON = httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_EMPTY_JSON_BODY",
+		"Body cannot be empty when content-type is set to 'application/json'")
+)
+
+func errMediaType(mt string) error {
+	if mt == "" {
+		mt = "none"
+	}
+	return httpx.NewError(http.StatusUnsupportedMediaType, "FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: "+mt)
+}
+
+type parserDef struct {
+	pattern string // "type/subtype", "type/*+suffix", "type/*" or "*/*"
+	fn      Parser
+}
+
+// defaultParsers apply after every parser a route's contexts declare.
+var defaultParsers = []parserDef{
+	{"application/json", parseJSON},
+	{"application/*+json", parseJSON},
+	{"text/plain", parseText},
+}
+
+// AddContentTypeParser makes this context (and its descendants) decode
+// bodies of mediaType with p: "application/xml", "application/*+xml"
+// (any subtype with that suffix), "text/*" or "*/*". The nearest
+// context's parser wins, then the order added; the defaults (JSON for
+// application/json and application/*+json, text for text/plain) come
+// last. A sibling's parser is not visible here.
+func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
+	return s.mutate(func() error {
+		mt := strings.ToLower(strings.TrimSpace(mediaType))
+		typ, sub, ok := strings.Cut(mt, "/")
+		if !ok || typ == "" || sub == "" || strings.ContainsAny(mt, " ;,") || (typ == "*" && sub != "*") {
+			return fmt.Errorf("%w: media type %q in %s", ErrInvalidInput, mediaType, s.Path())
+		}
+		if p == nil {
+			return fmt.Errorf("%w: nil parser for %q in %s", ErrInvalidInput, mediaType, s.Path())
+		}
+		for _, d := range s.n.parsers {
+			if d.pattern == mt {
+				return fmt.Errorf("%w: a parser for %q is already added in %s", ErrInvalidInput, mt, s.Path())
+			}
+		}
+		s.n.parsers = append(s.n.parsers, parserDef{mt, p})
+		return nil
+	})
+}
+
+// SetBodyLimit sets the body limit of this context's routes and its
+// descendants' (unless they set their own).
+func (s *Server) SetBodyLimit(n int64) error {
+	return s.mutate(func() error {
+		if n <= 0 {
+			return fmt.Errorf("%w: body limit %d in %s", ErrInvalidInput, n, s.Path())
+		}
+		s.n.bodyLimit = n
+		return nil
+	})
+}
+
+// BodyLimit sets the body limit of one route.
+func BodyLimit(n int64) RouteOption {
+	return func(r *routeDef) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: body limit %d", ErrInvalidInput, n)
+		}
+		r.bodyLimit = n
+		return nil
+	}
+}
+
+// matches reports whether media type mt (lower case, no parameters)
+// falls under pattern.
+func (d parserDef) matches(mt string) bool {
+	if d.pattern == mt || d.pattern == "*/*" {
+		return true
+	}
+	ptyp, psub, _ := strings.Cut(d.pattern, "/")
+	typ, sub, ok := strings.Cut(mt, "/")
+	if !ok || ptyp != typ {
+		return false
+	}
+	if psub == "*" {
+		return true
+	}
+	if suffix, ok := strings.CutPrefix(psub, "*"); ok {
+		return strings.HasSuffix(sub, suffix)
+	}
+	return false
+}
+
+// mediaType is the media type of a Content-Type value: parameters
+// dropped, lower case.
+func mediaType(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// limitedReader fails with errTooLarge once more than n bytes are read.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1] // one byte more than allowed tells "too large" from "exactly the limit"
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readAll reads body into a pooled buffer; the caller puts it back.
+func readAll(body io.Reader) (*bytes.Buffer, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(body)
+	return buf, err
+}
+
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= 64<<10 { // keep the pool from pinning large bodies
+		bufPool.Put(buf)
+	}
+}
+
+// parseJSON is the default JSON parser: strict where encoding/json is
+// lenient (duplicate keys, depth), with type errors reported per field.
+func parseJSON(_ *httpx.Request, body io.Reader, v any) error {
+	buf, err := readAll(body)
+	defer putBuf(buf)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(buf.Bytes(), v)
+}
+
+// decodeJSON decodes data into v: empty, duplicate keys, too deep,
+// invalid, trailing data and mistyped fields are each a 400.
+func decodeJSON(data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errEmptyJSON
+	}
+	if err := checkJSON(data, maxJSONDepth); err != nil {
+		return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
+	}
+	err := json.Unmarshal(data, v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		path := "body"
+		if te.Field != "" {
+			path += "/" + strings.ReplaceAll(te.Field, ".", "/")
+		}
+		return validationError([]httpx.FieldError{{Path: path, Rule: "type", Message: "must be " + jsonKind(te)}})
+	}
+	return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
+}
+
+// jsonKind names the JSON type a Go type expects, for messages.
+func jsonKind(te *json.UnmarshalTypeError) string {
+	switch k := te.Type.Kind().String(); {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "integer"
+	case strings.HasPrefix(k, "float"):
+		return "number"
+	case k == "bool":
+		return "boolean"
+	case k == "string":
+		return "string"
+	case k == "slice", k == "array":
+		return "array"
+	case k == "struct", k == "map":
+		return "object"
+	}
+	return te.Type.String()
+}
+
+// checkJSON rejects what encoding/json accepts but an API should not: an
+// object with the same key twice (parsers disagree on which value wins,
+// which is how one request can mean two things) and nesting deeper than
+// maxDepth. It only tracks structure; syntax errors are left to the
+// decoder, which reports them better.
+func checkJSON(data []byte, maxDepth int) error {
+	type frame struct {
+		object bool
+		keys   map[string]struct{}
+	}
+	var stack []frame
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(stack) >= maxDepth {
+				return fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
+			}
+			stack = append(stack, frame{object: c == '{'})
+			expectKey = c == '{'
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].object
+		case '"':
+			j, escaped := i+1, false
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(data) {
+				return nil // unterminated: the decoder says so
+			}
+			if expectKey && len(stack) > 0 {
+				key := string(data[i+1 : j])
+				if escaped && json.Unmarshal(data[i:j+1], &key) != nil {
+					return nil
+				}
+				top := &stack[len(stack)-1]
+				if top.keys == nil {
+					top.keys = map[string]struct{}{}
+				}
+				if _, dup := top.keys[key]; dup {
+					return fmt.Errorf("duplicate key %q in JSON object", key)
+				}
+				top.keys[key] = struct{}{}
+				expectKey = false
+			}
+			i = j
+		}
+	}
+	return nil
+}
+
+// parseText is the default text/plain parser: it fills a string or
+// []byte body.
+func parseText(req *httpx.Request, body io.Reader, v any) error {
+	switch p := v.(type) {
+	case *string:
+		buf, err := readAll(body)
+		defer putBuf(buf)
+		if err != nil {
+			return err
+		}
+		*p = buf.String()
+		return nil
+	case *[]byte:
+		b, err := io.ReadAll(body)
+		*p = b
+		return err
+	}
+	return errMediaType("text/plain")
+}
