@@ -9,7 +9,8 @@
 //
 // Routes: GET /one (bearer key required) → {"answer":42};
 // GET /two → {"answer":42,"foo":"foo"}; GET /three →
-// {"answer":42,"foo":"foo","bar":"bar"}.
+// {"answer":42,"foo":"foo","bar":"bar"}; POST /echo → the validated JSON
+// body {"message":…,"tags":[…]} back (400 listing every failing field).
 package main
 
 import (

@@ -22,6 +22,7 @@ const jsonType = "application/json; charset=utf-8"
 
 type exchange struct {
 	method, path, auth string
+	ctype, sent        string // request content type and body
 	status             int
 	body               string
 	header             map[string]string // extra headers expected
@@ -58,6 +59,17 @@ func designTable(share bool) []exchange {
 			header: map[string]string{"Content-Length": strconv.Itoa(len(two))}},
 		{method: "HEAD", path: "/one", status: 401, body: "",
 			header: map[string]string{"Content-Length": "40"}},
+		// POST /echo: a validated JSON body, in publicContext.
+		{method: "POST", path: "/echo", ctype: "application/json", sent: `{"message":"hi","tags":["a","b"]}`,
+			status: 200, body: `{"message":"hi","tags":["a","b"]}`},
+		{method: "POST", path: "/echo", ctype: "application/json", sent: `{"tags":["1","2","3","4","5","6"]}`, status: 400,
+			body: `{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"body/message is required, body/tags must NOT have more than 5 items","validation":[{"path":"body/message","rule":"required","message":"is required"},{"path":"body/tags","rule":"max","message":"must NOT have more than 5 items"}]}`},
+		{method: "POST", path: "/echo", ctype: "application/xml", sent: `<m/>`, status: 415,
+			body: `{"statusCode":415,"code":"FST_ERR_CTP_INVALID_MEDIA_TYPE","error":"Unsupported Media Type","message":"Unsupported Media Type: application/xml"}`},
+		{method: "POST", path: "/echo", ctype: "application/json", sent: `{"message":`, status: 400,
+			body: `{"statusCode":400,"code":"FST_ERR_CTP_INVALID_JSON_BODY","error":"Bad Request","message":"unexpected end of JSON input"}`},
+		{method: "GET", path: "/echo", status: 405, body: `{"statusCode":405,"error":"Method Not Allowed","message":"Route GET:/echo not allowed"}`,
+			header: map[string]string{"Allow": "POST"}},
 	}
 }
 
@@ -67,7 +79,10 @@ func TestDesignTableInject(t *testing.T) {
 		require.NoError(t, s.Ready())
 		for _, ex := range designTable(share) {
 			t.Run(name(share, ex), func(t *testing.T) {
-				req := httptest.NewRequest(ex.method, ex.path, nil)
+				req := httptest.NewRequest(ex.method, ex.path, strings.NewReader(ex.sent))
+				if ex.ctype != "" {
+					req.Header.Set("Content-Type", ex.ctype)
+				}
 				if ex.auth != "" {
 					req.Header.Set("Authorization", ex.auth)
 				}
@@ -86,8 +101,11 @@ func TestDesignTableOverSocket(t *testing.T) {
 		srv := httptest.NewServer(s)
 		for _, ex := range designTable(share) {
 			t.Run(name(share, ex), func(t *testing.T) {
-				req, err := http.NewRequest(ex.method, srv.URL+ex.path, nil)
+				req, err := http.NewRequest(ex.method, srv.URL+ex.path, strings.NewReader(ex.sent))
 				require.NoError(t, err)
+				if ex.ctype != "" {
+					req.Header.Set("Content-Type", ex.ctype)
+				}
 				if ex.auth != "" {
 					req.Header.Set("Authorization", ex.auth)
 				}
@@ -190,6 +208,7 @@ root T
 
 Routes
 /
+├── echo (POST) root > publicContext
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
 ├── three (GET, HEAD) root > publicContext%s

@@ -29,6 +29,16 @@ func reply(rep *httpx.Reply, v values) error {
 	return rep.Send(body{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar})
 }
 
+// echoBody is what POST /echo accepts, checked before the handler runs:
+// a message of at most 280 characters and up to five tags.
+type echoBody struct {
+	Message string   `json:"message" validate:"required,max=280"`
+	Tags    []string `json:"tags,omitempty" validate:"max=5"`
+}
+
+// echo answers the validated body.
+func echo(b app.Body[echoBody]) (echoBody, error) { return b.Value, nil }
+
 // build assembles the reference server of DESIGN §2. With share, the
 // grandchild context is wrapped, so what it declares lands in
 // publicContext.
@@ -48,6 +58,7 @@ func build(keys []string, share bool, opts ...app.Option) *app.Server {
 	s.Register(func(s *app.Server) error {
 		s.DecorateRequest("foo", "foo")
 		s.Get("/two", reply)
+		s.Post("/echo", echo)
 		if share {
 			return s.Register(app.Wrap(grandchild, app.PluginName("grandchildContext")))
 		}

@@ -1,0 +1,155 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+// jsonModel answers, independently of Burrow's scanner, whether data is
+// one JSON value with no duplicate key in any object and nesting of at
+// most depth levels.
+func jsonModel(data []byte, depth int) bool {
+	if !json.Valid(data) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		key    bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if top != nil && top.object {
+					top.key = true
+				}
+				if len(stack) >= depth {
+					return false
+				}
+				stack = append(stack, &frame{object: v == '{', keys: map[string]bool{}, key: v == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.key {
+				if top.keys[v] {
+					return false
+				}
+				top.keys[v] = true
+				top.key = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.key = true
+		}
+	}
+}
+
+// FuzzJSONBody checks the JSON body path against the model: a body is
+// accepted exactly when it is valid JSON without duplicate keys or deep
+// nesting; nothing else is ever answered but 200, 400 and 413.
+func FuzzJSONBody(f *testing.F) {
+	s := app.New()
+	s.Post("/f", func(b app.Body[any]) error { return nil })
+	for _, seed := range []string{
+		`{}`, `[]`, `1`, `"s"`, `null`, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `{"a":"\u0061","\u0061":1}`,
+		`[[[[[[]]]]]]`, `{"a":[{"b":1},{"b":1}]}`, `{"a":1} x`, `{"a":`, ``, ` `, `{"a\"b":1,"a\"b":2}`, `["a","a"]`,
+		`{"x":{"y":1},"y":1}`, "\xff", `{"a":1,}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req := httptest.NewRequest("POST", "/f", bytes.NewReader(data))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := s.Inject(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch res.StatusCode {
+		case 200, 400, 413:
+		default:
+			t.Fatalf("%q: status %d", data, res.StatusCode)
+		}
+		if want := jsonModel(data, 100); (res.StatusCode == 200) != want {
+			b, _ := io.ReadAll(res.Body)
+			t.Fatalf("%q: status %d (%s), model says valid=%v", data, res.StatusCode, b, want)
+		}
+	})
+}
+
+type fuzzQuery struct {
+	A int      `query:"a"`
+	B []string `query:"b"`
+	C *bool    `query:"c"`
+	D float64  `query:"d"`
+	E uint8    `query:"e"`
+}
+
+// FuzzQuery checks the query decoder: 200 exactly when every typed key
+// that is present converts, 400 otherwise, and the decoded values are the
+// ones net/url and strconv read.
+func FuzzQuery(f *testing.F) {
+	s := app.New()
+	var got fuzzQuery
+	s.Get("/q", func(q app.Query[fuzzQuery]) error { got = q.Value; return nil })
+	for _, seed := range []string{"", "a=1", "a=x", "a=1&a=2", "b=1&b=2", "c=true", "c=maybe", "d=1.5", "d=NaN", "e=255", "e=256", "e=-1", "a=%zz", "a=9223372036854775808"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u := &url.URL{Path: "/q", RawQuery: raw}
+		req := httptest.NewRequest("GET", "/q", nil)
+		req.URL, req.RequestURI = u, u.RequestURI()
+		got = fuzzQuery{}
+		res, err := s.Inject(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, _ := url.ParseQuery(raw)
+		ok := true
+		check := func(key string, parse func(string) error) {
+			if vs, present := q[key]; present && len(vs) > 0 && parse(vs[0]) != nil {
+				ok = false
+			}
+		}
+		check("a", func(s string) error { _, err := strconv.ParseInt(s, 10, 64); return err })
+		check("c", func(s string) error { _, err := strconv.ParseBool(s); return err })
+		check("d", func(s string) error { _, err := strconv.ParseFloat(s, 64); return err })
+		check("e", func(s string) error { _, err := strconv.ParseUint(s, 10, 8); return err })
+		if (res.StatusCode == 200) != ok {
+			t.Fatalf("%q: status %d, model ok=%v", raw, res.StatusCode, ok)
+		}
+		if ok && len(q["a"]) > 0 {
+			if want, _ := strconv.ParseInt(q["a"][0], 10, 64); int64(got.A) != want {
+				t.Fatalf("%q: a = %d, want %d", raw, got.A, want)
+			}
+		}
+		if ok && len(got.B) != len(q["b"]) {
+			t.Fatalf("%q: b = %v, want %v", raw, got.B, q["b"])
+		}
+	})
+}
