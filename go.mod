@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/dig v1.19.0
+	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 )
 

@@ -19,6 +19,10 @@ import (
 
 func TestPluginFailuresNameThePlugin(t *testing.T) {
 	boom := errors.New("boom")
+	// A timed-out plugin body keeps running in its goroutine (Go cannot
+	// stop it); release lets it end, so no goroutine outlives the test.
+	release := make(chan struct{})
+	defer close(release)
 	tests := []struct {
 		name    string
 		plugin  any
@@ -28,7 +32,7 @@ func TestPluginFailuresNameThePlugin(t *testing.T) {
 	}{
 		{"error", func(*app.Server) error { return boom }, 0, boom, "plugin db (root > api > db): burrow: plugin failed: boom"},
 		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db): burrow: plugin failed: panic: kaboom"},
-		{"time-out", func(*app.Server) error { time.Sleep(time.Second); return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
+		{"time-out", func(*app.Server) error { <-release; return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
 			"plugin db (root > api > db): burrow: plugin timed out after 20ms"},
 		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.PluginName("db")), 0, boom,
 			"plugin db (root > api): burrow: plugin failed: boom"},

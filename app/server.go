@@ -120,7 +120,9 @@ func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } 
 func WithRequestLogging(on bool) Option { return func(c *config) { c.logRequests = on } }
 
 // WithPluginTimeout bounds how long one plugin body may run at Ready
-// (default 10 s; 0 disables the bound).
+// (default 10 s; 0 disables the bound). Ready then fails; the body itself
+// keeps running in its goroutine until it returns, as Go cannot stop it,
+// so a plugin doing I/O should honour a context deadline of its own.
 func WithPluginTimeout(d time.Duration) Option { return func(c *config) { c.pluginTimeout = d } }
 
 // WithMaxParamLength bounds the length of one path parameter (default 100);

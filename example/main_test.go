@@ -277,3 +277,61 @@ func TestDOTFlag(t *testing.T) {
 	}
 	assert.Contains(t, dot, `c3 [label="grandchildContext\nrequest decorator \"bar\" string"];`)
 }
+
+// TestConcurrentLoad drives every route from many goroutines at once over
+// a socket; under -race (as CI runs it) it is the race check of the whole
+// stack: routing, hooks, decorators, bodies, pooled requests and replies.
+func TestConcurrentLoad(t *testing.T) {
+	s := build([]string{"k1"}, false)
+	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	type call struct {
+		method, path, auth, body string
+		status                   int
+	}
+	calls := []call{
+		{"GET", "/one", "Bearer k1", "", 200},
+		{"GET", "/one", "Bearer no", "", 401},
+		{"GET", "/two", "", "", 200},
+		{"GET", "/three", "", "", 200},
+		{"POST", "/echo", "", `{"message":"m"}`, 200},
+		{"POST", "/echo", "", `{}`, 400},
+		{"GET", "/nope", "", "", 404},
+	}
+	const workers, rounds = 8, 60
+	errs := make(chan string, workers*rounds*len(calls))
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range rounds {
+				c := calls[(w+i)%len(calls)]
+				req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+				if c.auth != "" {
+					req.Header.Set("Authorization", c.auth)
+				}
+				if c.body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				res, err := srv.Client().Do(req)
+				if err != nil {
+					errs <- err.Error()
+					continue
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != c.status {
+					errs <- fmt.Sprintf("%s %s: %d, want %d", c.method, c.path, res.StatusCode, c.status)
+				}
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
