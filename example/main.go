@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -49,6 +51,8 @@ func run(args []string, stdout io.Writer) error {
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
 	printTrees := fs.Bool("print", false, "print the plugin tree, the routes with their hook chains and what each context sees, then exit")
 	printDOT := fs.Bool("dot", false, "print the context tree in Graphviz DOT, then exit")
+	drain := fs.Duration("drain", 0, "on SIGTERM, keep serving this long with /readyz answering 503 before closing (set it to the load balancer's check interval × fall count)")
+	admin := fs.String("admin", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,7 +79,7 @@ func run(args []string, stdout io.Writer) error {
 		logger.Warn("no key configured (-keys or API_KEYS): generated one for this run", zap.String("key", k))
 	}
 
-	s := build(keys, *share, app.WithLogger(logger), app.WithRequestLogging(*logRequests))
+	s := build(keys, *share, app.WithLogger(logger), app.WithRequestLogging(*logRequests), app.WithDrainDelay(*drain))
 	if err := s.Ready(); err != nil {
 		return err
 	}
@@ -91,6 +95,13 @@ func run(args []string, stdout io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *admin != "" {
+		closeAdmin, err := serveAdmin(*admin, logger)
+		if err != nil {
+			return err
+		}
+		defer closeAdmin()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Listen(net.JoinHostPort(*host, strconv.Itoa(*port))) }()
 	select {
@@ -99,12 +110,27 @@ func run(args []string, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
-	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	closeCtx, cancel := context.WithTimeout(context.Background(), *drain+10*time.Second)
 	defer cancel()
 	if err := s.Close(closeCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return <-errc
+}
+
+// serveAdmin serves the profiler on its own listener, kept apart from the
+// API so it is never exposed where the API is.
+func serveAdmin(addr string, logger *zap.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	logger.Info("admin listening", zap.String("address", "http://"+ln.Addr().String()+"/debug/pprof/"))
+	return func() { _ = srv.Close() }, nil
 }
 
 func splitKeys(list string) []string {

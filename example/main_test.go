@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,6 +71,8 @@ func designTable(share bool) []exchange {
 			body: `{"statusCode":415,"code":"FST_ERR_CTP_INVALID_MEDIA_TYPE","error":"Unsupported Media Type","message":"Unsupported Media Type: application/xml"}`},
 		{method: "POST", path: "/echo", ctype: "application/json", sent: `{"message":`, status: 400,
 			body: `{"statusCode":400,"code":"FST_ERR_CTP_INVALID_JSON_BODY","error":"Bad Request","message":"unexpected end of JSON input"}`},
+		{method: "GET", path: "/readyz", status: 200, body: `{"status":"ready"}`},
+		{method: "GET", path: "/readyz", auth: "Bearer k1", status: 200, body: `{"status":"ready"}`},
 		{method: "GET", path: "/echo", status: 405, body: `{"statusCode":405,"error":"Method Not Allowed","message":"Route GET:/echo not allowed"}`,
 			header: map[string]string{"Allow": "POST"}},
 	}
@@ -211,6 +216,7 @@ Routes
 ├── echo (POST) root > publicContext
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
+├── readyz (GET, HEAD) root
 ├── three (GET, HEAD) root > publicContext%s
 └── two (GET, HEAD) root > publicContext
 
@@ -334,4 +340,38 @@ func TestConcurrentLoad(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
+}
+
+// TestReadyzDuringDrain is the rolling-restart contract: once Close
+// begins, /readyz answers 503 while the API keeps answering, until the
+// drain delay is over.
+func TestReadyzDuringDrain(t *testing.T) {
+	s := build([]string{"k1"}, false, app.WithDrainDelay(300*time.Millisecond))
+	require.NoError(t, s.Ready())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	get := func(path string) (int, string) {
+		res, err := http.Get(url + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	status, body := get("/readyz")
+	require.Equal(t, 200, status)
+	require.Equal(t, `{"status":"ready"}`, body)
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(context.Background()) }()
+	require.Eventually(t, func() bool { return !s.IsReady() }, time.Second, time.Millisecond)
+	status, body = get("/readyz")
+	assert.Equal(t, 503, status)
+	assert.Equal(t, `{"status":"draining"}`, body)
+	status, _ = get("/two")
+	assert.Equal(t, 200, status, "still serving during the drain delay")
+	require.NoError(t, <-closed)
+	require.NoError(t, <-served)
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
@@ -39,12 +42,25 @@ type echoBody struct {
 // echo answers the validated body.
 func echo(b app.Body[echoBody]) (echoBody, error) { return b.Value, nil }
 
+// readiness answers /readyz for load balancers: 200 while serving, 503
+// from the moment Close begins (through the drain delay), so a balancer
+// stops sending before the listener closes.
+func readiness(s *app.Server) func(*httpx.Reply) error {
+	return func(rep *httpx.Reply) error {
+		if !s.IsReady() {
+			return rep.Code(http.StatusServiceUnavailable).Send(json.RawMessage(`{"status":"draining"}`))
+		}
+		return rep.Send(json.RawMessage(`{"status":"ready"}`))
+	}
+}
+
 // build assembles the reference server of DESIGN §2. With share, the
 // grandchild context is wrapped, so what it declares lands in
 // publicContext.
 func build(keys []string, share bool, opts ...app.Option) *app.Server {
 	s := app.New(opts...)
 	s.DecorateRequest("answer", 42)
+	s.Get("/readyz", readiness(s))
 
 	s.Register(func(s *app.Server) error {
 		s.Register(bearer.Plugin(bearer.Keys(keys...)))
