@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
+	"time"
 
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -74,6 +76,7 @@ type inputPlan struct {
 	params     *fieldDecoder
 	parsers    []parserDef
 	limit      int64
+	timeout    time.Duration
 }
 
 // newInputPlan compiles what the route's parameters need, or returns nil
@@ -82,7 +85,7 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 	if needs.types == [3]reflect.Type{} {
 		return nil, nil
 	}
-	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes}
+	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes, timeout: a.cfg.bodyTimeout}
 	limitSet := false
 	for c := n; c != nil; c = c.parent {
 		p.parsers = append(p.parsers, c.parsers...)
@@ -182,11 +185,25 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 	if body == nil {
 		body = http.NoBody
 	}
+	if p.timeout > 0 {
+		// A body trickled in byte by byte holds a goroutine and a
+		// connection; bound how long it may take. Writers that cannot set
+		// deadlines (Inject's) are simply not bounded.
+		rc := http.NewResponseController(rep.Raw())
+		if rc.SetReadDeadline(time.Now().Add(p.timeout)) == nil {
+			defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
+		}
+	}
 	err := parse(req, &limitedReader{r: body, n: p.limit}, v)
 	var he *httpx.Error
+	var ne net.Error
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ne) && ne.Timeout():
+		rep.Header()["Connection"] = closeHeader
+		return &httpx.Error{StatusCode: http.StatusRequestTimeout, Code: "ERR_BODY_TIMEOUT",
+			Message: "Request body was not received in time", Err: err}
 	case errors.Is(err, ErrBodyTooLarge):
 		rep.Header()["Connection"] = closeHeader
 		return errTooLarge

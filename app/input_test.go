@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -368,4 +370,27 @@ func TestContentTypeParserErrors(t *testing.T) {
 	require.NoError(t, s.AddContentTypeParser("text/csv", p))
 	assert.ErrorIs(t, s.AddContentTypeParser("TEXT/CSV", p), app.ErrInvalidInput, "same type twice in one context")
 	assert.ErrorIs(t, s.SetBodyLimit(0), app.ErrInvalidInput)
+}
+
+func TestSlowBodyIsCutByTheBodyTimeout(t *testing.T) {
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/in", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	start := time.Now()
+	_, err = io.WriteString(c, "POST /in HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten.")
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Equal(t, http.StatusRequestTimeout, res.StatusCode)
+	assert.Equal(t, `{"statusCode":408,"code":"ERR_BODY_TIMEOUT","error":"Request Timeout","message":"Request body was not received in time"}`, string(b))
+	assert.True(t, res.Close, "connection: close")
+	assert.Less(t, time.Since(start), 2*time.Second)
 }

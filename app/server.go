@@ -104,6 +104,7 @@ type config struct {
 	drainDelay        time.Duration
 	requestTimeout    time.Duration
 	maxBodyBytes      int64
+	bodyTimeout       time.Duration
 }
 
 // Option configures New.
@@ -170,6 +171,13 @@ func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDe
 // routes may set their own (SetBodyLimit, BodyLimit).
 func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes = n } }
 
+// WithBodyTimeout bounds how long a route that reads the body (one taking
+// Body[T]) waits for all of it, from the moment it starts reading (default
+// 10 s, enough for the default 1 MiB at 100 KB/s; 0 disables). A body
+// still arriving then is answered 408 and the connection closed. Only
+// such routes pay for the deadline; others never read the body.
+func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
+
 // WithMaxHeaderBytes bounds the request header size Listen accepts
 // (default 1 MiB; larger requests get 431 from net/http).
 func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
@@ -186,6 +194,7 @@ func New(opts ...Option) *Server {
 		idleTimeout:       75 * time.Second,
 		maxHeaderBytes:    1 << 20,
 		maxBodyBytes:      DefaultBodyLimit,
+		bodyTimeout:       10 * time.Second,
 	}
 	for _, o := range opts {
 		o(&cfg)
