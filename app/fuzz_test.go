@@ -8,9 +8,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // jsonModel answers, independently of Burrow's scanner, whether data is
@@ -150,6 +152,51 @@ func FuzzQuery(f *testing.F) {
 		}
 		if ok && len(got.B) != len(q["b"]) {
 			t.Fatalf("%q: b = %v, want %v", raw, got.B, q["b"])
+		}
+	})
+}
+
+// FuzzPathDecoding sends arbitrary request targets through routing and
+// parameter decoding: the answer is 200, 400, 404 or 405 — never a 500 or
+// a panic — and a matched parameter is its raw segment, unescaped.
+func FuzzPathDecoding(f *testing.F) {
+	s := app.New()
+	s.Get("/users/:id", func(req *httpx.Request) (string, error) { return req.Param("id"), nil })
+	s.Get("/files/*", func(req *httpx.Request) (string, error) { return req.Param("*"), nil })
+	for _, seed := range []string{"/users/ada", "/users/a%2Fb", "/users/%zz", "/users/%", "/files/a/b%20c", "/users/", "//users/x",
+		"/users/x?y=1", "/USERS/x", "/users/" + strings.Repeat("x", 200), "/users/%00", "/files/", "*"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		u, err := url.ParseRequestURI(target)
+		if err != nil || !strings.HasPrefix(target, "/") {
+			return // net/http would refuse it before any handler
+		}
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL, req.RequestURI = u, target
+		res, err := s.Inject(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		switch res.StatusCode {
+		case 200:
+			raw := u.EscapedPath()
+			var seg string
+			if rest, ok := strings.CutPrefix(raw, "/users/"); ok {
+				seg = rest
+			} else if rest, ok := strings.CutPrefix(raw, "/files/"); ok {
+				seg = rest
+			} else {
+				t.Fatalf("%q: 200 for an unknown route", target)
+			}
+			want, err := url.PathUnescape(seg)
+			if err != nil || want != string(b) {
+				t.Fatalf("%q: param %q, want %q (%v)", target, b, want, err)
+			}
+		case 400, 404, 405:
+		default:
+			t.Fatalf("%q: status %d %s", target, res.StatusCode, b)
 		}
 	})
 }
