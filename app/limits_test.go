@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // serve starts s on a loopback port and returns its address; the server
@@ -84,4 +85,56 @@ func TestReadHeaderTimeoutCutsSlowClients(t *testing.T) {
 
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
+}
+
+func TestRouteParamAbuse(t *testing.T) {
+	s := app.New()
+	s.Get("/u/:id", func(req *httpx.Request) (string, error) { return req.Param("id"), nil })
+	s.Get("/files/*", func(req *httpx.Request) (string, error) { return req.Param("*"), nil })
+	addr := serve(t, s)
+	tests := []struct {
+		name, path string
+		status     int
+		body       string
+	}{
+		{"param at the limit", "/u/" + strings.Repeat("x", 100), 200, strings.Repeat("x", 100)},
+		{"param over the limit", "/u/" + strings.Repeat("x", 101), 404, ""},
+		{"escaped slash stays in the param", "/u/a%2Fb", 200, "a/b"},
+		{"bad escape", "/u/%zz", 400, ""},
+		{"10,000 segments", "/files" + strings.Repeat("/s", 10000), 200, strings.TrimPrefix(strings.Repeat("/s", 10000), "/")},
+		{"10,000 segments on a fixed route", "/u" + strings.Repeat("/s", 10000), 404, ""},
+		{"double slash", "/u//x", 404, ""},
+		{"dot segment", "/u/./x", 404, ""},
+		{"trailing slash", "/u/x/", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status := rawGet(t, addr, tt.path)
+			assert.Equal(t, tt.status, status.code)
+			if tt.body != "" {
+				assert.Equal(t, tt.body, status.body)
+			}
+		})
+	}
+	// A path over the header limit never reaches the router.
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, rawGet(t, addr, "/u/"+strings.Repeat("x", 2<<20)).code)
+}
+
+type answer struct {
+	code int
+	body string
+}
+
+// rawGet sends path as is (no client-side cleaning) and reads the answer.
+func rawGet(t *testing.T, addr, path string) answer {
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	go io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return answer{res.StatusCode, string(b)}
 }
