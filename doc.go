@@ -6,7 +6,8 @@
 // The packages:
 //
 //   - app: the server and plugin API users touch (New, Register, Wrap,
-//     DecorateRequest, Decorate, Route, AddHook, Ready, Listen, Inject).
+//     Describe, DecorateRequest, Decorate, Route, AddHook, Body/Query/Params,
+//     Ready, Listen, Close, Inject).
 //   - scope: the context tree over dig and its registry of declarations.
 //   - httpx: Request, Reply, the router and the error type.
 //   - bearer: the bearer-auth plugin.

@@ -16,4 +16,13 @@
 // route and where the value is provided. After Ready the tree is frozen,
 // requests cost no dig call, and every mutating method returns
 // ErrAlreadyStarted.
+//
+// Plugins meant to be shared declare what they need (DependsOn,
+// NeedsDecorators, NeedsService, Supports on Wrap or Describe); Ready
+// checks it before their bodies run. Request input is typed the same way:
+// a parameter Body[T], Query[T] or Params[T] is decoded after the
+// preParsing hooks and validated against T's tags after the preValidation
+// hooks, so a handler only ever sees input it can trust.
+//
+// PrintPlugins, PrintRoutes, PrintVisibility and DOT show what Ready built.
 package app
