@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -129,4 +130,49 @@ func Example_pluginContract() {
 	// audit: anonymous /orders
 	// 200 []
 	// plugin audit (root): burrow: missing plugin dependency: needs plugin "session", which is not registered before it in root or an ancestor
+}
+
+// A handler takes the body as a typed, validated value; a client that
+// sends something else gets a 400 listing every failing field, and the
+// handler never runs.
+func ExampleBody() {
+	type signup struct {
+		Name  string `json:"name" validate:"required,max=20"`
+		Email string `json:"email" validate:"required,format=email"`
+	}
+	s := app.New()
+	s.Post("/signup", func(b app.Body[signup]) (string, error) {
+		return "welcome " + b.Value.Name, nil
+	})
+	for _, body := range []string{`{"name":"ada","email":"ada@example.com"}`, `{"email":"nope"}`} {
+		req := httptest.NewRequest("POST", "/signup", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		res, _ := s.Inject(req)
+		b, _ := io.ReadAll(res.Body)
+		fmt.Println(res.StatusCode, string(b))
+	}
+	// Output:
+	// 200 welcome ada
+	// 400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"body/name is required, body/email must match format \"email\"","validation":[{"path":"body/name","rule":"required","message":"is required"},{"path":"body/email","rule":"format","message":"must match format \"email\""}]}
+}
+
+// Query and path parameters decode into structs; a value that does not
+// convert is a 400 naming it.
+func ExampleQuery() {
+	type page struct {
+		Limit int      `query:"limit" validate:"min=1,max=100"`
+		Tags  []string `query:"tag"`
+	}
+	type ids struct {
+		ID int `param:"id"`
+	}
+	s := app.New()
+	s.Get("/users/:id/posts", func(p app.Params[ids], q app.Query[page]) (string, error) {
+		return fmt.Sprintf("user %d, %d posts, tags %v", p.Value.ID, q.Value.Limit, q.Value.Tags), nil
+	})
+	fmt.Println(get(s, "/users/7/posts?limit=10&tag=go&tag=web"))
+	fmt.Println(get(s, "/users/seven/posts?limit=10"))
+	// Output:
+	// 200 user 7, 10 posts, tags [go web]
+	// 400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"params/id must be integer","validation":[{"path":"params/id","rule":"type","message":"must be integer"}]}
 }
