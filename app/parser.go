@@ -143,7 +143,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n < 0 {
 		return 0, errTooLarge
 	}
-	if int64(len(p)) > l.n+1 {
+	if l.n < int64(len(p)) {
 		p = p[:l.n+1] // one byte more than allowed tells "too large" from "exactly the limit"
 	}
 	n, err := l.r.Read(p)
