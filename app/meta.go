@@ -82,6 +82,18 @@ func Supports(versions string) PluginOption {
 	}
 }
 
+// Check makes Register run fn and refuse the plugin with its error, so a
+// plugin whose options are wrong fails where it is registered, naming
+// itself and the context, before anything loads. Ready reports the same
+// error.
+func Check(fn func() error) PluginOption {
+	return func(p *Plugin) {
+		if err := fn(); err != nil {
+			p.err = errors.Join(p.err, err)
+		}
+	}
+}
+
 // checkMeta verifies p's declarations against n, the context registering
 // it, before p loads.
 func (a *instance) checkMeta(n *node, p *pendingPlugin) error {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,6 +167,23 @@ func TestInvalidVersionRangeFailsRegister(t *testing.T) {
 	s := app.New()
 	err := s.Register(app.Wrap(noop, app.PluginName("odd"), app.Supports(">=banana")))
 	require.ErrorIs(t, err, app.ErrInvalidPlugin)
-	assert.Contains(t, err.Error(), `odd: burrow: invalid version range ">=banana"`)
+	assert.Equal(t, `plugin odd (root): burrow: invalid plugin: burrow: invalid version range ">=banana": bad version "banana"`, err.Error())
+	var pe *app.PluginError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "odd", pe.Plugin)
 	assert.ErrorIs(t, s.Ready(), app.ErrInvalidPlugin)
+}
+
+func TestCheckRefusesAPluginAtRegister(t *testing.T) {
+	s := app.New()
+	var registerErr error
+	s.Register(func(api *app.Server) error {
+		registerErr = api.Register(app.Wrap(noop, app.PluginName("cache"),
+			app.Check(func() error { return errors.New("cache: size must be positive") })))
+		return nil // even ignored, the refusal stops Ready
+	}, app.Name("api"))
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrInvalidPlugin)
+	assert.Equal(t, registerErr, err)
+	assert.Equal(t, "plugin cache (root > api): burrow: invalid plugin: cache: size must be positive", err.Error())
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -93,7 +94,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 				return fmt.Errorf("%w: nil plugin", ErrInvalidPlugin)
 			}
 			if v.err != nil {
-				return fmt.Errorf("%w: %s: %w", ErrInvalidPlugin, v.name, v.err)
+				return &PluginError{Plugin: v.name, Context: s.Path(), Err: fmt.Errorf("%w: %w", ErrInvalidPlugin, v.err)}
 			}
 			p.fn, p.name, p.wrapped, p.meta = v.fn, v.name, v.wrapped, v.meta
 		default:
@@ -183,6 +184,12 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 			target.ctx.AddWrapped(p.name)
 		}
 		if err := a.runPlugin(p, h); err != nil {
+			var inner *PluginError
+			if errors.As(err, &inner) {
+				// A plugin this one registered was refused: that one is
+				// the culprit, and its error already says where.
+				return inner
+			}
 			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
 		}
 		a.mu.Lock()
@@ -191,6 +198,10 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		err = a.bootErr
 		a.mu.Unlock()
 		if err != nil {
+			var inner *PluginError
+			if errors.As(err, &inner) {
+				return inner
+			}
 			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
 		}
 		if err := a.load(target, sub); err != nil {

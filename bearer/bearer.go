@@ -62,15 +62,12 @@ type Identity struct {
 	Authenticated bool
 }
 
-// Plugin returns the wrapped bearer-auth plugin. Invalid options make Ready
-// fail with a *app.PluginError naming the plugin and its context; call New
-// to check options earlier.
+// Plugin returns the wrapped bearer-auth plugin. Invalid options make
+// Register fail (and Ready) with a *app.PluginError naming bearer-auth and
+// the context it was registered in.
 func Plugin(opts ...Option) *app.Plugin {
+	v, err := New(opts...)
 	return app.Wrap(func(s *app.Server) error {
-		v, err := New(opts...)
-		if err != nil {
-			return err
-		}
 		if v.identity != "" {
 			if err := s.DecorateRequest(v.identity, Identity{Index: -1}); err != nil {
 				return err
@@ -80,5 +77,5 @@ func Plugin(opts ...Option) *app.Plugin {
 			return s.Decorate(v)
 		}
 		return s.AddHook(app.OnRequest, v.authenticate)
-	}, app.PluginName(PluginName), app.Supports("0.x"))
+	}, app.PluginName(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

@@ -207,10 +207,13 @@ func TestInvalidOptions(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.msg)
 
 			s := app.New()
+			var registerErr error
 			s.Register(func(s *app.Server) error {
-				return s.Register(bearer.Plugin(tt.opts...))
+				registerErr = s.Register(bearer.Plugin(tt.opts...))
+				return registerErr
 			}, app.Name("authenticatedContext"))
 			err = s.Ready()
+			assert.Equal(t, err, registerErr, "Register refuses the plugin; Ready reports it")
 			require.Error(t, err)
 			var pe *app.PluginError
 			require.ErrorAs(t, err, &pe)
