@@ -138,3 +138,63 @@ func rawGet(t *testing.T, addr, path string) answer {
 	res.Body.Close()
 	return answer{res.StatusCode, string(b)}
 }
+
+// The header and idle time-outs hold with and without whole-request read
+// and write time-outs (net/http derives one from the other when unset).
+func TestConnectionTimeouts(t *testing.T) {
+	for _, mode := range []struct {
+		name        string
+		read, write time.Duration
+	}{{"no whole-request time-outs", 0, 0}, {"with read and write time-outs", 5 * time.Second, 5 * time.Second}} {
+		t.Run(mode.name, func(t *testing.T) {
+			s := app.New(app.WithTimeouts(200*time.Millisecond, mode.read, mode.write, 300*time.Millisecond))
+			s.Get("/", func() (string, error) { return "ok", nil })
+			s.Get("/slow", func() (string, error) { time.Sleep(600 * time.Millisecond); return "slow", nil })
+			addr := serve(t, s)
+
+			t.Run("a silent new connection is cut after the header time-out", func(t *testing.T) {
+				c := dial(t, addr)
+				start := time.Now()
+				_, err := io.ReadAll(c)
+				require.NoError(t, err)
+				assert.Less(t, time.Since(start), 1500*time.Millisecond)
+				assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
+			})
+			t.Run("an idle kept-alive connection is cut after the idle time-out", func(t *testing.T) {
+				c := dial(t, addr)
+				br := bufio.NewReader(c)
+				for range 2 { // a second request keeps the connection in use
+					_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+					require.NoError(t, err)
+					res, err := http.ReadResponse(br, nil)
+					require.NoError(t, err)
+					res.Body.Close()
+					require.Equal(t, 200, res.StatusCode)
+				}
+				start := time.Now()
+				_, err := io.ReadAll(br)
+				require.NoError(t, err)
+				assert.Less(t, time.Since(start), 1500*time.Millisecond)
+				assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
+			})
+			t.Run("a request in progress is never cut", func(t *testing.T) {
+				c := dial(t, addr)
+				_, err := io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+				require.NoError(t, err)
+				res, err := http.ReadResponse(bufio.NewReader(c), nil)
+				require.NoError(t, err)
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				assert.Equal(t, "slow", string(b))
+			})
+		})
+	}
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	return c
+}
