@@ -90,6 +90,13 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		rt.serve(x, w, r)
 	}
+	if r.ContentLength != 0 && a.cfg.bodyTimeout > 0 {
+		// After the handler, net/http reads what is left of the body (up
+		// to 256 KiB) to reuse the connection. A body no route asked for
+		// is read then, with no deadline of its own: bound it like the
+		// body reads, or a slow sender holds the connection forever.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
+	}
 	x.req.Clear()
 	x.rep.Clear()
 	a.pool.Put(x)

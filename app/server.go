@@ -174,8 +174,11 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes 
 // WithBodyTimeout bounds how long a route that reads the body (one taking
 // Body[T]) waits for all of it, from the moment it starts reading (default
 // 10 s, enough for the default 1 MiB at 100 KB/s; 0 disables). A body
-// still arriving then is answered 408 and the connection closed. Only
-// such routes pay for the deadline; others never read the body.
+// still arriving then is answered 408 and the connection closed. It also
+// bounds net/http's read of an unread body after the handler (which it
+// does to reuse the connection), so a slow sender cannot hold a
+// connection to a route that ignores bodies. Requests without a body pay
+// nothing.
 func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
 
 // WithMaxHeaderBytes bounds the request header size Listen accepts
