@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Slowloris and slow body against the example, while a second client keeps
-# asking for /two and must get only 200s. Bounded: about 80 s.
+# asking for /two and must get only 200s. Bounded: about two minutes.
 #
 #   scripts/slowloris.sh          (needs slowhttptest, hey, curl)
 source "$(dirname "$0")/lib.sh"
@@ -39,5 +39,8 @@ attack slowloris -H -i 5 -s 8192 -u "$URL/two"
 # A body sent 10 bytes every 2 s to a route that reads bodies: the
 # body-read time-out cuts it.
 attack slowbody -B -i 2 -s 100000 -t POST -f application/json -u "$URL/echo"
+# The same to a path that never reads a body (POST /two is a 405): the
+# answer is immediate, and the drain of the unread body is bounded too.
+attack slowbody-unread -B -i 2 -s 100000 -t POST -f application/json -u "$URL/two"
 
 summary
