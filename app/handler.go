@@ -127,11 +127,24 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		args[i] = a
 	}
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
+	structs := 0
+	for i := range args {
+		if args[i].kind == argStruct {
+			structs++
+		}
+	}
 	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
-		var keep [4]any // In structs in flight; more than four is rare
-		filled := keep[:0]
+		// The In structs in flight, to release after the call. An array
+		// indexed (not appended to) stays on the stack; more than four In
+		// parameters is rare enough to pay for a slice.
+		var keep [4]any
+		var more []any
+		if structs > len(keep) {
+			more = make([]any, structs)
+		}
+		n := 0
 		for i := range args {
 			a := &args[i]
 			switch a.kind {
@@ -147,7 +160,11 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 				if herr == nil {
 					in[i] = reflect.Zero(typeError)
 				} else {
-					in[i] = reflect.ValueOf(&herr).Elem()
+					// A copy, so only error handlers pay for boxing it:
+					// taking herr's own address would move it to the heap
+					// on every call.
+					e := herr
+					in[i] = reflect.ValueOf(&e).Elem()
 				}
 			case argValue:
 				in[i] = a.value
@@ -155,7 +172,12 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 				in[i] = inputValue(req, a)
 			case argStruct:
 				p := a.st.fill(req)
-				filled = append(filled, p)
+				if more != nil {
+					more[n] = p
+				} else {
+					keep[n] = p
+				}
+				n++
 				in[i] = reflect.ValueOf(p).Elem()
 			}
 		}
@@ -165,7 +187,11 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		j := 0
 		for i := range args {
 			if args[i].kind == argStruct {
-				args[i].st.release(filled[j])
+				if more != nil {
+					args[i].st.release(more[j])
+				} else {
+					args[i].st.release(keep[j])
+				}
 				j++
 			}
 		}

@@ -195,11 +195,12 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 		}
 	}
 	err := parse(req, &limitedReader{r: body, n: p.limit}, v)
+	if err == nil {
+		return nil
+	}
 	var he *httpx.Error
 	var ne net.Error
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &ne) && ne.Timeout():
 		rep.Header()["Connection"] = closeHeader
 		return &httpx.Error{StatusCode: http.StatusRequestTimeout, Code: "ERR_BODY_TIMEOUT",
