@@ -394,3 +394,104 @@ func TestSlowBodyIsCutByTheBodyTimeout(t *testing.T) {
 	assert.True(t, res.Close, "connection: close")
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
+
+type address struct {
+	City string `json:"city" validate:"required"`
+	Zip  string `json:"zip" pattern:"^[0-9]{5}$"`
+}
+
+type lineItem struct {
+	SKU string `json:"sku" validate:"required"`
+	Qty int    `json:"qty" validate:"min=1"`
+}
+
+type order struct {
+	Ship     address     `json:"ship"`
+	Bill     *address    `json:"bill"`
+	Items    []lineItem  `json:"items" validate:"required,max=3"`
+	Extras   []*lineItem `json:"extras"`
+	Discount *int        `json:"discount" validate:"max=50"`
+	Paid     bool        `json:"paid"`
+	Note     string      `json:"note"`
+	Weights  []float64   `json:"weights"`
+	Meta     struct {
+		Source string `json:"source" validate:"enum=web|app"`
+	} `json:"meta"`
+}
+
+func TestNestedValidationAndTypeErrors(t *testing.T) {
+	s := app.New()
+	s.Post("/orders", func(b app.Body[order]) (string, error) { return "ok", nil })
+	s.Post("/raw", func(b app.Body[[]byte]) (string, error) { return fmt.Sprint(len(b.Value)), nil })
+	tests := []struct {
+		name, body, ctype string
+		status            int
+		want              string
+	}{
+		{"valid, optional pointers absent", `{"ship":{"city":"Oslo"},"items":[{"sku":"a","qty":1}]}`, "application/json", 200, "ok"},
+		{"nested fields, slices of structs and set pointers are checked",
+			`{"ship":{"zip":"12"},"bill":{"city":""},"items":[{"sku":"a","qty":1},{"qty":0}],"extras":[{"sku":"x","qty":-1}],"discount":80,"meta":{"source":"fax"}}`,
+			"application/json", 400,
+			`"validation":[` +
+				`{"path":"body/ship/city","rule":"required","message":"is required"},` +
+				`{"path":"body/ship/zip","rule":"pattern","message":"must match pattern \"^[0-9]{5}$\""},` +
+				`{"path":"body/bill/city","rule":"required","message":"is required"},` +
+				`{"path":"body/items/1/sku","rule":"required","message":"is required"},` +
+				`{"path":"body/items/1/qty","rule":"min","message":"must be >= 1"},` +
+				`{"path":"body/extras/0/qty","rule":"min","message":"must be >= 1"},` +
+				`{"path":"body/discount","rule":"max","message":"must be <= 50"},` +
+				`{"path":"body/meta/source","rule":"enum","message":"must be equal to one of the allowed values: web, app"}]`},
+		{"boolean expected", `{"paid":"yes"}`, "application/json", 400, `"message":"body/paid must be boolean"`},
+		{"string expected", `{"note":5}`, "application/json", 400, `"message":"body/note must be string"`},
+		{"array expected", `{"items":{}}`, "application/json", 400, `"message":"body/items must be array"`},
+		{"object expected", `{"ship":[]}`, "application/json", 400, `"message":"body/ship must be object"`},
+		{"number expected", `{"weights":["x"]}`, "application/json", 400, `"message":"body/weights must be number"`},
+		{"integer expected in a nested field", `{"items":[{"qty":1.5}]}`, "application/json", 400, `"message":"body/items/qty must be integer"`},
+		{"bytes from text", "abc", "text/plain", 200, "3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := "/orders"
+			if tt.ctype == "text/plain" {
+				path = "/raw"
+			}
+			req := httptest.NewRequest("POST", path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", tt.ctype)
+			res, err := s.Inject(req)
+			require.NoError(t, err)
+			b, _ := io.ReadAll(res.Body)
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Contains(t, string(b), tt.want)
+		})
+	}
+}
+
+// Body limits: the route's own, else the nearest context's, else the
+// server's.
+func TestBodyLimitPrecedence(t *testing.T) {
+	s := app.New(app.WithMaxBodyBytes(100))
+	echo := func(b app.Body[string]) (string, error) { return fmt.Sprint(len(b.Value)), nil }
+	s.Post("/server", echo)
+	s.Register(func(c *app.Server) error {
+		c.SetBodyLimit(10)
+		c.Post("/context", echo)
+		c.Post("/route", echo, app.BodyLimit(50))
+		return c.Register(func(g *app.Server) error { return g.Post("/grandchild", echo) })
+	})
+	for _, tt := range []struct {
+		path   string
+		size   int
+		status int
+	}{
+		{"/server", 100, 200}, {"/server", 101, 413},
+		{"/context", 10, 200}, {"/context", 11, 413},
+		{"/grandchild", 10, 200}, {"/grandchild", 11, 413},
+		{"/route", 50, 200}, {"/route", 51, 413},
+	} {
+		req := httptest.NewRequest("POST", tt.path, strings.NewReader(strings.Repeat("x", tt.size)))
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := s.Inject(req)
+		require.NoError(t, err)
+		assert.Equal(t, tt.status, res.StatusCode, "%s with %d bytes", tt.path, tt.size)
+	}
+}

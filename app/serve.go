@@ -107,7 +107,9 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	a := rt.a
 	id := ""
 	if a.cfg.requestIDHdr != "" {
-		id = r.Header.Get(a.cfg.requestIDHdr)
+		if id = r.Header.Get(a.cfg.requestIDHdr); !validRequestID(id) {
+			id = "" // a generated one instead
+		}
 	}
 	req, rep := &x.req, &x.rep
 	req.Reset(r, &rt.info, a.seq.Add(1), id, rt.node.log)
@@ -155,6 +157,24 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 			zap.Int("statusCode", rep.Status()),
 			zap.Float64("responseTime", float64(time.Since(start).Microseconds())/1000))
 	}
+}
+
+// validRequestID accepts the ids callers commonly send (UUIDs, trace ids,
+// ULIDs): 1 to 128 letters, digits and "-_.:". Anything else would let a
+// client write what it likes, as long as it likes, into every log line
+// of its request.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // errTimeout answers a handler that gave up because the request time-out

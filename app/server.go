@@ -131,7 +131,9 @@ func WithPluginTimeout(d time.Duration) Option { return func(c *config) { c.plug
 func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLength = n } }
 
 // WithRequestIDHeader makes a request's id the value of this header when
-// the client sends one (default: none, ids are generated).
+// the client sends a well-formed one: 1 to 128 letters, digits and
+// "-_.:" (default: none, ids are generated). Any other value is ignored,
+// as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
 
 // WithRootName names the root context (default "root").
