@@ -120,23 +120,9 @@ func TestRouteParamAbuse(t *testing.T) {
 	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, rawGet(t, addr, "/u/"+strings.Repeat("x", 2<<20)).code)
 }
 
-type answer struct {
-	code int
-	body string
-}
-
 // rawGet sends path as is (no client-side cleaning) and reads the answer.
 func rawGet(t *testing.T, addr, path string) answer {
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
-	go io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	return answer{res.StatusCode, string(b)}
+	return rawExchange(t, addr, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
 }
 
 // The header and idle time-outs hold with and without whole-request read
