@@ -127,24 +127,11 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		args[i] = a
 	}
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
-	structs := 0
-	for i := range args {
-		if args[i].kind == argStruct {
-			structs++
-		}
-	}
 	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
-		// The In structs in flight, to release after the call. An array
-		// indexed (not appended to) stays on the stack; more than four In
-		// parameters is rare enough to pay for a slice.
-		var keep [4]any
-		var more []any
-		if structs > len(keep) {
-			more = make([]any, structs)
-		}
-		n := 0
+		var keep [4]any // In structs in flight; more than four is rare
+		filled := keep[:0]
 		for i := range args {
 			a := &args[i]
 			switch a.kind {
@@ -172,12 +159,7 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 				in[i] = inputValue(req, a)
 			case argStruct:
 				p := a.st.fill(req)
-				if more != nil {
-					more[n] = p
-				} else {
-					keep[n] = p
-				}
-				n++
+				filled = append(filled, p)
 				in[i] = reflect.ValueOf(p).Elem()
 			}
 		}
@@ -187,11 +169,7 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		j := 0
 		for i := range args {
 			if args[i].kind == argStruct {
-				if more != nil {
-					args[i].st.release(more[j])
-				} else {
-					args[i].st.release(keep[j])
-				}
+				args[i].st.release(filled[j])
 				j++
 			}
 		}

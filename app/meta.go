@@ -82,9 +82,10 @@ func Supports(versions string) PluginOption {
 	}
 }
 
-// Check makes Register run fn and refuse the plugin with its error, so a
-// plugin whose options are wrong fails where it is registered, naming
-// itself and the context, before anything loads. Ready reports the same
+// Check runs fn when the plugin is made (by Wrap or Describe); if it
+// fails, Register refuses the plugin with a *PluginError naming it and
+// the registering context, so a plugin whose options are wrong fails
+// where it is registered, before anything loads. Ready reports the same
 // error.
 func Check(fn func() error) PluginOption {
 	return func(p *Plugin) {

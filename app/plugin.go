@@ -14,8 +14,9 @@ import (
 // Plugin is a plugin made with Wrap or Describe: a body plus what it
 // declares about itself — a name, the plugins it depends on, the
 // decorators and services it needs, the Burrow versions it supports.
-// Register checks the declarations before the body runs, and Ready fails
-// with a *PluginError when one does not hold.
+// Ready checks the declarations against the context that registers the
+// plugin, before its body runs, and fails with a *PluginError when one
+// does not hold.
 type Plugin struct {
 	fn      func(*Server) error
 	name    string
