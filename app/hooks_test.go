@@ -218,23 +218,24 @@ func TestDefaultErrorHandlerWhenEveryHandlerFails(t *testing.T) {
 func TestPanicsInHooksAndHandlersKeepServing(t *testing.T) {
 	tests := []struct {
 		name  string
+		path  string
 		setup func(s *app.Server, fail *bool)
 	}{
-		{"onRequest hook", func(s *app.Server, fail *bool) {
+		{"onRequest hook", "/", func(s *app.Server, fail *bool) {
 			s.AddHook(app.OnRequest, func() {
 				if *fail {
 					panic("onRequest panicked")
 				}
 			})
 		}},
-		{"preHandler hook", func(s *app.Server, fail *bool) {
+		{"preHandler hook", "/", func(s *app.Server, fail *bool) {
 			s.AddHook(app.PreHandler, func() {
 				if *fail {
 					panic("preHandler panicked")
 				}
 			})
 		}},
-		{"handler", func(s *app.Server, fail *bool) {
+		{"handler", "/h", func(s *app.Server, fail *bool) {
 			s.Get("/h", func() (string, error) {
 				if *fail {
 					panic("handler panicked")
@@ -242,7 +243,7 @@ func TestPanicsInHooksAndHandlersKeepServing(t *testing.T) {
 				return "fine", nil
 			})
 		}},
-		{"error handler", func(s *app.Server, fail *bool) {
+		{"error handler", "/", func(s *app.Server, fail *bool) {
 			s.SetErrorHandler(func(err error) error {
 				panic("error handler panicked on " + err.Error())
 			})
@@ -259,12 +260,10 @@ func TestPanicsInHooksAndHandlersKeepServing(t *testing.T) {
 			s := app.New()
 			fail := true
 			tt.setup(s, &fail)
-			path := "/"
-			if tt.name == "handler" {
-				path = "/h"
-			} else {
+			if tt.path == "/" {
 				s.Get("/", func() (string, error) { return "fine", nil })
 			}
+			path := tt.path
 			status, body, _ := do(t, s, "GET", path)
 			assert.Equal(t, 500, status)
 			assert.Contains(t, body, "panicked")
