@@ -146,8 +146,9 @@ func WithRootName(name string) Option { return func(c *config) { c.name = name }
 //
 // Read and write time-outs are off by default because net/http re-arms
 // them on every request, which costs about 10% of a small request's
-// throughput; Burrow never reads a body no handler asked for, and Fastify
-// has no such time-outs by default either.
+// throughput. Bodies are bounded instead by WithBodyTimeout, which costs
+// only requests that carry one; Fastify has no such time-outs by default
+// either.
 func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 	return func(c *config) {
 		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
