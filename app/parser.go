@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -263,8 +264,11 @@ func checkJSON(data []byte, maxDepth int) error {
 				return nil // unterminated: the decoder says so
 			}
 			if expectKey && len(stack) > 0 {
+				// Keys are compared as the decoder will see them: escapes
+				// resolved and invalid UTF-8 turned into U+FFFD, so two
+				// different invalid byte sequences are the same key.
 				key := string(data[i+1 : j])
-				if escaped && json.Unmarshal(data[i:j+1], &key) != nil {
+				if (escaped || !utf8.ValidString(key)) && json.Unmarshal(data[i:j+1], &key) != nil {
 					return nil
 				}
 				top := &stack[len(stack)-1]
