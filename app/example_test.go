@@ -176,3 +176,32 @@ func ExampleQuery() {
 	// 200 user 7, 10 posts, tags [go web]
 	// 400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"params/id must be integer","validation":[{"path":"params/id","rule":"type","message":"must be integer"}]}
 }
+
+// Typed and TypedValue call a handler directly rather than through
+// reflection; what it may take, and how that is checked at start-up, does
+// not change.
+func ExampleTyped() {
+	type deps struct {
+		app.In
+		Answer int `name:"answer"`
+	}
+	type query struct {
+		Name string `query:"name" validate:"required"`
+	}
+	s := app.New()
+	s.DecorateRequest("answer", 42)
+	s.Get("/answer", app.Typed(func(rep *httpx.Reply, d deps) error {
+		return rep.Send(map[string]int{"answer": d.Answer})
+	}))
+	s.Get("/hello", app.TypedValue(func(q app.Query[query]) (string, error) {
+		return "hello " + q.Value.Name, nil
+	}))
+
+	fmt.Println(get(s, "/answer"))
+	fmt.Println(get(s, "/hello?name=ada"))
+	fmt.Println(get(s, "/hello"))
+	// Output:
+	// 200 {"answer":42}
+	// 200 hello ada
+	// 400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"querystring/name is required","validation":[{"path":"querystring/name","rule":"required","message":"is required"}]}
+}

@@ -94,6 +94,8 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { f(req, rep); return nil, nil }, nil
 	case func(*httpx.Request) (any, error):
 		return func(req *httpx.Request, _ *httpx.Reply, _ error) (any, error) { return f(req) }, nil
+	case Handler:
+		return f.direct(c, opt)
 	}
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
@@ -312,7 +314,12 @@ func resolveService(c *scope.Context, t reflect.Type, name string, optional bool
 
 func (sp *structPlan) fill(req *httpx.Request) any {
 	p := sp.pool.Get()
-	v := reflect.ValueOf(p).Elem()
+	sp.fillInto(reflect.ValueOf(p).Elem(), req)
+	return p
+}
+
+// fillInto sets the planned fields of v, a zeroed struct of sp.typ.
+func (sp *structPlan) fillInto(v reflect.Value, req *httpx.Request) {
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		fv := v.Field(f.index)
@@ -326,7 +333,6 @@ func (sp *structPlan) fill(req *httpx.Request) any {
 			fv.SetZero()
 		}
 	}
-	return p
 }
 
 func (sp *structPlan) release(p any) {

@@ -128,6 +128,9 @@ func (s *Server) HasPlugin(name string) bool {
 // main.publicContext, "(*T).Load" for a method value. It is "" for a
 // closure, whose compiler-made name ("outer.func1") changes with inlining.
 func funcName(fn any) string {
+	if h, ok := fn.(Handler); ok {
+		fn = h.target()
+	}
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return ""

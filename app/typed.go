@@ -1,0 +1,131 @@
+package app
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// Handler is a handler or hook that Burrow calls directly, without
+// reflect.Value.Call, made by [Typed] or [TypedValue]. Anywhere a
+// handler or hook is accepted, a Handler is too.
+//
+// Any function can be a handler, but a function with a parameter of the
+// user's own type (an In struct, Body[T]) can only be called through
+// reflection, which costs about 250 ns and an allocation per call. The
+// generic constructors know the type at compile time, so the call is an
+// ordinary one; only filling the parameter still uses the plan made at
+// start-up.
+type Handler interface {
+	// direct returns the invoker of the wrapped function.
+	direct(c *scope.Context, opt compileOptions) (invoker, error)
+	// target is the wrapped function, for names in errors and printing.
+	target() any
+}
+
+// Typed makes a Handler of fn, whose D is resolved at start-up as any
+// handler parameter is (an In struct, Body, Query or Params, a service,
+// or a built-in such as *httpx.Request).
+//
+//	s.Get("/three", app.Typed(func(rep *httpx.Reply, v values) error {
+//		return rep.Send(body{Answer: v.Answer})
+//	}))
+func Typed[D any](fn func(*httpx.Reply, D) error) Handler {
+	return typed[D, struct{}]{send: fn}
+}
+
+// TypedValue makes a Handler of fn, which returns the value to send.
+//
+//	s.Post("/echo", app.TypedValue(func(b app.Body[msg]) (msg, error) { return b.Value, nil }))
+func TypedValue[D, R any](fn func(D) (R, error)) Handler {
+	return typed[D, R]{value: fn}
+}
+
+// typed holds one of the two shapes; the other field is nil.
+type typed[D, R any] struct {
+	send  func(*httpx.Reply, D) error
+	value func(D) (R, error)
+}
+
+func (t typed[D, R]) target() any {
+	if t.send != nil {
+		return t.send
+	}
+	return t.value
+}
+
+func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, error) {
+	if t.send == nil && t.value == nil {
+		return compile(nil, c, opt) // the nil-handler error
+	}
+	get, err := planDirect[D](c, opt)
+	if err != nil {
+		return nil, err
+	}
+	if t.send != nil {
+		send := t.send
+		return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
+			return nil, send(rep, get(req, rep, herr))
+		}, nil
+	}
+	value := t.value
+	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
+		v, err := value(get(req, rep, herr))
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}, nil
+}
+
+// planDirect plans D like any parameter and returns what builds it per
+// call. D is filled in a pooled *D, so reflect works on addressable
+// memory that is not allocated per call, then copied out.
+func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Request, *httpx.Reply, error) D, error) {
+	a, err := planArg(reflect.TypeFor[D](), c, opt)
+	if err != nil {
+		return nil, err
+	}
+	switch a.kind {
+	case argRequest, argReply, argContext, argLogger, argError:
+		// Built-ins are interfaces or pointers: a type assertion, no copy.
+		return func(req *httpx.Request, rep *httpx.Reply, herr error) D {
+			var x any
+			switch a.kind {
+			case argRequest:
+				x = req
+			case argReply:
+				x = rep
+			case argContext:
+				x = req.Context()
+			case argLogger:
+				x = req.Log()
+			case argError:
+				x = herr
+			}
+			d, _ := x.(D)
+			return d
+		}, nil
+	case argValue:
+		var d D
+		reflect.ValueOf(&d).Elem().Set(a.value)
+		return func(*httpx.Request, *httpx.Reply, error) D { return d }, nil
+	}
+	pool := sync.Pool{New: func() any { return new(D) }}
+	return func(req *httpx.Request, _ *httpx.Reply, _ error) D {
+		p := pool.Get().(*D)
+		dst := reflect.ValueOf(p).Elem()
+		if a.kind == argStruct {
+			a.st.fillInto(dst, req)
+		} else if v := req.Input()[a.input]; v != nil { // argInput
+			dst.Field(0).Set(reflect.ValueOf(v).Elem())
+		}
+		d := *p
+		var zero D
+		*p = zero
+		pool.Put(p)
+		return d
+	}, nil
+}
