@@ -144,9 +144,9 @@ func TestTypedHandlerMissingDecoratorFailsReady(t *testing.T) {
 	assert.ErrorIs(t, s.Ready(), app.ErrInvalidHandler)
 }
 
-// Typed works as a hook: it may answer early, and printing shows the
-// wrapped function's name.
-func TestTypedHook(t *testing.T) {
+// Typed works as a hook (it may answer early; printing shows the
+// wrapped function's name) and as an error handler.
+func TestTypedHookAndErrorHandler(t *testing.T) {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.AddHook(app.OnRequest, app.Typed(guard))
@@ -155,6 +155,16 @@ func TestTypedHook(t *testing.T) {
 	assert.Equal(t, 403, status)
 	assert.Contains(t, body, "answer is 42")
 	assert.Contains(t, s.PrintRoutes(app.IncludeHooks()), "guard")
+
+	// As an error handler, D may be the error being handled.
+	s = app.New()
+	s.SetErrorHandler(app.Typed(func(rep *httpx.Reply, err error) error {
+		return rep.Code(418).Send("handled: " + err.Error())
+	}))
+	s.Get("/", func() error { return fmt.Errorf("boom") })
+	status, body, _ = inject(t, s, "GET", "/", "")
+	assert.Equal(t, 418, status)
+	assert.Equal(t, "handled: boom", body)
 
 	s = app.New()
 	s.AddHook(app.OnSend, app.Typed(guard))
