@@ -2,6 +2,8 @@ package httpx_test
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"strconv"
 
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -24,4 +26,31 @@ func ExampleRouter() {
 	// /users/me → show me []
 	// /files/a/b.txt → serve file [{* a/b.txt}]
 	// true GET
+}
+
+// account has a fixed shape, so it writes its own JSON: Send calls
+// AppendJSON instead of encoding/json's reflection.
+type account struct {
+	ID   int
+	Name string
+}
+
+func (u account) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendInt(dst, int64(u.ID), 10)
+	dst = append(dst, `,"name":`...)
+	dst = httpx.AppendJSONString(dst, u.Name)
+	return append(dst, '}'), nil
+}
+
+func ExampleJSONAppender() {
+	w := httptest.NewRecorder()
+	var rep httpx.Reply
+	rep.Reset(w, nil, nil)
+	_ = rep.Send(account{ID: 7, Name: `Ada "the first"`})
+	fmt.Println(w.Header().Get("Content-Type"))
+	fmt.Println(w.Body.String())
+	// Output:
+	// application/json; charset=utf-8
+	// {"id":7,"name":"Ada \"the first\""}
 }

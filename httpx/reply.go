@@ -116,6 +116,7 @@ func (r *Reply) Sent() bool { return r.sent }
 //   - a string writes text/plain; charset=utf-8;
 //   - a []byte writes application/octet-stream;
 //   - a json.RawMessage writes it as JSON;
+//   - a JSONAppender writes itself as JSON;
 //   - anything else is encoded as JSON (application/json; charset=utf-8),
 //     without HTML escaping and without a trailing newline.
 //
@@ -158,11 +159,21 @@ func (r *Reply) send(v any) error {
 			v = nv
 		}
 		r.buf.Reset()
-		if err := r.enc.Encode(v); err != nil {
-			return err
+		if a, ok := v.(JSONAppender); ok {
+			b, err := a.AppendJSON(r.buf.AvailableBuffer())
+			if err != nil {
+				return err
+			}
+			r.buf.Write(b) // keeps a grown buffer for the next reply
+			body = r.buf.Bytes()
+		} else {
+			if err := r.enc.Encode(v); err != nil {
+				return err
+			}
+			body = r.buf.Bytes()
+			body = body[:len(body)-1] // Encode appends a newline
 		}
-		body, ctype = r.buf.Bytes(), jsonType
-		body = body[:len(body)-1] // Encode appends a newline
+		ctype = jsonType
 	}
 	if r.hooks != nil && r.hooks.OnSend != nil {
 		nb, err := r.hooks.OnSend(r, body)

@@ -60,6 +60,9 @@ func TestSendChoosesTheBodyAndType(t *testing.T) {
 		{"code", func(r *httpx.Reply) { r.Code(201) }, "made", 201, "text/plain; charset=utf-8", "made", ""},
 		{"204 has no body", func(r *httpx.Reply) { r.Code(204) }, map[string]int{"x": 1}, 204, "", "", ""},
 		{"large body gets its length", nil, big, 200, "text/plain; charset=utf-8", big, strconv.Itoa(len(big))},
+		{"JSONAppender writes itself", nil, point{X: 1, Label: `a"b`}, 200, "application/json; charset=utf-8", `{"x":1,"label":"a\"b"}`, ""},
+		{"JSONAppender by pointer", nil, &point{X: 2}, 200, "application/json; charset=utf-8", `{"x":2}`, ""},
+		{"large JSONAppender gets its length", nil, point{Label: big}, 200, "application/json; charset=utf-8", `{"x":0,"label":"` + big + `"}`, strconv.Itoa(len(big) + 18)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,6 +108,58 @@ func TestSendErrors(t *testing.T) {
 	assert.False(t, rep3.Sent(), "nothing was written, so the error handler may still answer")
 	require.NoError(t, rep3.SendError(errors.New("encode failed")))
 	assert.Equal(t, 500, w3.Code)
+}
+
+// point writes its own JSON, as a reply type with a known shape may.
+type point struct {
+	X     int    `json:"x"`
+	Label string `json:"label,omitempty"`
+	Fail  bool   `json:"-"`
+}
+
+func (p point) AppendJSON(dst []byte) ([]byte, error) {
+	if p.Fail {
+		return dst, errors.New("cannot encode point")
+	}
+	dst = append(dst, `{"x":`...)
+	dst = strconv.AppendInt(dst, int64(p.X), 10)
+	if p.Label != "" {
+		dst = append(dst, `,"label":`...)
+		dst = httpx.AppendJSONString(dst, p.Label)
+	}
+	return append(dst, '}'), nil
+}
+
+// The hand-written encoding of point says what encoding/json says.
+func TestPointMatchesEncodingJSON(t *testing.T) {
+	for _, p := range []point{{}, {X: -3}, {X: 7, Label: "<é>\n\u2028\x01"}} {
+		want, err := json.Marshal(p)
+		require.NoError(t, err)
+		got, err := p.AppendJSON(nil)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got))
+	}
+}
+
+func TestJSONAppenderErrorsAndHooks(t *testing.T) {
+	var req httpx.Request
+	var rep httpx.Reply
+	w := httptest.NewRecorder()
+	rep.Reset(w, &req, nil)
+	require.EqualError(t, rep.Send(point{Fail: true}), "cannot encode point")
+	assert.False(t, rep.Sent(), "nothing was written, so the error handler may still answer")
+	assert.Empty(t, w.Body.String())
+
+	// preSerialization sees the value itself and may replace it.
+	var seen any
+	hooks := &httpx.SendHooks{PreSerialization: func(r *httpx.Reply, p any) (any, error) {
+		seen = p
+		return point{X: p.(point).X + 1}, nil
+	}}
+	w, err := send(t, nil, point{X: 1}, hooks)
+	require.NoError(t, err)
+	assert.Equal(t, point{X: 1}, seen)
+	assert.Equal(t, `{"x":2}`, w.Body.String())
 }
 
 func TestSendHooks(t *testing.T) {

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 FUZZTIME=${FUZZTIME:-30s}
 cd "$ROOT"
-for target in ./httpx:FuzzRouterLookup ./app:FuzzPathDecoding ./app:FuzzJSONBody ./app:FuzzQuery ./bearer:FuzzVerify; do
+for target in ./httpx:FuzzRouterLookup ./httpx:FuzzAppendJSONString ./app:FuzzPathDecoding ./app:FuzzJSONBody ./app:FuzzQuery ./bearer:FuzzVerify; do
 	pkg=${target%%:*}
 	name=${target##*:}
 	if go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg" >"$WORK/$name.txt" 2>&1; then

@@ -1,0 +1,66 @@
+package httpx_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// encodeString is what Send's encoder writes for s.
+func encodeString(t testing.TB, s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(s))
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func TestAppendJSONString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", `""`},
+		{"plain", `"plain"`},
+		{`q"b\s`, `"q\"b\\s"`},
+		{"\n\r\t\b\f", `"\n\r\t\b\f"`},
+		{"\x00\x1f\x7f", `"\u0000\u001f` + "\x7f" + `"`},
+		{"<a href='x'>&</a>", `"<a href='x'>&</a>"`},
+		{"é中😀", `"é中😀"`},
+		{"\u2028\u2029", `"\u2028\u2029"`},
+		{"bad \xff\xfe end", `"bad \ufffd\ufffd end"`},
+		{"cut \xe4\xb8", `"cut \ufffd\ufffd"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			got := string(httpx.AppendJSONString([]byte("prefix:"), tt.in))
+			assert.Equal(t, "prefix:"+tt.want, got)
+			assert.Equal(t, encodeString(t, tt.in), got[len("prefix:"):], "same as encoding/json")
+		})
+	}
+}
+
+// FuzzAppendJSONString checks the escaper against encoding/json, byte for
+// byte, and that the result is valid JSON decoding to the same text when
+// the text is valid UTF-8.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, seed := range []string{"", "a", `"\`, "\x00\n\u2028", "\xff", "é\xe4\xb8", "<&>"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := httpx.AppendJSONString(nil, s)
+		if want := encodeString(t, s); string(got) != want {
+			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: %s is not JSON: %v", s, got, err)
+		}
+		if utf8.ValidString(s) && back != s {
+			t.Fatalf("%q: decodes to %q", s, back)
+		}
+	})
+}
