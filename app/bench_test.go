@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/burrow-go/burrow/app"
@@ -84,6 +85,31 @@ func BenchmarkThree(b *testing.B) {
 // directly instead of through reflect.Value.Call.
 func BenchmarkThreeTyped(b *testing.B) {
 	benchHandler(b, threeServer(b, app.Typed(threeHandler)), "/three")
+}
+
+// threeJSON is threeBody writing its own JSON (httpx.JSONAppender).
+type threeJSON threeBody
+
+func (b threeJSON) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"answer":`...)
+	dst = strconv.AppendInt(dst, int64(b.Answer), 10)
+	if b.Foo != "" {
+		dst = append(dst, `,"foo":`...)
+		dst = httpx.AppendJSONString(dst, b.Foo)
+	}
+	if b.Bar != "" {
+		dst = append(dst, `,"bar":`...)
+		dst = httpx.AppendJSONString(dst, b.Bar)
+	}
+	return append(dst, '}'), nil
+}
+
+// BenchmarkThreeTypedAppender is BenchmarkThreeTyped with a reply type
+// that encodes itself instead of going through encoding/json.
+func BenchmarkThreeTypedAppender(b *testing.B) {
+	benchHandler(b, threeServer(b, app.Typed(func(rep *httpx.Reply, v threeValues) error {
+		return rep.Send(threeJSON{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar})
+	})), "/three")
 }
 
 // BenchmarkThreeNetHTTP is the same reply from a raw net/http handler
