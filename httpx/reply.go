@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -159,7 +160,7 @@ func (r *Reply) send(v any) error {
 			v = nv
 		}
 		r.buf.Reset()
-		if a, ok := v.(JSONAppender); ok {
+		if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
 			b, err := a.AppendJSON(r.buf.AvailableBuffer())
 			if err != nil {
 				return err
@@ -184,6 +185,13 @@ func (r *Reply) send(v any) error {
 	}
 	r.write(body, ctype)
 	return nil
+}
+
+// nilPointer reports whether v is a nil pointer, which is encoded as null
+// (as encoding/json does) rather than asked to append itself.
+func nilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // bytesOf copies s into the reply's buffer, so sending a string does not

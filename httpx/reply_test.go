@@ -62,6 +62,7 @@ func TestSendChoosesTheBodyAndType(t *testing.T) {
 		{"large body gets its length", nil, big, 200, "text/plain; charset=utf-8", big, strconv.Itoa(len(big))},
 		{"JSONAppender writes itself", nil, point{X: 1, Label: `a"b`}, 200, "application/json; charset=utf-8", `{"x":1,"label":"a\"b"}`, ""},
 		{"JSONAppender by pointer", nil, &point{X: 2}, 200, "application/json; charset=utf-8", `{"x":2}`, ""},
+		{"nil JSONAppender pointer is null", nil, (*point)(nil), 200, "application/json; charset=utf-8", `null`, ""},
 		{"large JSONAppender gets its length", nil, point{Label: big}, 200, "application/json; charset=utf-8", `{"x":0,"label":"` + big + `"}`, strconv.Itoa(len(big) + 18)},
 	}
 	for _, tt := range tests {
