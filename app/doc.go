@@ -24,5 +24,9 @@
 // preParsing hooks and validated against T's tags after the preValidation
 // hooks, so a handler only ever sees input it can trust.
 //
+// Any function of planned parameters is a handler; one passed through
+// Typed or TypedValue is also called without reflection, which matters on
+// hot routes.
+//
 // PrintPlugins, PrintRoutes, PrintVisibility and DOT show what Ready built.
 package app
