@@ -89,39 +89,35 @@ func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Reques
 		return nil, err
 	}
 	switch a.kind {
-	case argRequest, argReply, argContext, argLogger, argError:
-		// Built-ins are interfaces or pointers: a type assertion, no copy.
-		return func(req *httpx.Request, rep *httpx.Reply, herr error) D {
-			var x any
-			switch a.kind {
-			case argRequest:
-				x = req
-			case argReply:
-				x = rep
-			case argContext:
-				x = req.Context()
-			case argLogger:
-				x = req.Log()
-			case argError:
-				x = herr
-			}
-			d, _ := x.(D)
-			return d
-		}, nil
+	// Built-ins are pointers or interfaces: a type assertion, no copy.
+	case argRequest:
+		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := any(req).(D); return d }, nil
+	case argReply:
+		return func(_ *httpx.Request, rep *httpx.Reply, _ error) D { d, _ := any(rep).(D); return d }, nil
+	case argContext:
+		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := req.Context().(D); return d }, nil
+	case argLogger:
+		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := any(req.Log()).(D); return d }, nil
+	case argError:
+		return func(_ *httpx.Request, _ *httpx.Reply, herr error) D { d, _ := herr.(D); return d }, nil
 	case argValue:
 		var d D
 		reflect.ValueOf(&d).Elem().Set(a.value)
 		return func(*httpx.Request, *httpx.Reply, error) D { return d }, nil
 	}
+	// An In struct or an input wrapper: filled through its plan.
+	fill := func(dst reflect.Value, req *httpx.Request) {
+		if v := req.Input()[a.input]; v != nil {
+			dst.Field(0).Set(reflect.ValueOf(v).Elem())
+		}
+	}
+	if a.kind == argStruct {
+		fill = a.st.fillInto
+	}
 	pool := sync.Pool{New: func() any { return new(D) }}
 	return func(req *httpx.Request, _ *httpx.Reply, _ error) D {
 		p := pool.Get().(*D)
-		dst := reflect.ValueOf(p).Elem()
-		if a.kind == argStruct {
-			a.st.fillInto(dst, req)
-		} else if v := req.Input()[a.input]; v != nil { // argInput
-			dst.Field(0).Set(reflect.ValueOf(v).Elem())
-		}
+		fill(reflect.ValueOf(p).Elem(), req)
 		d := *p
 		var zero D
 		*p = zero

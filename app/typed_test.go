@@ -12,6 +12,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
 )
 
 type typedDeps struct {
@@ -137,6 +138,8 @@ func TestTypedHandlerMissingDecoratorFailsReady(t *testing.T) {
 	assert.Equal(t, "/r/:id", re.Path)
 	assert.Contains(t, err.Error(), `"bar"`)
 	assert.Contains(t, err.Error(), "sibling")
+	assert.ErrorIs(t, err, scope.ErrNotVisible)
+	assert.EqualError(t, err, `route GET /r/:id (root > public) needs request decorator "bar", which is only provided in sibling context root > sibling`)
 
 	var nilFn func(*httpx.Reply, typedDeps) error
 	s = app.New()
