@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz.sh
 #   FUZZTIME=5m scripts/fuzz.sh
+#   FUZZTIME=200000x scripts/fuzz.sh   # a count of inputs, as CI uses
 source "$(dirname "$0")/lib.sh"
 FUZZTIME=${FUZZTIME:-30s}
 cd "$ROOT"
