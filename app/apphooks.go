@@ -57,7 +57,7 @@ func (s *Server) OnReady(fn func() error) error {
 // OnListen adds fn to run when Listen or Serve starts accepting on addr;
 // parents' hooks first. Errors are logged: the server is already up.
 func (s *Server) OnListen(fn func(addr net.Addr) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
+	return s.addLateHook(fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
 }
 
 // PreClose adds fn to run when Close starts, after readiness flipped and
@@ -65,24 +65,34 @@ func (s *Server) OnListen(fn func(addr net.Addr) error) error {
 // the drain can finish); parents' hooks first. Errors are returned by
 // Close, joined.
 func (s *Server) PreClose(fn func(ctx context.Context) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
+	return s.addLateHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
 }
 
 // OnClose adds fn to run at the end of Close, once requests are drained.
 // OnClose hooks of all contexts run in reverse order of registration, so
 // what started last stops first. Errors are returned by Close, joined.
 func (s *Server) OnClose(fn func(ctx context.Context) error) error {
-	return s.addAppHook(fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
+	return s.addLateHook(fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
 }
 
 func (s *Server) addAppHook(isNil bool, add func()) error {
-	return s.mutate(func() error {
+	return s.mutate(appHook(s, isNil, add))
+}
+
+// addLateHook adds a hook that runs after Ready, which an OnReady hook may
+// still add.
+func (s *Server) addLateHook(isNil bool, add func()) error {
+	return s.mutateWhen(true, appHook(s, isNil, add))
+}
+
+func appHook(s *Server, isNil bool, add func()) func() error {
+	return func() error {
 		if isNil {
 			return fmt.Errorf("%w: nil application hook in %s", ErrInvalidHandler, s.Path())
 		}
 		add()
 		return nil
-	})
+	}
 }
 
 // lineage is n's ancestors and n, root first.
@@ -99,7 +109,7 @@ func (n *node) lineage() []*node {
 
 // runOnRegister runs the OnRegister hooks that apply to a new child c.
 func (a *instance) runOnRegister(c *node) error {
-	h := &Server{a: a, n: c}
+	h := &Server{a: a, n: c, inBody: true}
 	for _, p := range c.parent.lineage() {
 		a.mu.Lock()
 		hooks := p.app.onRegister
@@ -125,15 +135,24 @@ func runOnRoute(n *node, ro *RouteOptions) error {
 	return nil
 }
 
-// runOnReady runs every OnReady hook, parents first.
+// runOnReady runs every OnReady hook, parents first, each bounded by the
+// plugin time-out, and stops before the next hook once Close has begun.
 func (a *instance) runOnReady() error {
 	var err error
 	a.root.walk(func(n *node) {
 		for _, fn := range n.app.onReady {
-			if err == nil {
-				if herr := protectCall(fn); herr != nil {
-					err = fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), herr)
-				}
+			if err != nil {
+				return
+			}
+			a.mu.Lock()
+			stop := a.stopping()
+			a.mu.Unlock()
+			if stop {
+				err = errClosedDuringBoot
+				return
+			}
+			if herr := a.bounded(fn); herr != nil {
+				err = fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), herr)
 			}
 		}
 	})

@@ -15,14 +15,32 @@ import (
 )
 
 // Ready loads every registered plugin, depth-first in registration order,
-// then compiles every route. It returns the first failure — a plugin
-// error, a parameter a route cannot see, a duplicate decorator or route —
-// wrapped with the context path, and the same error on every later call.
-// After a successful Ready the server serves requests and refuses further
-// registration. Listen and Inject call Ready themselves.
+// then compiles every route and runs the OnReady hooks. It returns the
+// first failure — a plugin error, a parameter a route cannot see, a
+// duplicate decorator or route — wrapped with the context path, and the
+// same error on every later call. After a successful Ready the server
+// serves requests and refuses further registration. Listen, Serve and
+// Inject call Ready themselves.
+//
+// Ready is safe to call from many goroutines: the first call boots, the
+// others wait for that boot and return its result. A call made from a
+// plugin body (with the *Server it was given) fails at once with
+// ErrAlreadyStarted instead, as it would wait for itself. If Close is
+// called while Ready is booting, the boot stops at the next plugin or
+// OnReady hook and Ready returns an error wrapping ErrClosed.
 func (s *Server) Ready() error {
 	a := s.a
 	a.mu.Lock()
+	for state(a.state.Load()) == stateBooting {
+		if s.inBody {
+			a.mu.Unlock()
+			return fmt.Errorf("%w: Ready (or Inject, Listen, Serve) called from a plugin body, which would wait for itself", ErrAlreadyStarted)
+		}
+		done := a.bootDone
+		a.mu.Unlock()
+		<-done
+		a.mu.Lock()
+	}
 	switch state(a.state.Load()) {
 	case stateReady:
 		a.mu.Unlock()
@@ -32,13 +50,12 @@ func (s *Server) Ready() error {
 		a.mu.Unlock()
 		return err
 	case stateDraining, stateClosing, stateClosed:
+		err := a.closedErr()
 		a.mu.Unlock()
-		return ErrClosed
-	case stateBooting:
-		a.mu.Unlock()
-		return fmt.Errorf("%w: Ready called from a plugin body", ErrAlreadyStarted)
+		return err
 	}
 	a.state.Store(int32(stateBooting))
+	a.bootDone = make(chan struct{})
 	err := a.bootErr
 	queue := a.root.pending
 	a.root.pending = nil
@@ -47,25 +64,66 @@ func (s *Server) Ready() error {
 	if err == nil {
 		start := time.Now()
 		err = a.load(a.root, queue)
+		a.mu.Lock()
 		a.root.loadTime = time.Since(start)
+		a.mu.Unlock()
 	}
 	a.mu.Lock()
 	if err == nil {
 		err = a.bootErr
 	}
+	if err == nil && a.stopping() {
+		err = errClosedDuringBoot
+	}
 	if err == nil {
 		err = a.compile()
+		a.compiled = true
 	}
 	a.mu.Unlock()
 	if err == nil {
 		// Outside the lock: hooks may call HasPlugin and friends.
 		err = a.runOnReady()
 	}
+	return a.endBoot(err)
+}
+
+// errClosedDuringBoot is what Ready returns when Close stopped the boot.
+var errClosedDuringBoot = fmt.Errorf("%w: Close was called while the server was starting", ErrClosed)
+
+// stopping reports, under a.mu, whether Close has begun during the boot.
+func (a *instance) stopping() bool { return state(a.state.Load()) != stateBooting }
+
+// closedErr is what Ready answers once Close has begun.
+func (a *instance) closedErr() error {
+	if a.interrupted {
+		return errClosedDuringBoot
+	}
+	return ErrClosed
+}
+
+// endBoot records the boot's outcome and wakes the callers waiting for
+// it. If Close began during the boot, Close has been waiting for the boot
+// to stop, so that nothing closes under a plugin body still running: the
+// boot runs the close sequence itself, then reports errClosedDuringBoot.
+func (a *instance) endBoot(err error) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err == nil {
 		err = a.bootErr
 	}
+	done := a.bootDone
+	if a.stopping() {
+		a.interrupted = true
+		ctx := a.closeCtx
+		a.mu.Unlock()
+		if err != nil && !errors.Is(err, ErrClosed) {
+			a.log.Error("boot failed while closing", zap.Error(err))
+		}
+		close(done)
+		_ = a.shutdown(ctx) // Close reports its result
+		return errClosedDuringBoot
+	}
+	defer a.mu.Unlock()
+	defer close(done)
 	if err != nil {
 		a.bootErr = err
 		a.state.Store(int32(stateFailed))

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -11,27 +12,61 @@ import (
 )
 
 // Listen boots the server (Ready) and serves HTTP on addr ("host:port")
-// until Close. It returns nil after a graceful Close and the listener's
-// error otherwise.
+// until Close. It returns nil after a graceful Close that began after the
+// call — also when that Close stopped the boot — ErrClosed when Close
+// had begun before it, and the boot's or the listener's error otherwise.
 func (s *Server) Listen(addr string) error {
+	if s.a.closeBegun() {
+		return fmt.Errorf("%w: Listen called after Close", ErrClosed)
+	}
 	if err := s.Ready(); err != nil {
-		return err
+		return s.a.bootEnded(err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	return s.Serve(ln)
+	return s.serve(ln)
 }
 
 // Serve is Listen on a listener the caller made; it closes ln when it
 // returns.
 func (s *Server) Serve(ln net.Listener) error {
-	a := s.a
+	if s.a.closeBegun() {
+		ln.Close()
+		return fmt.Errorf("%w: Serve called after Close", ErrClosed)
+	}
 	if err := s.Ready(); err != nil {
 		ln.Close()
+		return s.a.bootEnded(err)
+	}
+	return s.serve(ln)
+}
+
+// closeBegun reports whether Close has been called.
+func (a *instance) closeBegun() bool {
+	switch state(a.state.Load()) {
+	case stateDraining, stateClosing, stateClosed:
+		return true
+	}
+	return false
+}
+
+// bootEnded is what Listen and Serve return when their Ready failed: nil
+// when a Close stopped the boot (a graceful end, once the close is done),
+// the boot's error otherwise.
+func (a *instance) bootEnded(err error) error {
+	if !errors.Is(err, ErrClosed) {
 		return err
 	}
+	<-a.closed
+	return nil
+}
+
+// serve serves ln on a booted server, for Listen and Serve, which checked
+// that Close had not begun when they were called.
+func (s *Server) serve(ln net.Listener) error {
+	a := s.a
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: a.cfg.readHeaderTimeout,
@@ -43,9 +78,13 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	a.httpMu.Lock()
 	if state(a.state.Load()) != stateReady {
+		// Close began since the call, before this server could be
+		// registered for it to shut down: nothing to serve, and a
+		// graceful end all the same.
 		a.httpMu.Unlock()
 		ln.Close()
-		return ErrClosed
+		<-a.closed
+		return nil
 	}
 	a.servers = append(a.servers, srv)
 	a.httpMu.Unlock()
@@ -73,23 +112,36 @@ func (s *Server) Serve(ln net.Listener) error {
 //  5. OnClose hooks run, last registered first.
 //
 // It returns the hooks' errors and a drain that did not finish in time,
-// joined. It is safe to call more than once; later calls wait for the
-// first and return its result.
+// joined. It is safe to call more than once and from many goroutines;
+// later calls wait for the first and return its result (or ctx's error
+// if ctx ends first).
+//
+// Called while Ready is booting, Close stops the boot: no further plugin
+// or OnReady hook runs, and Ready returns an error wrapping ErrClosed.
+// The plugin body (or OnReady hook) running at that moment cannot be
+// interrupted, so Close waits for it to return, then runs the close
+// sequence for what has loaded (there is nothing to drain). If ctx ends
+// first, Close returns ctx's error and the boot closes when it stops.
 func (s *Server) Close(ctx context.Context) error {
 	a := s.a
 	a.mu.Lock()
 	st := state(a.state.Load())
-	if st == stateDraining || st == stateClosing || st == stateClosed {
+	switch st {
+	case stateDraining, stateClosing, stateClosed:
 		a.mu.Unlock()
-		select {
-		case <-a.closed:
-			return a.closeErr
-		case <-ctx.Done():
-			return ctx.Err()
+		return a.waitClosed(ctx)
+	case stateBooting:
+		a.state.Store(int32(stateClosing))
+		a.closeCtx = ctx
+		a.mu.Unlock()
+		if s.inBody {
+			// A plugin body closing its own server: the boot stops and
+			// closes once the body returns.
+			return nil
 		}
+		return a.waitClosed(ctx)
 	}
-	var errs []error
-	if d := a.cfg.drainDelay; d > 0 {
+	if d := a.cfg.drainDelay; d > 0 && st == stateReady {
 		// Load balancers keep sending until their health check notices;
 		// those requests are still served, on connections that close after
 		// the reply, so clients reconnect to another instance.
@@ -105,7 +157,23 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	a.state.Store(int32(stateClosing))
 	a.mu.Unlock()
+	return a.shutdown(ctx)
+}
 
+// waitClosed waits for the close in progress and returns its result.
+func (a *instance) waitClosed(ctx context.Context) error {
+	select {
+	case <-a.closed:
+		return a.closeErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// shutdown runs the close sequence once Close has begun and no boot is
+// running: PreClose hooks, the servers' shutdown, OnClose hooks.
+func (a *instance) shutdown(ctx context.Context) error {
+	var errs []error
 	if err := a.runPreClose(ctx); err != nil {
 		errs = append(errs, err)
 	}

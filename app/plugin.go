@@ -156,10 +156,15 @@ func funcName(fn any) string {
 }
 
 // load runs the plugins queued in n, depth-first: each plugin's own
-// registrations load before the next plugin in queue.
+// registrations load before the next plugin in queue. It stops before
+// the next plugin once Close has begun.
 func (a *instance) load(n *node, queue []*pendingPlugin) error {
 	for _, p := range queue {
 		a.mu.Lock()
+		if a.stopping() {
+			a.mu.Unlock()
+			return errClosedDuringBoot
+		}
 		err := a.checkMeta(n, p)
 		if err == nil {
 			n.plugins = append(n.plugins, p.name)
@@ -170,7 +175,9 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		}
 		target := n
 		if !p.wrapped {
+			a.mu.Lock()
 			target = a.child(n, p)
+			a.mu.Unlock()
 			if err := a.runOnRegister(target); err != nil {
 				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
 			}
@@ -180,13 +187,15 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		if !p.wrapped {
 			rec.child = target
 		}
+		h := &Server{a: a, n: target, inBody: true}
+		a.mu.Lock()
 		n.loaded = append(n.loaded, rec)
-		h := &Server{a: a, n: target}
 		if p.wrapped {
 			h.from = p.name
 			target.wrapped = append(target.wrapped, p.name)
 			target.ctx.AddWrapped(p.name)
 		}
+		a.mu.Unlock()
 		if err := a.runPlugin(p, h); err != nil {
 			var inner *PluginError
 			if errors.As(err, &inner) {
@@ -211,10 +220,12 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		if err := a.load(target, sub); err != nil {
 			return err
 		}
+		a.mu.Lock()
 		rec.took = time.Since(start)
 		if !p.wrapped {
 			target.loadTime = rec.took
 		}
+		a.mu.Unlock()
 	}
 	return nil
 }
@@ -236,19 +247,30 @@ func (a *instance) child(n *node, p *pendingPlugin) *node {
 // runPlugin runs one plugin body, bounded by the plugin time-out. A panic
 // becomes an error.
 func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
+	if err := a.bounded(func() error { return p.fn(h) }); err != nil {
+		if errors.Is(err, ErrPluginTimeout) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", ErrPlugin, err)
+	}
+	return nil
+}
+
+// bounded runs fn, a plugin body or an OnReady hook, turning a panic into
+// an error, and returns ErrPluginTimeout if fn does not return within the
+// plugin time-out. fn then keeps running on its goroutine until it
+// returns, as Go cannot stop it.
+func (a *instance) bounded(fn func() error) error {
 	run := func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				err = errorOf(r)
 			}
 		}()
-		return p.fn(h)
+		return fn()
 	}
 	if a.cfg.pluginTimeout <= 0 {
-		if err := run(); err != nil {
-			return fmt.Errorf("%w: %w", ErrPlugin, err)
-		}
-		return nil
+		return run()
 	}
 	done := make(chan error, 1)
 	go func() { done <- run() }()
@@ -256,10 +278,7 @@ func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
 	defer t.Stop()
 	select {
 	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrPlugin, err)
-		}
-		return nil
+		return err
 	case <-t.C:
 		return fmt.Errorf("%w after %v", ErrPluginTimeout, a.cfg.pluginTimeout)
 	}

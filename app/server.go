@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"reflect"
 	"sync"
@@ -21,6 +22,10 @@ type Server struct {
 	a    *instance
 	n    *node
 	from string // the wrapped plugin this handle was given to, if any
+	// inBody marks a handle the boot gave to a plugin body or an
+	// OnRegister hook: Ready called with it during the boot would wait for
+	// itself, so it fails instead.
+	inBody bool
 }
 
 // state of an instance; it only moves forward.
@@ -41,10 +46,14 @@ type instance struct {
 	cfg config
 	log *zap.Logger
 
-	mu      sync.Mutex // guards registration, boot and close
-	state   atomic.Int32
-	bootErr error
-	root    *node
+	mu          sync.Mutex // guards registration, boot and close
+	state       atomic.Int32
+	bootErr     error
+	bootDone    chan struct{}   // closed when the boot ends; nil before it starts
+	compiled    bool            // routes compiled: only OnReady hooks run now
+	interrupted bool            // Close began during the boot
+	closeCtx    context.Context // that Close's context, for the close the boot runs
+	root        *node
 
 	router   httpx.Router[*route]
 	routes   []*route
@@ -233,12 +242,21 @@ func (s *Server) Prefix() string { return s.n.prefix }
 
 // mutate runs fn under the registration lock if the server still accepts
 // registrations; otherwise it returns why not.
-func (s *Server) mutate(fn func() error) error {
+func (s *Server) mutate(fn func() error) error { return s.mutateWhen(false, fn) }
+
+// mutateWhen is mutate; late says that what fn registers still applies
+// after the routes are compiled (hooks that run after Ready), so OnReady
+// hooks may call it.
+func (s *Server) mutateWhen(late bool, fn func() error) error {
 	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch state(a.state.Load()) {
-	case stateRegistering, stateBooting:
+	case stateRegistering:
+	case stateBooting:
+		if a.compiled && !late {
+			return fmt.Errorf("%w: the routes are compiled; an OnReady hook may only add OnListen, PreClose and OnClose hooks", ErrAlreadyStarted)
+		}
 	case stateFailed:
 		return ErrBootFailed
 	case stateDraining, stateClosing, stateClosed:
