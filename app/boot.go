@@ -153,6 +153,7 @@ func (a *instance) compile() error {
 	if stray != nil {
 		return stray
 	}
+	a.root.walk((*node).sortHooks)
 	a.slots = a.root.ctx.Slots()
 	a.types = make([]reflect.Type, a.slots)
 	for _, si := range a.initial {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -64,20 +65,25 @@ type hookDef struct {
 	kind Hook
 	fn   any
 	name string
+	pos  []int // position of the AddHook call among its context's calls
 }
 
 type hookLists [numHooks][]hookDef
 
 // AddHook adds fn to this context's hook list for kind. It runs for every
 // route of this context and its descendants, after the ancestors' hooks
-// and before route-level ones, in the order added — whether AddHook was
-// called before or after the routes and plugins it applies to.
+// and before route-level ones, in the order of the calls — whether
+// AddHook was called before or after the routes and plugins it applies
+// to. A wrapped plugin's hooks take the place of its Register call: a
+// body that adds hook 1, registers a wrapped plugin adding hook 2, then
+// adds hook 3 runs 1 2 3, as in Fastify.
 func (s *Server) AddHook(kind Hook, fn any) error {
 	return s.mutate(func() error {
 		d, err := newHookDef(kind, fn)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Path(), err)
 		}
+		d.pos = s.calls().take()
 		s.n.hooks[kind] = append(s.n.hooks[kind], d)
 		return nil
 	})
@@ -109,6 +115,14 @@ func newHookDef(kind Hook, fn any) (hookDef, error) {
 		}
 	}
 	return hookDef{kind: kind, fn: fn, name: funcName(fn)}, nil
+}
+
+// sortHooks puts each of n's hook lists in the order of the calls that
+// added them (see AddHook).
+func (n *node) sortHooks() {
+	for kind := range n.hooks {
+		slices.SortStableFunc(n.hooks[kind], func(a, b hookDef) int { return slices.Compare(a.pos, b.pos) })
+	}
 }
 
 // chain collects the hooks of kind that apply to a route of n: root's

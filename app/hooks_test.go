@@ -341,3 +341,27 @@ func TestNotFoundHandlersByPrefix(t *testing.T) {
 	assert.Equal(t, "GET, HEAD", h.Get("Allow"))
 	assert.Equal(t, "", tr.take(), "405 is decided before any hook")
 }
+
+func TestWrappedPluginHooksTakeThePlaceOfTheirRegisterCall(t *testing.T) {
+	t.Parallel()
+	tr := &trace{}
+	s := app.New()
+	s.Register(func(c *app.Server) error {
+		c.AddHook(app.OnRequest, tr.hook("3"))
+		c.Register(app.Wrap(func(w *app.Server) error {
+			w.AddHook(app.OnRequest, tr.hook("4a"))
+			w.Register(app.Wrap(func(ww *app.Server) error {
+				return ww.AddHook(app.OnRequest, tr.hook("4b"))
+			}, app.PluginName("inner")))
+			return w.AddHook(app.OnRequest, tr.hook("4c"))
+		}, app.PluginName("outer")))
+		c.AddHook(app.OnRequest, tr.hook("5"))
+		return c.Get("/", func() {}, app.WithHook(app.OnRequest, tr.hook("route")))
+	}, app.Name("child"))
+	s.AddHook(app.OnRequest, tr.hook("root"))
+
+	status, _, _ := do(t, s, "GET", "/")
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "root 3 4a 4b 4c 5 route", tr.take(),
+		"in the order of the calls; ancestors first and route-level last, as before")
+}

@@ -75,6 +75,7 @@ type pendingPlugin struct {
 	prefix  string
 	wrapped bool
 	meta    meta
+	pos     []int // the position of the Register call, for a wrapped plugin's hooks
 }
 
 // Register records a plugin, to be loaded by Ready after the plugins
@@ -110,6 +111,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 		if p.name == "" {
 			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.plugins))
 		}
+		p.pos = s.calls().take()
 		s.n.pending = append(s.n.pending, p)
 		return nil
 	})
@@ -192,6 +194,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		n.loaded = append(n.loaded, rec)
 		if p.wrapped {
 			h.from = p.name
+			h.seq = &callSeq{base: p.pos}
 			target.wrapped = append(target.wrapped, p.name)
 			target.ctx.AddWrapped(p.name)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ type Server struct {
 	// OnRegister hook: Ready called with it during the boot would wait for
 	// itself, so it fails instead.
 	inBody bool
+	// seq numbers the calls of a wrapped plugin's body, so its hooks take
+	// the place of its Register call; nil for other handles, which use
+	// their context's.
+	seq *callSeq
 }
 
 // state of an instance; it only moves forward.
@@ -83,6 +88,7 @@ type node struct {
 	log    *zap.Logger
 
 	pending      []*pendingPlugin
+	seq          callSeq  // numbers the calls made through this context's handles
 	plugins      []string // names of the plugins registered here, in load order
 	routes       []*routeDef
 	hooks        hookLists
@@ -271,4 +277,28 @@ func (s *Server) mutateWhen(late bool, fn func() error) error {
 		a.bootErr = err
 	}
 	return err
+}
+
+// callSeq numbers registration calls. A hook's position is the numbers
+// of the calls that led to it: the wrapped plugins' Register calls, then
+// its own AddHook call. Sorting a context's hooks by position puts a
+// wrapped plugin's hooks where its Register call was.
+type callSeq struct {
+	base []int
+	next int
+}
+
+// take returns the position of the next call.
+func (q *callSeq) take() []int {
+	pos := append(slices.Clip(q.base), q.next)
+	q.next++
+	return pos
+}
+
+// calls is the sequence the calls through s are numbered in.
+func (s *Server) calls() *callSeq {
+	if s.seq != nil {
+		return s.seq
+	}
+	return &s.n.seq
 }
