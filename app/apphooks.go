@@ -43,7 +43,9 @@ func (s *Server) OnRegister(fn func(child *Server) error) error {
 
 // OnRoute adds fn to run, at Ready, for every route of this context and its
 // descendants (and for each GET route's HEAD twin), ancestors' hooks
-// first. It may edit the route; an error stops the boot.
+// first. It may edit the route; an error stops the boot. A prefixed
+// plugin's "/" route is one route, seen once with the prefix as its path
+// ("/v1"); it also answers "/v1/" unless a hook changes its path.
 func (s *Server) OnRoute(fn func(*RouteOptions) error) error {
 	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
 }

@@ -161,8 +161,8 @@ func (a *instance) compile() error {
 	}
 
 	type twin struct {
-		path string
-		rt   *route
+		paths []string
+		rt    *route
 	}
 	var twins []twin
 	var errs error
@@ -181,9 +181,17 @@ func (a *instance) compile() error {
 				errs = err
 				return
 			}
-			if err := a.router.Add(ro.Method, ro.Path, rt); err != nil {
-				errs = &RouteError{Method: ro.Method, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("cannot be added: %w", err)}
-				return
+			paths := []string{ro.Path}
+			if def.alias != "" && ro.Path == def.path {
+				// A prefixed "/" route also answers at the prefix with a
+				// slash, unless a hook moved it.
+				paths = append(paths, def.alias)
+			}
+			for _, p := range paths {
+				if err := a.router.Add(ro.Method, p, rt); err != nil {
+					errs = &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: fmt.Errorf("cannot be added: %w", err)}
+					return
+				}
 			}
 			a.routes = append(a.routes, rt)
 			if ro.Method != http.MethodGet {
@@ -197,20 +205,27 @@ func (a *instance) compile() error {
 				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
-			if tro.Method != "" {
-				twins = append(twins, twin{path: tro.Path, rt: rt})
+			if tro.Method == "" {
+				continue
 			}
+			tw := twin{paths: []string{tro.Path}, rt: rt}
+			if tro.Path == ro.Path {
+				tw.paths = paths
+			}
+			twins = append(twins, tw)
 		}
 	})
 	if errs != nil {
 		return errs
 	}
 	for _, tw := range twins {
-		// An explicit HEAD route wins over a twin.
-		if err := a.router.Add(http.MethodHead, tw.path, tw.rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
-			return &RouteError{Method: http.MethodHead, Path: tw.path, Context: tw.rt.info.Context, Err: fmt.Errorf("cannot be added: %w", err)}
+		for _, p := range tw.paths {
+			// An explicit HEAD route wins over a twin.
+			if err := a.router.Add(http.MethodHead, p, tw.rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
+				return &RouteError{Method: http.MethodHead, Path: p, Context: tw.rt.info.Context, Err: fmt.Errorf("cannot be added: %w", err)}
+			}
+			tw.rt.twins = append(tw.rt.twins, p)
 		}
-		tw.rt.twins = append(tw.rt.twins, tw.path)
 	}
 	return a.compileNotFound()
 }

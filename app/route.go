@@ -12,6 +12,7 @@ import (
 type routeDef struct {
 	method    string
 	path      string // full path, prefix included
+	alias     string // a prefixed plugin's "/" route: the prefix with a slash, served too
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
@@ -33,10 +34,13 @@ func WithHook(kind Hook, fn any) RouteOption {
 	}
 }
 
-// Route registers handler for method and path in this context. path may
-// hold ":name" parameters and end with a "*" wildcard; the context's
-// prefix is prepended. A GET route also answers HEAD (same headers, no
-// body) unless a HEAD route is registered for the same path.
+// Route registers handler for method and path in this context. path must
+// start with "/" — with or without a prefix, so a plugin's routes do not
+// depend on how it is registered — and may hold ":name" parameters and
+// end with a "*" wildcard; the context's prefix is prepended. Under a
+// prefix, the route "/" answers both "/v1" and "/v1/". A GET route also
+// answers HEAD (same headers, no body) unless a HEAD route is registered
+// for the same path.
 //
 // handler is a function whose parameters Burrow fills: *httpx.Request,
 // *httpx.Reply, context.Context, *zap.Logger, In structs (request
@@ -59,10 +63,9 @@ func (s *Server) Route(method, path string, handler any, opts ...RouteOption) er
 			}
 		}
 		if s.n.prefix != "" && path == "/" {
-			// "/v1" and "/v1/" both reach a prefixed plugin's "/" route.
-			twin := *r
-			r.path = s.n.prefix
-			s.n.routes = append(s.n.routes, &twin)
+			// "/v1" and "/v1/" both reach a prefixed plugin's "/" route:
+			// one route, served at two paths.
+			r.path, r.alias = s.n.prefix, r.path
 		}
 		s.n.routes = append(s.n.routes, r)
 		return nil
