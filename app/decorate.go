@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"go.uber.org/dig"
 
@@ -15,8 +16,12 @@ import (
 // (Request.SetDecorator). Handlers receive it through an In struct field
 // tagged name:"<name>" whose type value's type is assignable to.
 //
-// Declaring a name that is already visible from this context is an error,
-// as in Fastify.
+// Declaring a name that is already visible from this context — declared
+// here or in an ancestor — is an error wrapping scope.ErrDuplicate;
+// siblings may reuse a name. Fastify refuses a child's redeclaration of a
+// value decorator too, but lets a child override a function one; Burrow
+// refuses both, so a name holds one value of one type throughout a
+// branch (a hook replaces it for one request with SetDecorator).
 func (s *Server) DecorateRequest(name string, value any) error {
 	return s.mutate(func() error {
 		if name == "" {
@@ -50,10 +55,12 @@ func Named(name string) DecorateOption { return func(o *decorateOptions) { o.nam
 
 // Decorate provides a service in this context: a value (shared as is) or a
 // dig constructor function, whose parameters are resolved from this
-// context and whose results become services. Handlers receive services as
-// plain parameters of their type, or as In struct fields. A child may
-// shadow a service an ancestor provides; the same service twice in one
-// context is an error.
+// context and whose results become services — a dig.Out result struct
+// provides each of its fields, by type, by name or into a value group.
+// Handlers receive services as plain parameters of their type, or as In
+// struct fields. A child may shadow a service an ancestor provides; the
+// same service twice in one context is an error (a value group takes any
+// number of values).
 func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 	return s.mutate(func() error {
 		var o decorateOptions
@@ -65,28 +72,31 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 		}
 		ctor := service
 		t := reflect.TypeOf(service)
-		var outs []reflect.Type
+		var keys []scope.Key
 		if t.Kind() == reflect.Func {
 			for i := range t.NumOut() {
-				if out := t.Out(i); out != typeError && !dig.IsOut(out) {
-					outs = append(outs, out)
+				if out := t.Out(i); out != typeError {
+					keys = append(keys, serviceKeys(out, o.name)...)
 				}
 			}
 		} else {
 			v := reflect.ValueOf(service)
 			ctor = reflect.MakeFunc(reflect.FuncOf(nil, []reflect.Type{t}, false),
 				func([]reflect.Value) []reflect.Value { return []reflect.Value{v} }).Interface()
-			outs = []reflect.Type{t}
+			keys = serviceKeys(t, o.name)
 		}
 		var digOpts []dig.ProvideOption
 		if o.name != "" {
 			digOpts = append(digOpts, dig.Name(o.name))
 		}
 		var decls []scope.Decl
-		for _, out := range outs {
-			decls = append(decls, scope.Decl{Key: scope.Key{Kind: scope.Service, Name: o.name, Type: out}, Plugin: s.from})
+		for _, k := range keys {
+			decls = append(decls, scope.Decl{Key: k, Plugin: s.from})
 		}
 		for _, d := range decls {
+			if d.Group != "" {
+				continue // a group takes values from many constructors
+			}
 			if prev := s.n.ctx.Lookup(d.Key); prev != nil && prev.Context == s.n.ctx {
 				return &scope.DuplicateError{Key: d.Key, In: s.n.ctx, Prev: prev}
 			}
@@ -102,6 +112,37 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 		return nil
 	})
 }
+
+// serviceKeys are the services a constructor result of type t provides:
+// t itself (under name, if any), or, for a dig.Out result struct, each of
+// its fields — by type, by name, or into a value group — as dig sees them.
+func serviceKeys(t reflect.Type, name string) []scope.Key {
+	if !dig.IsOut(t) || t.Kind() != reflect.Struct {
+		return []scope.Key{{Kind: scope.Service, Name: name, Type: t}}
+	}
+	var keys []scope.Key
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case f.Anonymous && f.Type == typeOut, !f.IsExported():
+			continue // dig refuses unexported fields itself
+		case dig.IsOut(f.Type):
+			keys = append(keys, serviceKeys(f.Type, "")...)
+		case f.Tag.Get("group") != "":
+			group, opts, _ := strings.Cut(f.Tag.Get("group"), ",")
+			ft := f.Type
+			if opts == "flatten" && ft.Kind() == reflect.Slice {
+				ft = ft.Elem() // a flattened slice adds each element
+			}
+			keys = append(keys, scope.Key{Kind: scope.Service, Type: ft, Group: group})
+		default:
+			keys = append(keys, scope.Key{Kind: scope.Service, Type: f.Type, Name: f.Tag.Get("name")})
+		}
+	}
+	return keys
+}
+
+var typeOut = reflect.TypeFor[dig.Out]()
 
 // slotInit is a request decorator's starting value.
 type slotInit struct {

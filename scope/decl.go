@@ -29,17 +29,20 @@ func (k Kind) String() string {
 
 // Key identifies a declaration. Request decorators are keyed by name alone
 // (their type is checked separately, so a wrong type gets its own message);
-// services are keyed by type and optional name, as in dig.
+// services are keyed by type and optional name or value group, as in dig.
 type Key struct {
-	Kind Kind
-	Name string
-	Type reflect.Type // services only
+	Kind  Kind
+	Name  string
+	Type  reflect.Type // services only
+	Group string       // services only: the dig value group the values join
 }
 
 func (k Key) String() string {
 	switch {
 	case k.Kind == Request:
 		return fmt.Sprintf("request decorator %q", k.Name)
+	case k.Group != "":
+		return fmt.Sprintf("service %v in group %q", k.Type, k.Group)
 	case k.Name != "":
 		return fmt.Sprintf("service %v named %q", k.Type, k.Name)
 	default:
@@ -48,7 +51,7 @@ func (k Key) String() string {
 }
 
 func (k Key) matches(d *Decl) bool {
-	if d.Kind != k.Kind || d.Name != k.Name {
+	if d.Kind != k.Kind || d.Name != k.Name || d.Group != k.Group {
 		return false
 	}
 	return k.Kind == Request || d.Type == k.Type
@@ -81,13 +84,22 @@ func (d *Decl) Where() string {
 // Declare records d in c. A request decorator whose name is already visible
 // from c is refused, like Fastify refuses re-declaring a value decorator; a
 // service may shadow one an ancestor provides, but not one provided in c
-// itself. A new request decorator gets the next free slot.
+// itself. A value group takes any number of values: declaring one c
+// already declares returns that declaration. A new request decorator gets
+// the next free slot.
 func (c *Context) Declare(d Decl) (*Decl, error) {
-	if d.Kind == Request {
+	switch {
+	case d.Kind == Request:
 		if prev := c.Lookup(d.Key); prev != nil {
 			return nil, &DuplicateError{Key: d.Key, In: c, Prev: prev}
 		}
-	} else {
+	case d.Group != "":
+		for _, prev := range c.decls {
+			if d.Key.matches(prev) {
+				return prev, nil
+			}
+		}
+	default:
 		for _, prev := range c.decls {
 			if d.Key.matches(prev) {
 				return nil, &DuplicateError{Key: d.Key, In: c, Prev: prev}
@@ -127,13 +139,14 @@ func (c *Context) Lookup(k Key) *Decl {
 }
 
 // Visible lists every declaration of kind visible from c, nearest first;
-// a shadowed service is left out.
+// a shadowed service is left out. A value group is listed in every
+// context that adds to it, as each adds values rather than shadowing.
 func (c *Context) Visible(kind Kind) []*Decl {
 	var out []*Decl
 	seen := map[Key]bool{}
 	for n := c; n != nil; n = n.parent {
 		for _, d := range n.decls {
-			if d.Kind == kind && !seen[d.Key] {
+			if d.Kind == kind && (d.Group != "" || !seen[d.Key]) {
 				seen[d.Key] = true
 				out = append(out, d)
 			}

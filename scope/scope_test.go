@@ -122,3 +122,22 @@ func TestSlotsThroughDig(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, v.IsZero(), "optional and missing is the zero value")
 }
+
+func TestValueGroupsAccumulate(t *testing.T) {
+	root := scope.New("root")
+	a := root.Child("a")
+	tp := reflect.TypeFor[*int]()
+	group := scope.Decl{Key: scope.Key{Kind: scope.Service, Type: tp, Group: "g"}}
+	d1, err := root.Declare(group)
+	require.NoError(t, err)
+	d2, err := root.Declare(group)
+	require.NoError(t, err, "a group takes many values")
+	assert.Same(t, d1, d2, "and is declared once per context")
+	_, err = a.Declare(group)
+	require.NoError(t, err)
+	_, err = a.Declare(svc(tp))
+	require.NoError(t, err, "the plain service of the same type is another key")
+	assert.Len(t, a.Visible(scope.Service), 3, "a's group, root's group, a's plain service")
+	assert.Equal(t, `service *int in group "g"`, group.Key.String())
+	assert.Nil(t, root.Lookup(scope.Key{Kind: scope.Service, Type: tp}), "a group value is not the plain service")
+}
