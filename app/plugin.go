@@ -119,7 +119,11 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 
 // HasPlugin reports whether a plugin called name was registered in this
 // context or an ancestor and has started loading. A plugin registered in a
-// sibling, or in a descendant, does not count.
+// sibling, or in a descendant, does not count. Inside a plugin it is true
+// for the plugin itself, its parent plugin, and the plugins its ancestors
+// registered before it, encapsulated or wrapped: a registration is
+// visible where its context's declarations are (Fastify reports only
+// plugins made with fastify-plugin).
 func (s *Server) HasPlugin(name string) bool {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
