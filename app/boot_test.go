@@ -100,7 +100,7 @@ func TestCloseDuringBootStopsTheBoot(t *testing.T) {
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	assert.ErrorIs(t, s.Serve(ln), app.ErrClosed, "Serve called after Close refuses to start")
+	assert.NoError(t, s.Serve(ln), "Serve called after a graceful Close returns nil at once")
 	_, err = ln.Accept()
 	assert.Error(t, err, "and closes its listener")
 }
@@ -358,4 +358,18 @@ func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
 	assert.Contains(t, err.Error(), "onReady hook in root: burrow: plugin timed out after 50ms")
 	<-hookDone
 	assert.Same(t, err, injected, "the waiting call gets the boot's result and returns")
+}
+
+// TestListenAfterCloseReturnsNil is the shape of a main that starts Listen
+// on a goroutine and closes on a signal: the signal may win the race to
+// the server, and the end is graceful all the same.
+func TestListenAfterCloseReturnsNil(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Get("/", func() {})
+	require.NoError(t, s.Ready())
+	require.NoError(t, s.Close(context.Background()))
+	assert.NoError(t, s.Listen("127.0.0.1:0"))
+	_, err := s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.ErrorIs(t, err, app.ErrClosed, "Inject cannot answer after Close")
 }

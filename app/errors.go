@@ -12,7 +12,8 @@ var (
 	ErrAlreadyStarted = errors.New("burrow: server already started")
 	// ErrBootFailed is returned by calls made after Ready failed.
 	ErrBootFailed = errors.New("burrow: boot failed")
-	// ErrClosed is returned by Ready, Listen and Inject after Close.
+	// ErrClosed is returned by Ready, Inject and registrations once Close
+	// has begun (Listen and Serve return nil then).
 	ErrClosed = errors.New("burrow: server closed")
 	// ErrInvalidPlugin is returned by Register for a value that is not a
 	// plugin.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -12,13 +11,12 @@ import (
 )
 
 // Listen boots the server (Ready) and serves HTTP on addr ("host:port")
-// until Close. It returns nil after a graceful Close that began after the
-// call — also when that Close stopped the boot — ErrClosed when Close
-// had begun before it, and the boot's or the listener's error otherwise.
+// until Close. It returns nil once a graceful Close has finished —
+// whenever that Close began: before the call (a signal may close the
+// server before the goroutine running Listen gets to it), during the
+// boot, or while serving — and the boot's or the listener's error
+// otherwise.
 func (s *Server) Listen(addr string) error {
-	if s.a.closeBegun() {
-		return fmt.Errorf("%w: Listen called after Close", ErrClosed)
-	}
 	if err := s.Ready(); err != nil {
 		return s.a.bootEnded(err)
 	}
@@ -32,10 +30,6 @@ func (s *Server) Listen(addr string) error {
 // Serve is Listen on a listener the caller made; it closes ln when it
 // returns.
 func (s *Server) Serve(ln net.Listener) error {
-	if s.a.closeBegun() {
-		ln.Close()
-		return fmt.Errorf("%w: Serve called after Close", ErrClosed)
-	}
 	if err := s.Ready(); err != nil {
 		ln.Close()
 		return s.a.bootEnded(err)
@@ -43,18 +37,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.serve(ln)
 }
 
-// closeBegun reports whether Close has been called.
-func (a *instance) closeBegun() bool {
-	switch state(a.state.Load()) {
-	case stateDraining, stateClosing, stateClosed:
-		return true
-	}
-	return false
-}
-
 // bootEnded is what Listen and Serve return when their Ready failed: nil
-// when a Close stopped the boot (a graceful end, once the close is done),
-// the boot's error otherwise.
+// when Close has begun (a graceful end, once the close is done), the
+// boot's error otherwise.
 func (a *instance) bootEnded(err error) error {
 	if !errors.Is(err, ErrClosed) {
 		return err
@@ -63,8 +48,7 @@ func (a *instance) bootEnded(err error) error {
 	return nil
 }
 
-// serve serves ln on a booted server, for Listen and Serve, which checked
-// that Close had not begun when they were called.
+// serve serves ln on a booted server, for Listen and Serve.
 func (s *Server) serve(ln net.Listener) error {
 	a := s.a
 	srv := &http.Server{
@@ -78,9 +62,8 @@ func (s *Server) serve(ln net.Listener) error {
 	}
 	a.httpMu.Lock()
 	if state(a.state.Load()) != stateReady {
-		// Close began since the call, before this server could be
-		// registered for it to shut down: nothing to serve, and a
-		// graceful end all the same.
+		// Close began before this server could be registered for it to
+		// shut down: nothing to serve, and a graceful end all the same.
 		a.httpMu.Unlock()
 		ln.Close()
 		<-a.closed
