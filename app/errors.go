@@ -12,8 +12,9 @@ var (
 	ErrAlreadyStarted = errors.New("burrow: server already started")
 	// ErrBootFailed is returned by calls made after Ready failed.
 	ErrBootFailed = errors.New("burrow: boot failed")
-	// ErrClosed is returned by Ready, Inject and registrations once Close
-	// has begun (Listen and Serve return nil then).
+	// ErrClosed is returned by Ready and registrations once Close has
+	// begun, and by Inject once the drain delay is over (Listen and Serve
+	// return nil then).
 	ErrClosed = errors.New("burrow: server closed")
 	// ErrInvalidPlugin is returned by Register for a value that is not a
 	// plugin.
