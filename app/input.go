@@ -113,13 +113,11 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 				p.params = d
 			}
 		}
-		if t.Kind() == reflect.Struct {
-			v, err := compileValidator(t, tags[k])
-			if err != nil {
-				return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], err)
-			}
-			p.validators[k] = v
+		v, err := compileValidator(t, tags[k])
+		if err != nil {
+			return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], err)
 		}
+		p.validators[k] = v
 	}
 	return p, nil
 }
@@ -222,7 +220,9 @@ func (p *inputPlan) validate(req *httpx.Request) error {
 	var bad []httpx.FieldError
 	for k, vd := range p.validators {
 		if vd != nil && in[k] != nil {
-			bad = vd.validate(reflect.ValueOf(in[k]).Elem(), inputNames[k], bad)
+			at := newInputPath(inputNames[k])
+			bad = vd.validate(reflect.ValueOf(in[k]).Elem(), at, bad)
+			at.free()
 		}
 	}
 	if len(bad) > 0 {

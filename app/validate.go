@@ -1,12 +1,14 @@
 package app
 
 import (
+	"encoding"
 	"fmt"
 	"net"
 	"net/mail"
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,8 +18,8 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 )
 
-// A validator checks one struct type against the constraints in its
-// fields' tags, compiled once at start-up:
+// A validator checks a value against the constraints in the tags of the
+// struct types it holds, compiled once at start-up:
 //
 //	validate:"required,min=1,max=64,len=8,enum=a|b|c,format=email"
 //	pattern:"^[a-z]+$"
@@ -26,19 +28,27 @@ import (
 // entries of a map, and bound the value of a number. A field that is not
 // required is checked only when it is not its zero value, so "absent"
 // and "empty" are the same thing — except numbers, whose zero is a value
-// their bounds apply to; use a pointer to make a number optional.
-// Nested structs, pointers to structs and slices of structs are checked
-// field by field.
+// their bounds apply to (use a pointer to make a number optional), and
+// structs and arrays, which are always there: their own fields are
+// checked even when the client sent nothing for them, so an omitted or
+// empty object cannot skip its required fields. A nil pointer is a value
+// the client did not send (absent, or null): its inner rules do not
+// apply; tag it required to demand it. Validation descends through
+// pointers, slices, arrays and map values to every struct with rules,
+// recursive types included.
 type validator struct {
-	fields []fieldRules
+	kind   reflect.Kind // Struct, Pointer, Slice, Array or Map
+	fields []fieldRules // Struct
+	elem   *validator   // Pointer, Slice, Array, Map
 }
 
 type fieldRules struct {
-	index    int
+	index    []int  // through embedded structs
 	name     string // as the client wrote it: the json, query or param name
+	typ      reflect.Type
 	required bool
 	checks   []check
-	child    *validator // struct, *struct, []struct or []*struct
+	child    *validator // what lies below: nil when no rule does
 }
 
 type check struct {
@@ -47,7 +57,8 @@ type check struct {
 	msg  string
 }
 
-// validators caches compiled validators by type and naming tag.
+// validators caches compiled struct validators by type and naming tag;
+// nil means the type holds no rule.
 var validators sync.Map // validatorKey → *validator
 
 type validatorKey struct {
@@ -55,72 +66,132 @@ type validatorKey struct {
 	tag string
 }
 
-// compileValidator returns the validator of struct type t, whose fields
-// are named by tag ("json", "query" or "param"). It is nil when no field
-// of t (or of a nested struct) has a constraint.
+// compileValidator returns the validator of type t, whose struct fields
+// are named by tag ("json", "query" or "param"). It is nil when no value
+// t holds has a constraint.
 func compileValidator(t reflect.Type, tag string) (*validator, error) {
-	return compileValidatorSeen(t, tag, map[reflect.Type]bool{})
-}
-
-func compileValidatorSeen(t reflect.Type, tag string, seen map[reflect.Type]bool) (*validator, error) {
-	key := validatorKey{t, tag}
-	if v, ok := validators.Load(key); ok {
-		return v.(*validator), nil
+	c := &validatorCompiler{tag: tag, structs: map[reflect.Type]*validator{}, mine: map[*validator]bool{}}
+	v, err := c.compile(t)
+	if err != nil {
+		return nil, err
 	}
-	if seen[t] {
-		return nil, nil // a recursive type: its constraints are checked at the outer level
+	c.prune()
+	for st, sv := range c.structs {
+		if !c.live[sv] {
+			sv = nil
+		}
+		validators.Store(validatorKey{st, tag}, sv)
 	}
-	seen[t] = true
-	v := &validator{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		fr := fieldRules{index: i, name: fieldName(f, tag)}
-		if fr.name == "-" {
-			continue
-		}
-		if err := fr.parse(f); err != nil {
-			return nil, fmt.Errorf("%v.%s: %w", t, f.Name, err)
-		}
-		if st := structOf(f.Type); st != nil {
-			child, err := compileValidatorSeen(st, tag, seen)
-			if err != nil {
-				return nil, err
-			}
-			fr.child = child
-		}
-		if fr.required || len(fr.checks) > 0 || fr.child != nil {
-			v.fields = append(v.fields, fr)
-		}
+	if !c.reaches(v) {
+		return nil, nil
 	}
-	if len(v.fields) == 0 {
-		v = nil
-	}
-	validators.Store(key, v)
 	return v, nil
 }
 
-// structOf is the struct type a field holds directly or through a pointer
-// or slice, if any.
-func structOf(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-		t = t.Elem()
-	}
-	if t.Kind() == reflect.Struct && t != reflect.TypeFor[time.Time]() {
-		return t
-	}
-	return nil
+// validatorCompiler compiles the validators of one type and of the types
+// it holds. A struct type gets its validator before its fields are
+// compiled, so a recursive type refers to itself; whether a validator
+// has any rule is known only once the whole graph is built (prune).
+type validatorCompiler struct {
+	tag     string
+	structs map[reflect.Type]*validator // compiled here
+	mine    map[*validator]bool         // the same, by validator
+	live    map[*validator]bool         // struct validators with a rule in or below them
 }
 
-// fieldName is the name the client uses for f under tag.
-func fieldName(f reflect.StructField, tag string) string {
-	name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
-	if name == "" {
-		return f.Name
+func (c *validatorCompiler) compile(t reflect.Type) (*validator, error) {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		elem, err := c.compile(t.Elem())
+		if elem == nil || err != nil {
+			return nil, err
+		}
+		return &validator{kind: t.Kind(), elem: elem}, nil
+	case reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return nil, nil
+		}
+	default:
+		return nil, nil
 	}
-	return name
+	if v, ok := c.structs[t]; ok {
+		return v, nil
+	}
+	if v, ok := validators.Load(validatorKey{t, c.tag}); ok {
+		return v.(*validator), nil // final: nil when it has no rule
+	}
+	v := &validator{kind: reflect.Struct}
+	c.structs[t], c.mine[v] = v, true
+	for _, f := range inputFields(t, c.tag) {
+		fr := fieldRules{index: f.index, name: f.name, typ: f.Type}
+		if err := fr.parse(f.StructField); err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.index), err)
+		}
+		child, err := c.compile(f.Type)
+		if err != nil {
+			return nil, err
+		}
+		fr.child = child
+		v.fields = append(v.fields, fr)
+	}
+	return v, nil
+}
+
+// fieldPath names the Go field at index, through embedded structs.
+func fieldPath(t reflect.Type, index []int) string {
+	names := make([]string, len(index))
+	for i, x := range index {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f := t.Field(x)
+		names[i], t = f.Name, f.Type
+	}
+	return strings.Join(names, ".")
+}
+
+// prune finds which struct validators have a rule in or below them (a
+// fixed point, since types may be recursive), then drops what leads to
+// none.
+func (c *validatorCompiler) prune() {
+	c.live = map[*validator]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, v := range c.structs {
+			if c.live[v] {
+				continue
+			}
+			for _, fr := range v.fields {
+				if fr.required || len(fr.checks) > 0 || c.reaches(fr.child) {
+					c.live[v], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for _, v := range c.structs {
+		kept := v.fields[:0]
+		for _, fr := range v.fields {
+			if !c.reaches(fr.child) {
+				fr.child = nil
+			}
+			if fr.required || len(fr.checks) > 0 || fr.child != nil {
+				kept = append(kept, fr)
+			}
+		}
+		v.fields = kept
+	}
+}
+
+// reaches reports whether v leads to a struct validator with rules.
+func (c *validatorCompiler) reaches(v *validator) bool {
+	for v != nil && v.kind != reflect.Struct {
+		v = v.elem
+	}
+	if v == nil {
+		return false
+	}
+	return c.live[v] || !c.mine[v] // one from the cache is final: it has rules
 }
 
 var (
@@ -264,52 +335,194 @@ func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 	return bad()
 }
 
-// validate appends to out every constraint v (a struct) breaks, with
-// paths under prefix ("body", "querystring", "params").
-func (vd *validator) validate(v reflect.Value, prefix string, out []httpx.FieldError) []httpx.FieldError {
-	if vd == nil {
-		return out
+// validate appends to out every constraint v breaks, with paths under
+// at's root ("body", "querystring" or "params"). The nesting of v is
+// len(at.segs); no decoded JSON body nests deeper than maxJSONDepth, and
+// a value that does (made by a parser or a hook, perhaps cyclic) is
+// refused there rather than followed.
+func (vd *validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	if vd.kind == reflect.Pointer {
+		if v.IsNil() {
+			return out // not sent
+		}
+		return vd.elem.validate(v.Elem(), at, out)
 	}
+	if at.depth >= maxJSONDepth {
+		return append(out, httpx.FieldError{Path: at.String(), Rule: "depth",
+			Message: "is nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"})
+	}
+	at.depth++
+	switch vd.kind {
+	case reflect.Struct:
+		out = vd.validateFields(v, at, out)
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			at.push(pathSeg{index: i})
+			out = vd.elem.validate(v.Index(i), at, out)
+			at.pop()
+		}
+	case reflect.Map:
+		out = vd.validateMap(v, at, out)
+	}
+	at.depth--
+	return out
+}
+
+// validateFields checks the fields of struct v.
+func (vd *validator) validateFields(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
 	for i := range vd.fields {
 		fr := &vd.fields[i]
-		f := v.Field(fr.index)
-		path := prefix + "/" + fr.name
-		if f.IsZero() {
-			if fr.required {
-				out = append(out, httpx.FieldError{Path: path, Rule: "required", Message: "is required"})
-				continue
-			}
-			if !isNumber(f.Kind()) {
-				continue // absent
-			}
+		f := fieldByIndex(v, fr.index, fr.typ)
+		at.push(pathSeg{name: fr.name})
+		out = fr.validate(f, at, out)
+		at.pop()
+	}
+	return out
+}
+
+// validate checks field value f.
+func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	if f.IsZero() {
+		if fr.required {
+			return append(out, httpx.FieldError{Path: at.String(), Rule: "required", Message: "is required"})
 		}
-		for f.Kind() == reflect.Pointer {
-			f = f.Elem()
+		if k := f.Kind(); !isNumber(k) && k != reflect.Struct && k != reflect.Array {
+			return out // absent
+		}
+	}
+	if len(fr.checks) > 0 {
+		e := f
+		for e.Kind() == reflect.Pointer && !e.IsNil() {
+			e = e.Elem()
 		}
 		for _, c := range fr.checks {
-			if !c.ok(f) {
-				out = append(out, httpx.FieldError{Path: path, Rule: c.rule, Message: c.msg})
-			}
-		}
-		if fr.child == nil {
-			continue
-		}
-		switch f.Kind() {
-		case reflect.Struct:
-			out = fr.child.validate(f, path, out)
-		case reflect.Slice, reflect.Array:
-			for j := range f.Len() {
-				e := f.Index(j)
-				for e.Kind() == reflect.Pointer && !e.IsNil() {
-					e = e.Elem()
-				}
-				if e.Kind() == reflect.Struct {
-					out = fr.child.validate(e, path+"/"+strconv.Itoa(j), out)
-				}
+			if e.Kind() != reflect.Pointer && !c.ok(e) {
+				out = append(out, httpx.FieldError{Path: at.String(), Rule: c.rule, Message: c.msg})
 			}
 		}
 	}
+	if fr.child != nil {
+		out = fr.child.validate(f, at, out)
+	}
 	return out
+}
+
+// validateMap checks the values of map v.
+func (vd *validator) validateMap(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	n := len(out)
+	key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+	for it := v.MapRange(); it.Next(); {
+		key.SetIterKey(it)
+		val.SetIterValue(it)
+		at.push(pathSeg{key: key})
+		out = vd.elem.validate(val, at, out)
+		at.pop()
+	}
+	if len(out) == n {
+		return out
+	}
+	// Report in key order, not in the map's random one; only a map that
+	// fails pays for sorting.
+	out = out[:n]
+	keys := v.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(mapKeyText(a), mapKeyText(b)) })
+	for _, k := range keys {
+		at.push(pathSeg{key: k})
+		out = vd.elem.validate(v.MapIndex(k), at, out)
+		at.pop()
+	}
+	return out
+}
+
+// fieldByIndex is the field of struct v at index, or the zero value of
+// typ when an embedded pointer on the way is nil: the client cannot tell
+// promoted fields from the others, so they are judged alike.
+func fieldByIndex(v reflect.Value, index []int, typ reflect.Type) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Zero(typ)
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// inputPath is where validation stands in the input: a root and a stack
+// of fields, keys and indexes. It is spelled out only for a value that
+// fails, and pooled, so checking a valid input builds no strings and
+// allocates nothing.
+type inputPath struct {
+	root  string
+	segs  []pathSeg
+	depth int // objects and arrays entered
+}
+
+type pathSeg struct {
+	name  string        // a field
+	key   reflect.Value // or a map key
+	index int           // or else an index
+}
+
+var inputPaths = sync.Pool{New: func() any { return new(inputPath) }}
+
+func newInputPath(root string) *inputPath {
+	p := inputPaths.Get().(*inputPath)
+	p.root = root
+	return p
+}
+
+func (p *inputPath) free() {
+	clear(p.segs[:cap(p.segs)]) // keys hold request data
+	p.segs, p.depth = p.segs[:0], 0
+	inputPaths.Put(p)
+}
+
+func (p *inputPath) push(s pathSeg) { p.segs = append(p.segs, s) }
+func (p *inputPath) pop()           { p.segs = p.segs[:len(p.segs)-1] }
+
+// String spells p as the client sees it: "body/items/0/sku". Names and
+// keys are escaped as in a JSON pointer (RFC 6901), so a key holding a
+// "/" cannot pose as two levels.
+func (p *inputPath) String() string {
+	b := []byte(p.root)
+	for _, s := range p.segs {
+		b = append(b, '/')
+		name := s.name
+		switch {
+		case s.key.IsValid():
+			name = mapKeyText(s.key)
+		case name == "":
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			continue
+		}
+		for i := range len(name) {
+			switch c := name[i]; c {
+			case '~':
+				b = append(b, "~0"...)
+			case '/':
+				b = append(b, "~1"...)
+			default:
+				b = append(b, c)
+			}
+		}
+	}
+	return string(b)
+}
+
+// mapKeyText is a map key as its JSON object key.
+func mapKeyText(k reflect.Value) string {
+	if k.Kind() == reflect.String {
+		return k.String()
+	}
+	if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
+		if b, err := tm.MarshalText(); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(k.Interface())
 }
 
 func isNumber(k reflect.Kind) bool {

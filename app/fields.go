@@ -1,0 +1,159 @@
+package app
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// inputField is a field of an input struct as the client names it.
+type inputField struct {
+	name  string
+	index []int // through embedded structs
+	reflect.StructField
+}
+
+// inputFields lists the fields of struct type t a client can set, named
+// by tag ("json", "query" or "param"), in field order. For JSON they are
+// exactly the members encoding/json decodes into: the fields of embedded
+// structs are promoted to the outer object, a shallower field hides a
+// deeper one of the same name, a tagged one wins between equals, and a
+// name still claimed twice belongs to no field. Query and path values
+// have no nesting, so for them embedding means nothing.
+func inputFields(t reflect.Type, tag string) []inputField {
+	if tag != "json" {
+		var out []inputField
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if name := fieldName(f, tag); f.IsExported() && name != "-" {
+				out = append(out, inputField{name, []int{i}, f})
+			}
+		}
+		return out
+	}
+	type candidate struct {
+		inputField
+		depth  int
+		tagged bool
+	}
+	type embedded struct {
+		t     reflect.Type
+		index []int
+	}
+	var found []candidate
+	explored := map[reflect.Type]bool{}
+	level := []embedded{{t: t}}
+	for depth := 0; len(level) > 0; depth++ {
+		times := map[reflect.Type]int{}
+		for _, e := range level {
+			times[e.t]++
+		}
+		var next []embedded
+		for _, e := range level {
+			if explored[e.t] {
+				continue // embedded at this depth again, or already shallower
+			}
+			explored[e.t] = true
+			for i := range e.t.NumField() {
+				f := e.t.Field(i)
+				name, tagged, ok := jsonName(f)
+				if !ok {
+					continue
+				}
+				index := append(slices.Clip(e.index), i)
+				ft := f.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if f.Anonymous && !tagged && ft.Kind() == reflect.Struct {
+					next = append(next, embedded{ft, index})
+					continue
+				}
+				c := candidate{inputField{name, index, f}, depth, tagged}
+				found = append(found, c)
+				if times[e.t] > 1 {
+					found = append(found, c) // the same type embedded twice: its fields collide with themselves
+				}
+			}
+		}
+		level = next
+	}
+	// Decide each name: among the shallowest candidates, the only one, or
+	// else the only tagged one; otherwise nobody gets it.
+	slices.SortStableFunc(found, func(a, b candidate) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if a.depth != b.depth {
+			return a.depth - b.depth
+		}
+		switch {
+		case a.tagged == b.tagged:
+			return 0
+		case a.tagged:
+			return -1
+		}
+		return 1
+	})
+	var out []inputField
+	for i := 0; i < len(found); {
+		j := i + 1
+		for j < len(found) && found[j].name == found[i].name {
+			j++
+		}
+		first := found[i]
+		if j == i+1 || found[i+1].depth > first.depth || found[i+1].tagged != first.tagged {
+			out = append(out, first.inputField)
+		}
+		i = j
+	}
+	slices.SortFunc(out, func(a, b inputField) int { return slices.Compare(a.index, b.index) })
+	return out
+}
+
+// jsonName is the member name encoding/json gives f, whether a tag chose
+// it, and whether f takes part in decoding at all.
+func jsonName(f reflect.StructField) (name string, tagged, ok bool) {
+	if !f.IsExported() {
+		t := f.Type
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if !f.Anonymous || t.Kind() != reflect.Struct {
+			return "", false, false // an unexported embedded struct still promotes its exported fields
+		}
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", false, false
+	}
+	name, _, _ = strings.Cut(tag, ",")
+	if !validJSONName(name) {
+		return f.Name, false, true
+	}
+	return name, true, true
+}
+
+// validJSONName reports whether encoding/json takes a tag's name as given:
+// letters, digits and punctuation other than quotes and backslash.
+func validJSONName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldName is the name the client uses for f under tag.
+func fieldName(f reflect.StructField, tag string) string {
+	name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}

@@ -1,0 +1,166 @@
+package app_test
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+type contact struct {
+	Email string `json:"email" validate:"required,format=email"`
+}
+
+// stamp is embedded: JSON promotes its fields, so its rules are the
+// outer object's.
+type stamp struct {
+	By string `json:"by" validate:"required"`
+}
+
+type treeNode struct {
+	Name     string      `json:"name" validate:"required"`
+	Children []*treeNode `json:"children" validate:"max=3"`
+}
+
+type profile struct {
+	stamp
+	Contact contact            `json:"contact"` // a value: always there, always checked
+	Backup  *contact           `json:"backup"`  // a nil pointer: not sent, not checked
+	Tree    treeNode           `json:"tree"`
+	Labels  map[string]contact `json:"labels"`
+	Pair    [2]contact         `json:"pair"`
+}
+
+// Audit is exported so that encoding/json can allocate it when embedded
+// by pointer.
+type Audit struct {
+	By string `json:"by" validate:"required"`
+}
+
+type stampedByPointer struct {
+	*Audit
+	Note string `json:"note"`
+}
+
+// validate posts body to a route taking Body[T] and returns the status and
+// the validation array (or the whole body when there is none).
+func validate[T any](t *testing.T, body string) (int, string) {
+	t.Helper()
+	s := app.New()
+	s.Post("/", func(app.Body[T]) (string, error) { return "ok", nil })
+	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := s.Inject(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	out := string(b)
+	if _, list, ok := strings.Cut(out, `"validation":`); ok {
+		out = strings.TrimSuffix(list, "}")
+	}
+	return res.StatusCode, out
+}
+
+func required(paths ...string) string {
+	parts := make([]string, len(paths))
+	for i, p := range paths {
+		parts[i] = `{"path":"` + p + `","rule":"required","message":"is required"}`
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func TestValidationCannotBeSkipped(t *testing.T) {
+	t.Parallel()
+	const pair = `"pair":[{"email":"a@b.co"},{"email":"c@d.co"}]`
+	valid := `{"by":"ada","contact":{"email":"a@b.co"},"tree":{"name":"root"},` + pair + `}`
+	tests := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"valid", valid, 200, "ok"},
+		{"omitted nested values are still checked", `{}`, 400,
+			required("body/by", "body/contact/email", "body/tree/name", "body/pair/0/email", "body/pair/1/email")},
+		{"an empty object is not a way around required", `{"by":"ada","contact":{},"tree":{},` + pair + `}`, 400,
+			required("body/contact/email", "body/tree/name")},
+		{"a nil pointer is an object not sent", `{"by":"ada","contact":{"email":"a@b.co"},"backup":null,"tree":{"name":"r"},` + pair + `}`, 200, "ok"},
+		{"a sent pointer is checked", `{"by":"ada","contact":{"email":"a@b.co"},"backup":{},"tree":{"name":"r"},` + pair + `}`, 400,
+			required("body/backup/email")},
+		{"every level of a recursive type", `{"by":"ada","contact":{"email":"a@b.co"},` + pair + `,` +
+			`"tree":{"name":"r","children":[{"name":"a","children":[{"name":"b"},{"children":[{}]}]}]}}`, 400,
+			required("body/tree/children/0/children/1/name", "body/tree/children/0/children/1/children/0/name")},
+		{"a rule deep in a recursive type", `{"by":"ada","contact":{"email":"a@b.co"},` + pair + `,` +
+			`"tree":{"name":"r","children":[{"name":"a","children":[{"name":"b"},{"name":"c"},{"name":"d"},{"name":"e"}]}]}}`, 400,
+			`[{"path":"body/tree/children/0/children","rule":"max","message":"must NOT have more than 3 items"}]`},
+		{"map values, in key order, keys escaped as in a JSON pointer", `{"by":"ada","contact":{"email":"a@b.co"},"tree":{"name":"r"},` + pair + `,` +
+			`"labels":{"work":{"email":"nope"},"a/b~":{},"home":{"email":"h@b.co"}}}`, 400,
+			`[{"path":"body/labels/a~1b~0/email","rule":"required","message":"is required"},` +
+				`{"path":"body/labels/work/email","rule":"format","message":"must match format \"email\""}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			status, got := validate[profile](t, tt.body)
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestValidationOfPromotedAndTopLevelValues(t *testing.T) {
+	t.Parallel()
+	status, got := validate[stampedByPointer](t, `{"note":"x"}`)
+	assert.Equal(t, 400, status, "a nil embedded pointer reads as its zero value: the client cannot leave out the object, only its fields")
+	assert.Equal(t, required("body/by"), got)
+	status, _ = validate[stampedByPointer](t, `{"by":"ada"}`)
+	assert.Equal(t, 200, status)
+
+	status, got = validate[[]contact](t, `[{"email":"a@b.co"},{}]`)
+	assert.Equal(t, 400, status, "a body that is an array of objects")
+	assert.Equal(t, required("body/1/email"), got)
+	status, got = validate[map[string]*contact](t, `{"x":{},"y":null}`)
+	assert.Equal(t, 400, status, "a body that is a map of objects")
+	assert.Equal(t, required("body/x/email"), got)
+}
+
+// A cyclic value (which no JSON body can produce, but a parser or a hook
+// can) is cut at the JSON depth limit instead of exhausting the stack.
+func TestValidationDepthIsBounded(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.AddContentTypeParser("application/x-cycle", func(_ *httpx.Request, _ io.Reader, v any) error {
+		n := v.(*treeNode)
+		n.Name = "loop"
+		n.Children = []*treeNode{n}
+		return nil
+	}))
+	s.Post("/", func(app.Body[treeNode]) (string, error) { return "ok", nil })
+	req := httptest.NewRequest("POST", "/", strings.NewReader("x"))
+	req.Header.Set("Content-Type", "application/x-cycle")
+	res, err := s.Inject(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	assert.Equal(t, 400, res.StatusCode)
+	assert.Contains(t, string(b), `"rule":"depth","message":"is nested deeper than 100 levels"`)
+}
+
+func TestRecursiveTypesCompileAtReady(t *testing.T) {
+	t.Parallel()
+	type badNode struct {
+		Kids []badNode `json:"kids"`
+		Bad  *struct {
+			N int `json:"n" validate:"min=x"`
+		} `json:"bad"`
+	}
+	s := app.New()
+	s.Post("/", func(app.Body[badNode]) {})
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrInvalidConstraint)
+	assert.Contains(t, err.Error(), `min="x" on int`)
+}
