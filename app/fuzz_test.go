@@ -72,35 +72,100 @@ func jsonModel(data []byte, depth int) bool {
 	}
 }
 
-// FuzzJSONBody checks the JSON body path against the model: a body is
+// fuzzNode is the struct route's body: every field takes any JSON value
+// except the nested ones, which take objects (or arrays of them) or null.
+type fuzzNode struct {
+	FuzzMeta
+	K       any        `json:"k"`
+	S       any        `json:"s"`
+	Message any        `json:"message"`
+	Next    *fuzzNode  `json:"next"`
+	List    []fuzzNode `json:"list"`
+}
+
+// FuzzMeta is embedded: its field is promoted.
+type FuzzMeta struct {
+	Source any `json:"source"`
+}
+
+// nodeModel answers, independently of Burrow's scanner, whether v (a
+// decoded JSON value) fits fuzzNode with one meaning: no key names a field
+// of a struct only when case is ignored.
+func nodeModel(v any) bool {
+	nested := map[string]func(any) bool{
+		"next": nodeModel,
+		"list": func(v any) bool {
+			list, ok := v.([]any)
+			if v == nil {
+				return true
+			}
+			for _, e := range list {
+				if !nodeModel(e) {
+					return false
+				}
+			}
+			return ok
+		},
+	}
+	names := []string{"source", "k", "s", "message", "next", "list"}
+	switch obj := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for key, val := range obj {
+			if check, ok := nested[key]; ok && !check(val) {
+				return false
+			}
+			for _, name := range names {
+				if key != name && strings.EqualFold(key, name) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// FuzzJSONBody checks the JSON body path against the models: a body is
 // accepted exactly when it is valid JSON without duplicate keys or deep
-// nesting; nothing else is ever answered but 200, 400 and 413.
+// nesting whose numbers fit a float64 and, for a struct, whose keys name
+// fields exactly or not at all; nothing else is ever answered but 200,
+// 400 and 413.
 func FuzzJSONBody(f *testing.F) {
 	s := app.New()
 	s.Post("/f", func(b app.Body[any]) error { return nil })
+	s.Post("/s", func(b app.Body[fuzzNode]) error { return nil })
 	for _, seed := range []string{
 		`{}`, `[]`, `1`, `"s"`, `null`, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `{"a":"\u0061","\u0061":1}`,
 		`[[[[[[]]]]]]`, `{"a":[{"b":1},{"b":1}]}`, `{"a":1} x`, `{"a":`, ``, ` `, `{"a\"b":1,"a\"b":2}`, `["a","a"]`,
 		`{"x":{"y":1},"y":1}`, "\xff", `{"a":1,}`,
 		"{\"\xf6\":0,\"\x9a\":0}", // both keys decode to U+FFFD: a duplicate
+		`[1e999]`,                 // valid JSON, but no float64 holds it
+		`{"message":"hi","MESSAGE":"other"}`, "{\"\u212a\":1}", `{"k":1,"\u017f":2}`, `{"SOURCE":1}`,
+		`{"list":[{"next":{"Message":1}}]}`, `{"next":{"next":null,"list":[null,{}]}}`, `{"next":"x"}`, `{"list":{}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		req := httptest.NewRequest("POST", "/f", bytes.NewReader(data))
-		req.Header.Set("Content-Type", "application/json")
-		res, err := s.Inject(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch res.StatusCode {
-		case 200, 400, 413:
-		default:
-			t.Fatalf("%q: status %d", data, res.StatusCode)
-		}
-		if want := jsonModel(data, 100); (res.StatusCode == 200) != want {
-			b, _ := io.ReadAll(res.Body)
-			t.Fatalf("%q: status %d (%s), model says valid=%v", data, res.StatusCode, b, want)
+		var v any
+		valid := jsonModel(data, 100) && json.Unmarshal(data, &v) == nil
+		for path, want := range map[string]bool{"/f": valid, "/s": valid && nodeModel(v)} {
+			req := httptest.NewRequest("POST", path, bytes.NewReader(data))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := s.Inject(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch res.StatusCode {
+			case 200, 400, 413:
+			default:
+				t.Fatalf("%s %q: status %d", path, data, res.StatusCode)
+			}
+			if (res.StatusCode == 200) != want {
+				b, _ := io.ReadAll(res.Body)
+				t.Fatalf("%s %q: status %d (%s), model says valid=%v", path, data, res.StatusCode, b, want)
+			}
 		}
 	})
 }

@@ -93,7 +93,11 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
-	p.parsers = append(p.parsers, defaultParsers...)
+	var names *jsonNames
+	if t := needs.types[inputBody]; t != nil {
+		names = compileJSONNames(t, map[reflect.Type]*jsonNames{})
+	}
+	p.parsers = append(p.parsers, defaultParsers(names)...)
 	if routeLimit > 0 {
 		p.limit = routeLimit
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -51,11 +52,15 @@ type parserDef struct {
 	fn      Parser
 }
 
-// defaultParsers apply after every parser a route's contexts declare.
-var defaultParsers = []parserDef{
-	{"application/json", parseJSON},
-	{"application/*+json", parseJSON},
-	{"text/plain", parseText},
+// defaultParsers apply after every parser a route's contexts declare; the
+// JSON parser knows the field names of the body's type.
+func defaultParsers(names *jsonNames) []parserDef {
+	parse := func(_ *httpx.Request, body io.Reader, v any) error { return parseJSON(body, v, names) }
+	return []parserDef{
+		{"application/json", parse},
+		{"application/*+json", parse},
+		{"text/plain", parseText},
+	}
 }
 
 // AddContentTypeParser makes this context (and its descendants) decode
@@ -172,23 +177,25 @@ func putBuf(buf *bytes.Buffer) {
 }
 
 // parseJSON is the default JSON parser: strict where encoding/json is
-// lenient (duplicate keys, depth), with type errors reported per field.
-func parseJSON(_ *httpx.Request, body io.Reader, v any) error {
+// lenient (duplicate keys, depth, names matched without case), with type
+// errors reported per field.
+func parseJSON(body io.Reader, v any, names *jsonNames) error {
 	buf, err := readAll(body)
 	defer putBuf(buf)
 	if err != nil {
 		return err
 	}
-	return decodeJSON(buf.Bytes(), v)
+	return decodeJSON(buf.Bytes(), v, names)
 }
 
-// decodeJSON decodes data into v: empty, duplicate keys, too deep,
+// decodeJSON decodes data into v, whose field names are names: empty,
+// duplicate keys, keys that name a field only by folding case, too deep,
 // invalid, trailing data and mistyped fields are each a 400.
-func decodeJSON(data []byte, v any) error {
+func decodeJSON(data []byte, v any, names *jsonNames) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errEmptyJSON
 	}
-	if err := checkJSON(data, maxJSONDepth); err != nil {
+	if err := checkJSON(data, maxJSONDepth, names); err != nil {
 		return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
 	}
 	err := json.Unmarshal(data, v)
@@ -227,13 +234,17 @@ func jsonKind(te *json.UnmarshalTypeError) string {
 
 // checkJSON rejects what encoding/json accepts but an API should not: an
 // object with the same key twice (parsers disagree on which value wins,
-// which is how one request can mean two things) and nesting deeper than
-// maxDepth. It only tracks structure; syntax errors are left to the
-// decoder, which reports them better.
-func checkJSON(data []byte, maxDepth int) error {
+// which is how one request can mean two things), a key that names a
+// field of the value decoded (described by names) only when case is
+// folded, for the same reason, and nesting deeper than maxDepth. It only
+// tracks structure; syntax errors are left to the decoder, which reports
+// them better.
+func checkJSON(data []byte, maxDepth int, names *jsonNames) error {
 	type frame struct {
 		object bool
 		keys   map[string]struct{}
+		names  *jsonNames // of this object or array
+		member *jsonNames // of the value of the object's current key
 	}
 	var stack []frame
 	expectKey := false
@@ -243,7 +254,18 @@ func checkJSON(data []byte, maxDepth int) error {
 			if len(stack) >= maxDepth {
 				return fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
 			}
-			stack = append(stack, frame{object: c == '{'})
+			n := names // the top level's
+			if len(stack) > 0 {
+				if top := &stack[len(stack)-1]; top.object {
+					n = top.member
+				} else if top.names != nil {
+					n = top.names.elem
+				}
+			}
+			if n != nil && (c == '[') != (n.kind == reflect.Slice) {
+				n = nil // the wrong type: the decoder says so
+			}
+			stack = append(stack, frame{object: c == '{', names: n})
 			expectKey = c == '{'
 		case '}', ']':
 			if len(stack) > 0 {
@@ -279,6 +301,10 @@ func checkJSON(data []byte, maxDepth int) error {
 					return fmt.Errorf("duplicate key %q in JSON object", key)
 				}
 				top.keys[key] = struct{}{}
+				var field string
+				if top.member, field = top.names.member(key); field != "" {
+					return fmt.Errorf("key %q differs from field %q only in case; names must match exactly", key, field)
+				}
 				expectKey = false
 			}
 			i = j

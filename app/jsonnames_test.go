@@ -1,0 +1,93 @@
+package app_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+type sku struct {
+	SKU string `json:"sku"`
+}
+
+// Meta is embedded: its fields are the outer object's.
+type Meta struct {
+	Source string `json:"source"`
+}
+
+type strictBody struct {
+	Meta
+	Message string `json:"message"`
+	Kind    string `json:"k"`
+	Size    string `json:"s"`
+	Items   []sku  `json:"items"`
+	Nested  *struct {
+		Name string `json:"name"`
+	} `json:"nested,omitempty"`
+	Tree   *treeNode         `json:"tree,omitempty"`
+	Extra  map[string]string `json:"extra,omitempty"`
+	ByName map[string]sku    `json:"byName,omitempty"`
+	Raw    json.RawMessage   `json:"raw,omitempty"`
+	Any    any               `json:"any,omitempty"`
+}
+
+func TestOneMeaningPerBody(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Post("/", func(b app.Body[strictBody]) (strictBody, error) { return b.Value, nil })
+	s.Post("/list", func(b app.Body[[]sku]) ([]sku, error) { return b.Value, nil })
+	s.Post("/any", func(b app.Body[any]) (any, error) { return b.Value, nil })
+	folded := func(key, field string) string {
+		return `{"statusCode":400,"code":"FST_ERR_CTP_INVALID_JSON_BODY","error":"Bad Request","message":"key ` +
+			key + ` differs from field \"` + field + `\" only in case; names must match exactly"}`
+	}
+	tests := []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"exact names", "/", `{"message":"hi","k":"x","s":"y","source":"web"}`, 200,
+			`{"source":"web","message":"hi","k":"x","s":"y","items":null}`},
+		{"a second key for the same field", "/", `{"message":"hi","MESSAGE":"other"}`, 400, folded(`\"MESSAGE\"`, "message")},
+		{"a key that only folds to a field", "/", `{"Message":"hi"}`, 400, folded(`\"Message\"`, "message")},
+		{"KELVIN SIGN folds to k", "/", "{\"\u212a\":\"x\"}", 400, folded("\\\"\u212a\\\"", "k")},
+		{"an escaped KELVIN SIGN", "/", `{"\u212a":"x"}`, 400, folded("\\\"\u212a\\\"", "k")},
+		{"LATIN SMALL LETTER LONG S folds to s", "/", "{\"s\":\"a\",\"\u017f\":\"b\"}", 400, folded("\\\"\u017f\\\"", "s")},
+		{"in a nested object", "/", `{"nested":{"NAME":"x"}}`, 400, folded(`\"NAME\"`, "name")},
+		{"in an array of objects", "/", `{"items":[{"sku":"a"},{"Sku":"b"}]}`, 400, folded(`\"Sku\"`, "sku")},
+		{"a promoted field", "/", `{"SOURCE":"x"}`, 400, folded(`\"SOURCE\"`, "source")},
+		{"every level of a recursive type", "/", `{"tree":{"name":"a","children":[{"name":"b","children":[{"naMe":"c"}]}]}}`, 400,
+			folded(`\"naMe\"`, "name")},
+		{"the values of a map", "/", `{"byName":{"A":{"SKU":"x"}}}`, 400, folded(`\"SKU\"`, "sku")},
+		{"an array body", "/list", `[{"sku":"a"},{"SKU":"b"}]`, 400, folded(`\"SKU\"`, "sku")},
+		{"map keys are exact anyway", "/", `{"extra":{"MESSAGE":"1","message":"2"}}`, 200,
+			`{"source":"","message":"","k":"","s":"","items":null,"extra":{"MESSAGE":"1","message":"2"}}`},
+		{"a value that decodes itself is left alone", "/", `{"raw":{"MESSAGE":1}}`, 200,
+			`{"source":"","message":"","k":"","s":"","items":null,"raw":{"MESSAGE":1}}`},
+		{"so is an interface", "/", `{"any":{"MESSAGE":1,"message":2}}`, 200,
+			`{"source":"","message":"","k":"","s":"","items":null,"any":{"MESSAGE":1,"message":2}}`},
+		{"unknown keys stay ignored", "/", `{"message":"hi","other":{"MESSAGE":1}}`, 200,
+			`{"source":"","message":"hi","k":"","s":"","items":null}`},
+		{"no struct, no names", "/any", `{"MESSAGE":1,"message":2}`, 200, `{"MESSAGE":1,"message":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest("POST", tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := s.Inject(req)
+			require.NoError(t, err)
+			b, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Equal(t, tt.want, string(b))
+		})
+	}
+}
