@@ -2,8 +2,11 @@ package app
 
 import (
 	"fmt"
+	"net/netip"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/dig"
 
@@ -15,6 +18,12 @@ import (
 // value, which its hooks may replace for that request only
 // (Request.SetDecorator). Handlers receive it through an In struct field
 // tagged name:"<name>" whose type value's type is assignable to.
+//
+// Every request starts from the same value, so it must share nothing: a
+// non-nil pointer, map, slice, channel or function, in value or anywhere
+// inside it, is refused, since a hook filling it would write into every
+// request at once. Declare such a decorator with a typed nil, as
+// (*User)(nil), and set a fresh value per request in a hook.
 //
 // Declaring a name that is already visible from this context — declared
 // here or in an ancestor — is an error wrapping scope.ErrDuplicate;
@@ -31,6 +40,9 @@ func (s *Server) DecorateRequest(name string, value any) error {
 			return fmt.Errorf("%w: request decorator %q in %s has no value, so no type; use a typed nil",
 				ErrInvalidDecorator, name, s.Path())
 		}
+		if err := sharesNothing(name, value); err != nil {
+			return fmt.Errorf("%w: request decorator %q in %s %w", ErrInvalidDecorator, name, s.Path(), err)
+		}
 		d, err := s.n.ctx.Declare(scope.Decl{
 			Key:       scope.Key{Kind: scope.Request, Name: name},
 			ValueType: reflect.TypeOf(value),
@@ -42,6 +54,99 @@ func (s *Server) DecorateRequest(name string, value any) error {
 		s.a.initial = append(s.a.initial, slotInit{decl: d, value: value})
 		return s.n.ctx.ProvideSlot(d)
 	})
+}
+
+// sharesNothing explains how value, a request decorator's starting
+// value, would be shared between requests, or returns nil.
+func sharesNothing(name string, value any) error {
+	v := reflect.ValueOf(value)
+	at, kind := sharedReference(v, "")
+	if kind == "" {
+		return nil
+	}
+	t := v.Type()
+	what := fmt.Sprintf("its %v value", t)
+	if at != "" {
+		what += fmt.Sprintf(" (at %s, %s)", at, kind)
+	}
+	typedNil := reflect.PointerTo(t)
+	if at == "" {
+		typedNil = t
+	}
+	return fmt.Errorf("would share %s with every request; declare it with a typed nil, DecorateRequest(%q, (%v)(nil)), "+
+		"and set a fresh value per request with req.SetDecorator in a hook (or provide a service with Decorate to share one on purpose)",
+		what, name, typedNil)
+}
+
+// immutableTypes hold a pointer only to data nobody changes: the standard
+// library documents them as values.
+var immutableTypes = map[reflect.Type]bool{
+	reflect.TypeFor[time.Time]():      true,
+	reflect.TypeFor[netip.Addr]():     true,
+	reflect.TypeFor[netip.AddrPort](): true,
+	reflect.TypeFor[netip.Prefix]():   true,
+}
+
+// sharedReference finds a reference in v that copies of v would share —
+// a non-nil pointer, map, slice, channel, function or unsafe pointer, in
+// v itself, a field, an element or an interface's value — and returns
+// where (".Roles", "[1]", "" for v) and what it is.
+func sharedReference(v reflect.Value, at string) (where, kind string) {
+	if immutableTypes[v.Type()] {
+		return "", ""
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		if v.IsNil() {
+			return "", ""
+		}
+		return at, referenceKinds[v.Kind()]
+	case reflect.Interface:
+		if v.IsNil() {
+			return "", ""
+		}
+		return sharedReference(v.Elem(), at)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if where, kind := sharedReference(v.Field(i), at+"."+v.Type().Field(i).Name); kind != "" {
+				return where, kind
+			}
+		}
+	case reflect.Array:
+		if !mayHoldReference(v.Type().Elem()) {
+			return "", "" // a large array of numbers is not walked
+		}
+		for i := range v.Len() {
+			if where, kind := sharedReference(v.Index(i), at+"["+strconv.Itoa(i)+"]"); kind != "" {
+				return where, kind
+			}
+		}
+	}
+	return "", ""
+}
+
+var referenceKinds = map[reflect.Kind]string{
+	reflect.Pointer: "a pointer", reflect.Map: "a map", reflect.Slice: "a slice", reflect.Chan: "a channel",
+	reflect.Func: "a function", reflect.UnsafePointer: "an unsafe pointer",
+}
+
+// mayHoldReference reports whether a value of type t can hold a
+// reference. Types recur only through references, so this ends.
+func mayHoldReference(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if mayHoldReference(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Array:
+		return mayHoldReference(t.Elem())
+	case reflect.Interface:
+		return true
+	}
+	return referenceKinds[t.Kind()] != ""
 }
 
 // DecorateOption configures Decorate.
