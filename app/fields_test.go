@@ -24,16 +24,15 @@ type (
 	}
 	skipped struct {
 		X int `json:"-"`
+		//lint:ignore SA5008 "-," names the member "-": encoding/json's reading is what is compared
 		Y int `json:"-,"`
 	}
 	oddTag struct {
+		//lint:ignore SA5008 a name encoding/json does not take: the field keeps its Go name
 		Z int `json:"a\"b"`
 	}
-	unexpEmbd struct {
-		inner
-		z int
-	}
-	conflict struct {
+	unexpEmbd struct{ inner }
+	conflict  struct {
 		inner
 		innerToo      // A collides at depth 1: nobody gets it
 		tagged        // B: the tagged one wins at depth 1

@@ -16,7 +16,9 @@ import (
 // into T by the parser of its media type (JSON and text by default), then
 // validated against T's tags. The body is read only for routes that ask
 // for it, after onRequest and preParsing hooks, and checked before
-// preValidation hooks see it:
+// preValidation hooks see it. JSON keys name T's fields exactly: a key
+// that names one only when case is folded is refused, so the body cannot
+// mean one thing to Burrow and another to a proxy:
 //
 //	type newUser struct {
 //		Name  string `json:"name" validate:"required,max=64"`
