@@ -144,6 +144,7 @@ func FuzzJSONBody(f *testing.F) {
 		`[1e999]`,                 // valid JSON, but no float64 holds it
 		`{"message":"hi","MESSAGE":"other"}`, "{\"\u212a\":1}", `{"k":1,"\u017f":2}`, `{"SOURCE":1}`,
 		`{"list":[{"next":{"Message":1}}]}`, `{"next":{"next":null,"list":[null,{}]}}`, `{"next":"x"}`, `{"list":{}}`,
+		`{"":[{"neXt":{"0":0}}]}`, // an array under an unknown key holds no fields
 	} {
 		f.Add([]byte(seed))
 	}

@@ -73,7 +73,7 @@ func TestOneMeaningPerBody(t *testing.T) {
 			`{"source":"","message":"","k":"","s":"","items":null,"raw":{"MESSAGE":1}}`},
 		{"so is an interface", "/", `{"any":{"MESSAGE":1,"message":2}}`, 200,
 			`{"source":"","message":"","k":"","s":"","items":null,"any":{"MESSAGE":1,"message":2}}`},
-		{"unknown keys stay ignored", "/", `{"message":"hi","other":{"MESSAGE":1}}`, 200,
+		{"unknown keys stay ignored, and what they hold", "/", `{"message":"hi","other":{"MESSAGE":1},"more":[{"Message":1}]}`, 200,
 			`{"source":"","message":"hi","k":"","s":"","items":null}`},
 		{"no struct, no names", "/any", `{"MESSAGE":1,"message":2}`, 200, `{"MESSAGE":1,"message":2}`},
 	}

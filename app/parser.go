@@ -256,6 +256,7 @@ func checkJSON(data []byte, maxDepth int, names *jsonNames) error {
 			}
 			n := names // the top level's
 			if len(stack) > 0 {
+				n = nil
 				if top := &stack[len(stack)-1]; top.object {
 					n = top.member
 				} else if top.names != nil {
