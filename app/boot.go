@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/urlpath"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -395,10 +396,16 @@ func defaultNotFound(req *httpx.Request, rep *httpx.Reply) error {
 	return rep.Code(http.StatusNotFound).Send(httpx.NotFound(req.Raw()))
 }
 
-// findNotFound picks the not-found route whose prefix covers path.
-func (a *instance) findNotFound(path string) *route {
+// findNotFound picks the not-found route whose prefix covers path: the
+// prefix's segments are path's first ones. An escaped path (see
+// routingPath) is compared by its decoded segments.
+func (a *instance) findNotFound(path string, escaped bool) *route {
 	for _, nf := range a.notFound {
-		if nf.prefix == "" || path == nf.prefix || strings.HasPrefix(path, nf.prefix+"/") {
+		n, ok := len(nf.prefix), strings.HasPrefix(path, nf.prefix)
+		if escaped {
+			n, ok = urlpath.HasPrefix(path, nf.prefix)
+		}
+		if ok && (n == len(path) || path[n] == '/' || nf.prefix == "") {
 			return nf.rt
 		}
 	}

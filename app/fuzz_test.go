@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,13 +242,7 @@ func FuzzPathDecoding(f *testing.F) {
 		if err != nil || !strings.HasPrefix(target, "/") {
 			return // net/http would refuse it before any handler
 		}
-		req := httptest.NewRequest("GET", "/", nil)
-		req.URL, req.RequestURI = u, target
-		res, err := s.Inject(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
+		res, b := injectTarget(t, s, "GET", target, u)
 		switch res.StatusCode {
 		case 200:
 			raw := u.EscapedPath()
@@ -266,4 +263,201 @@ func FuzzPathDecoding(f *testing.F) {
 			t.Fatalf("%q: status %d %s", target, res.StatusCode, b)
 		}
 	})
+}
+
+// fuzzSegments are the segments random route sets are made of: letters
+// that collide after decoding, a non-ASCII one, characters that must be
+// escaped, and parameters and a wildcard competing with them.
+var fuzzSegments = []string{"a", "b", "me", "é", "a b", "x.y~", ":p", "*"}
+
+// fuzzRoutes builds a route set from spec: each byte picks a segment; a
+// byte with its high bit set also ends the route, and one with bit 6 set
+// adds POST beside GET. Parameters are named by depth, so no two routes
+// name one place differently; "*" ends a route.
+func fuzzRoutes(spec []byte) map[string][]string {
+	routes := map[string][]string{}
+	var segs []string
+	post := false
+	end := func() {
+		if len(segs) == 0 && !post {
+			return
+		}
+		p := "/" + strings.Join(segs, "/")
+		if !slices.Contains(routes[p], "GET") {
+			routes[p] = append(routes[p], "GET")
+		}
+		if post && !slices.Contains(routes[p], "POST") {
+			routes[p] = append(routes[p], "POST")
+		}
+		segs, post = segs[:0], false
+	}
+	for i, b := range spec {
+		if i == 64 {
+			break
+		}
+		seg := fuzzSegments[int(b&0x3f)%len(fuzzSegments)]
+		if seg == ":p" {
+			seg += strconv.Itoa(len(segs))
+		}
+		if len(segs) < 4 {
+			segs = append(segs, seg)
+		}
+		post = post || b&0x40 != 0
+		if b&0x80 != 0 || seg == "*" {
+			end()
+		}
+	}
+	end()
+	return routes
+}
+
+// reencode writes target differently without changing what it means:
+// each byte but '/' may become an escape, an escape of an unreserved
+// character may become the character, and hex digits change case.
+// Choices come from seed.
+func reencode(target string, seed uint64) string {
+	next := func() uint64 { // splitmix64
+		seed += 0x9e3779b97f4a7c15
+		z := seed
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+	hexCase := func(h string) string {
+		if next()&1 == 0 {
+			return strings.ToLower(h)
+		}
+		return strings.ToUpper(h)
+	}
+	var b strings.Builder
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		switch {
+		case c == '%' && i+2 < len(target):
+			v, err := strconv.ParseUint(target[i+1:i+3], 16, 8)
+			if err == nil && unreserved(byte(v)) && next()%3 == 0 {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteString("%" + hexCase(target[i+1:i+2]) + hexCase(target[i+2:i+3]))
+			}
+			i += 2
+		case c != '/' && next()%3 == 0:
+			b.WriteString("%" + hexCase(strconv.FormatUint(uint64(c)>>4, 16)) + hexCase(strconv.FormatUint(uint64(c)&15, 16)))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+}
+
+// encodingApps caches the servers of recent route sets: the fuzzer often
+// keeps a route set and changes the path.
+var encodingApps = map[string]*app.Server{}
+
+func encodingApp(t *testing.T, spec []byte) *app.Server {
+	if s, ok := encodingApps[string(spec)]; ok {
+		return s
+	}
+	s := app.New()
+	for p, methods := range fuzzRoutes(spec) {
+		for _, m := range methods {
+			if err := s.Route(m, p, echoRoute); err != nil {
+				t.Fatalf("%s %s: %v", m, p, err)
+			}
+		}
+	}
+	notFound := func(prefix string) func(*httpx.Reply) error {
+		return func(rep *httpx.Reply) error { return rep.Code(404).Send("not found under " + prefix) }
+	}
+	s.SetNotFoundHandler(notFound("/"))
+	for _, prefix := range []string{"/a", "/a/b", "/é", "/me/a b"} {
+		s.Register(func(c *app.Server) error { return c.SetNotFoundHandler(notFound(prefix)) }, app.Prefix(prefix))
+	}
+	if err := s.Ready(); err != nil {
+		t.Fatal(err)
+	}
+	if len(encodingApps) >= 64 {
+		clear(encodingApps)
+	}
+	encodingApps[string(spec)] = s
+	return s
+}
+
+// FuzzPathEncoding checks that routing depends on what a path means, not
+// on how it is written: for a random route set and path, writing the path
+// another way (escaping any byte but '/', unescaping unreserved
+// characters, changing the case of hex digits) reaches the same route with
+// the same parameters, the same not-found handler, or the same 405 with
+// the same Allow.
+func FuzzPathEncoding(f *testing.F) {
+	for _, seed := range []struct {
+		routes []byte
+		target string
+	}{
+		{[]byte{0x82, 0x80, 0x02}, "/me"},
+		{[]byte{0x00, 0xc2, 0x00, 0x86}, "/a/me"},
+		{[]byte{0x03, 0x83}, "/%C3%A9/%C3%A9"},
+		{[]byte{0x06, 0x87}, "/users/a%2Fb"},
+		{[]byte{0x46, 0x80, 0x07}, "/a%2Fb/c/d"},
+		{[]byte{0x00, 0x81, 0x00, 0x86, 0x04, 0x84}, "/a/b%20c"},
+		{[]byte{0x04, 0x85}, "/a%20b/x.y~"},
+		{[]byte{0x00, 0x00, 0x00, 0x00}, "/a/a/a/" + strings.Repeat("%61", 101)},
+		{[]byte{0x80}, "/a/b/c"},
+		{[]byte{0xc1}, "/b"},
+		{nil, "/me/a%20b/x"},
+	} {
+		f.Add(seed.routes, seed.target, uint64(len(seed.target)))
+	}
+	f.Fuzz(func(t *testing.T, routes []byte, target string, seed uint64) {
+		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, "?# \x7f") || strings.ContainsFunc(target, func(r rune) bool { return r < ' ' }) {
+			return // not a path net/http would hand over
+		}
+		if _, err := url.ParseRequestURI(target); err != nil {
+			return
+		}
+		other := reencode(target, seed)
+		s := encodingApp(t, routes)
+		// What a client can tell of where target went: status, body (a
+		// route's pattern and parameters, or which not-found handler)
+		// and Allow. A 405 body names the target as sent, so it is left out.
+		answer := func(target string) string {
+			u, err := url.ParseRequestURI(target)
+			if err != nil {
+				t.Fatalf("%q does not parse: %v", target, err)
+			}
+			var out strings.Builder
+			for _, method := range []string{"GET", "POST"} {
+				res, b := injectTarget(t, s, method, target, u)
+				switch res.StatusCode {
+				case 200, 404:
+				case 405:
+					b = ""
+				default:
+					t.Fatalf("%s %q: %d %s", method, target, res.StatusCode, b)
+				}
+				fmt.Fprintf(&out, "%s: %d %q allow=%q; ", method, res.StatusCode, b, res.Header.Get("Allow"))
+			}
+			return out.String()
+		}
+		if a, b := answer(target), answer(other); a != b {
+			t.Fatalf("routes %q:\n  %q: %s\n  %q: %s", fuzzRoutes(routes), target, a, other, b)
+		}
+	})
+}
+
+// injectTarget serves method and target as net/http hands them over: u is
+// target parsed, RequestURI is target as sent.
+func injectTarget(t *testing.T, s *app.Server, method, target string, u *url.URL) (*http.Response, string) {
+	req := httptest.NewRequest(method, "/", nil)
+	req.URL, req.RequestURI = u, target
+	res, err := s.Inject(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"time"
 
 	"go.uber.org/zap"
@@ -63,31 +62,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := a.pool.Get().(*exchange)
 	x.req.EnsureSlots(a.slots)
-	ps := x.req.ParamsBuf()
-	path, raw := r.URL.Path, false
-	if r.URL.RawPath != "" {
-		path, raw = r.URL.RawPath, true
-	}
-	rt, allow, match := a.router.Lookup(r.Method, path, ps)
-	switch match {
-	case httpx.Found:
-		if raw && !unescapeParams(*ps) {
-			rt = nil
-			writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
-				StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
-				Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
-			})
-		}
-	case httpx.MethodNotAllowed:
-		w.Header().Set("Allow", allow)
-		body := methodNotAllowed
-		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
-		writeJSON(w, http.StatusMethodNotAllowed, body)
-		rt = nil
-	default:
-		rt = a.findNotFound(r.URL.Path)
-	}
-	if rt != nil {
+	if rt := a.lookup(w, r, x.req.ParamsBuf()); rt != nil {
 		rt.serve(x, w, r)
 	}
 	if r.ContentLength != 0 && a.cfg.bodyTimeout > 0 {
@@ -310,19 +285,6 @@ func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err err
 	}()
 	_, err = h(req, rep, in)
 	return err
-}
-
-// unescapeParams decodes parameters matched against the escaped path. It
-// reports false for a malformed escape.
-func unescapeParams(ps httpx.Params) bool {
-	for i := range ps {
-		v, err := url.PathUnescape(ps[i].Value)
-		if err != nil {
-			return false
-		}
-		ps[i].Value = v
-	}
-	return true
 }
 
 func unavailable(w http.ResponseWriter, msg string) {

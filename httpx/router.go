@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/burrow-go/burrow/internal/urlpath"
 )
 
 // Routing errors, returned (wrapped) by Router.Add.
@@ -155,13 +157,48 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 	return nil
 }
 
-// Lookup finds the handler for method and path (the escaped request path)
-// and appends the path parameters to *ps. When the path is known but the
-// method is not, it returns MethodNotAllowed and the Allow header value.
-// It allocates nothing unless *ps must grow.
+// Lookup finds the handler for method and path, the decoded request path
+// (a request's URL.Path when its URL.RawPath is empty), matched byte for
+// byte, and appends the path parameters to *ps. When the path is known but
+// the method is not, it returns MethodNotAllowed and the Allow header
+// value. It allocates nothing unless *ps must grow.
 func (r *Router[H]) Lookup(method, path string, ps *Params) (h H, allow string, m Match) {
-	n := r.find(path, ps)
+	return r.lookup(method, path, ps, false)
+}
+
+// LookupEscaped is Lookup for a path still percent-encoded as the client
+// sent it (a request's URL.RawPath). The path is split at its literal
+// slashes, and each segment matches by its decoded text: "/users/%6De" is
+// "/users/me", whatever the case of the hex digits. An escaped slash
+// (%2F) is not a separator but a '/' inside its segment, which a static
+// segment (it never holds a '/') does not match: only a parameter or the
+// wildcard takes it. Parameters are decoded, and their length limit counts
+// decoded bytes. A malformed escape matches nothing. Decoded parameter
+// values are the only allocation.
+func (r *Router[H]) LookupEscaped(method, path string, ps *Params) (h H, allow string, m Match) {
+	if !urlpath.Valid(path) {
+		return h, "", NoRoute
+	}
+	mark := len(*ps)
+	h, allow, m = r.lookup(method, path, ps, true)
+	if m == Found {
+		unescape((*ps)[mark:])
+	}
+	return h, allow, m
+}
+
+func (r *Router[H]) lookup(method, path string, ps *Params, escaped bool) (h H, allow string, m Match) {
+	if path == "" || path[0] != '/' {
+		return h, "", NoRoute
+	}
+	max := r.MaxParamLength
+	if max <= 0 {
+		max = DefaultMaxParamLength
+	}
+	mark := len(*ps)
+	n := r.root.match(path[1:], ps, max, escaped)
 	if n == nil {
+		*ps = (*ps)[:mark]
 		return h, "", NoRoute
 	}
 	for i := range n.handlers {
@@ -172,20 +209,32 @@ func (r *Router[H]) Lookup(method, path string, ps *Params) (h H, allow string, 
 	return h, n.allow, MethodNotAllowed
 }
 
-func (r *Router[H]) find(path string, ps *Params) *node[H] {
-	if path == "" || path[0] != '/' {
-		return nil
+// unescape decodes the parameter values that hold escapes, all into one
+// new string.
+func unescape(ps Params) {
+	size := 0
+	for _, p := range ps {
+		if strings.IndexByte(p.Value, '%') >= 0 {
+			size += urlpath.Len(p.Value)
+		}
 	}
-	max := r.MaxParamLength
-	if max <= 0 {
-		max = DefaultMaxParamLength
+	if size == 0 {
+		return
 	}
-	mark := len(*ps)
-	n := r.root.match(path[1:], ps, max)
-	if n == nil {
-		*ps = (*ps)[:mark]
+	var b strings.Builder
+	b.Grow(size)
+	for _, p := range ps {
+		if strings.IndexByte(p.Value, '%') >= 0 {
+			urlpath.Decode(&b, p.Value)
+		}
 	}
-	return n
+	all := b.String()
+	for i := range ps {
+		if strings.IndexByte(ps[i].Value, '%') >= 0 {
+			n := urlpath.Len(ps[i].Value)
+			ps[i].Value, all = all[:n], all[n:]
+		}
+	}
 }
 
 // segKey packs a segment's length and first and last bytes: comparing
@@ -196,24 +245,39 @@ func segKey(seg string) uint32 {
 	if seg == "" {
 		return 0
 	}
-	return uint32(min(len(seg), 0xffff))<<16 | uint32(seg[0])<<8 | uint32(seg[len(seg)-1])
+	return packKey(len(seg), seg[0], seg[len(seg)-1])
+}
+
+func packKey(size int, first, last byte) uint32 {
+	return uint32(max(min(size, 0xffff), 0))<<16 | uint32(first)<<8 | uint32(last)
 }
 
 // match walks one segment of rest. It returns the node that ends the
 // path, trying static children, then the parameter child, then the
-// wildcard.
-func (n *node[H]) match(rest string, ps *Params, max int) *node[H] {
+// wildcard. With escaped set, a segment holding escapes is compared and
+// measured by its decoded text; parameters keep the escaped text, which
+// LookupEscaped decodes once the match is known.
+func (n *node[H]) match(rest string, ps *Params, max int, escaped bool) *node[H] {
 	seg, tail, more := rest, "", false
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		seg, tail, more = rest[:i], rest[i+1:], true
 	}
-	key := segKey(seg)
+	decode := escaped && strings.IndexByte(seg, '%') >= 0
+	key, size := segKey(seg), len(seg)
+	if decode {
+		size = urlpath.Len(seg)
+		key = packKey(size, urlpath.First(seg), urlpath.Last(seg))
+	}
 	for i, k := range n.keys {
 		if k != key {
 			continue
 		}
 		c := n.static[i]
-		if c.segment != seg {
+		if decode {
+			if j, ok := urlpath.HasPrefix(seg, c.segment); !ok || j != len(seg) {
+				continue
+			}
+		} else if c.segment != seg {
 			continue
 		}
 		if !more {
@@ -222,19 +286,19 @@ func (n *node[H]) match(rest string, ps *Params, max int) *node[H] {
 			}
 			break
 		}
-		if found := c.match(tail, ps, max); found != nil {
+		if found := c.match(tail, ps, max, escaped); found != nil {
 			return found
 		}
 		break
 	}
-	if n.param != nil && seg != "" && len(seg) <= max {
+	if n.param != nil && seg != "" && size <= max {
 		mark := len(*ps)
 		*ps = append(*ps, Param{Key: n.param.name, Value: seg})
 		if !more {
 			if n.param.handlers != nil {
 				return n.param
 			}
-		} else if found := n.param.match(tail, ps, max); found != nil {
+		} else if found := n.param.match(tail, ps, max, escaped); found != nil {
 			return found
 		}
 		*ps = (*ps)[:mark]

@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,14 @@ func FuzzRouterLookup(f *testing.F) {
 		h2, allow2, m2 := r.Lookup(method, path, &ps2)
 		if h != h2 || allow != allow2 || m != m2 || len(ps) != len(ps2) {
 			t.Fatalf("%s %q: two lookups differ", method, path)
+		}
+		if !strings.Contains(path, "%") {
+			// With nothing to decode, the escaped lookup is the same lookup.
+			var ps3 httpx.Params
+			h3, allow3, m3 := r.LookupEscaped(method, path, &ps3)
+			if h != h3 || allow != allow3 || m != m3 || !slices.Equal(ps, ps3) {
+				t.Fatalf("%s %q: escaped lookup differs", method, path)
+			}
 		}
 		if m != httpx.Found {
 			return

@@ -76,6 +76,92 @@ func TestRouterLookup(t *testing.T) {
 	}
 }
 
+func TestRouterLookupEscaped(t *testing.T) {
+	t.Parallel()
+	r := newRouter(t,
+		"GET /users/me", "GET /users/:id", "POST /users/:id", "GET /two", "GET /café", "GET /a/b", "GET /:name",
+		"GET /files/*", "GET /100%", "GET /u/:a/:b",
+	)
+	r.MaxParamLength = 5
+	tests := []struct {
+		method, path string
+		match        httpx.Match
+		route        string
+		params       string
+	}{
+		{"GET", "/users/%6De", httpx.Found, "GET /users/me", ""},
+		{"GET", "/users/%6de", httpx.Found, "GET /users/me", ""},
+		{"GET", "/%75%73%65%72%73/me", httpx.Found, "GET /users/me", ""},
+		{"GET", "/%74wo", httpx.Found, "GET /two", ""},
+		{"GET", "/caf%C3%A9", httpx.Found, "GET /café", ""},
+		{"GET", "/caf%c3%a9", httpx.Found, "GET /café", ""},
+		{"GET", "/100%25", httpx.Found, "GET /100%", ""},
+		{"GET", "/a/%62", httpx.Found, "GET /a/b", ""},
+		{"GET", "/a%2Fb", httpx.Found, "GET /:name", "name=a/b"},
+		{"GET", "/a%2fb", httpx.Found, "GET /:name", "name=a/b"},
+		{"GET", "/users/%61%2F%62", httpx.Found, "GET /users/:id", "id=a/b"},
+		{"PUT", "/users/%61", httpx.MethodNotAllowed, "", ""},
+		{"GET", "/u/%41/b%43", httpx.Found, "GET /u/:a/:b", "a=A b=bC"},
+		{"GET", "/u/x/%41%42%43%44%45", httpx.Found, "GET /u/:a/:b", "a=x b=ABCDE"}, // 15 bytes, 5 decoded
+		{"GET", "/u/x/%41%42%43%44%45%46", httpx.NoRoute, "", ""},
+		{"GET", "/files/a%2Fb/%63", httpx.Found, "GET /files/*", "*=a/b/c"},
+		{"GET", "/users/%zz", httpx.NoRoute, "", ""},
+		{"GET", "/users/%", httpx.NoRoute, "", ""},
+		{"GET", "/users/%6", httpx.NoRoute, "", ""},
+		{"GET", "%2Fusers", httpx.NoRoute, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			var ps httpx.Params
+			h, _, m := r.LookupEscaped(tt.method, tt.path, &ps)
+			assert.Equal(t, tt.match, m)
+			assert.Equal(t, tt.route, h)
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Key+"="+p.Value)
+			}
+			if m == httpx.Found {
+				assert.Equal(t, tt.params, strings.Join(got, " "))
+			}
+			if m == httpx.NoRoute {
+				assert.Empty(t, ps, "a failed lookup leaves no parameters behind")
+			}
+		})
+	}
+}
+
+// Lookup never allocates; LookupEscaped allocates only the decoded values
+// of the parameters that hold escapes, all in one string.
+func TestRouterLookupAllocations(t *testing.T) {
+	r := newRouter(t, githubAPI...)
+	ps := make(httpx.Params, 0, 8)
+	tests := []struct {
+		path    string
+		escaped bool
+		allocs  float64
+	}{
+		{"/repos/ada/burrow/issues/7", false, 0},
+		{"/repos/ada/burrow/issues/7", true, 0},
+		{"/%72epos/ada/burrow/%69ssues/7", true, 0},
+		{"/repos/%61da/burrow/issues/%37", true, 1},
+		{"/repos/%61da/" + strings.Repeat("%62", 90) + "/issues/%37", true, 1},
+		{"/repos/" + strings.Repeat("%61", 100) + "/" + strings.Repeat("%62", 100) + "/issues/%37", true, 1},
+	}
+	for _, tt := range tests {
+		allocs := testing.AllocsPerRun(100, func() {
+			ps = ps[:0]
+			lookup := r.Lookup
+			if tt.escaped {
+				lookup = r.LookupEscaped
+			}
+			if _, _, m := lookup("GET", tt.path, &ps); m != httpx.Found {
+				t.Fatal(tt.path)
+			}
+		})
+		assert.Equal(t, tt.allocs, allocs, tt.path)
+	}
+}
+
 func TestRouterAddErrors(t *testing.T) {
 	tests := []struct {
 		existing []string
@@ -187,4 +273,16 @@ func BenchmarkRouterGitHubAPI(b *testing.B) {
 
 func BenchmarkRouterExample(b *testing.B) {
 	lookup(b, newRouter(b, "GET /one", "GET /two", "GET /three"), []string{"/one", "/two", "/three"})
+}
+
+func BenchmarkRouterEscaped(b *testing.B) {
+	r := newRouter(b, githubAPI...)
+	var ps httpx.Params = make(httpx.Params, 0, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		ps = ps[:0]
+		if _, _, m := r.LookupEscaped("GET", "/repos/%61da/burrow/%69ssues/7", &ps); m != httpx.Found {
+			b.Fatal(m)
+		}
+	}
 }
