@@ -136,6 +136,9 @@ func (p *inputPlan) decode(req *httpx.Request, rep *httpx.Reply) error {
 	if t := p.types[inputQuery]; t != nil {
 		v := reflect.New(t)
 		q := req.QueryValues()
+		if err := req.QueryErr(); err != nil {
+			return httpx.NewError(http.StatusBadRequest, codeBadQuery, "querystring is malformed: "+err.Error())
+		}
 		bad = p.query.decode(v.Elem(), "querystring", func(name string) []string { return q[name] }, bad)
 		in[inputQuery] = v.Interface()
 	}

@@ -13,6 +13,10 @@ import (
 // target it cannot read, 405) and returns nil; an unknown path gets the
 // not-found route of its prefix.
 func (a *instance) lookup(w http.ResponseWriter, r *http.Request, ps *httpx.Params) *route {
+	if tooManyQueryParams(r.URL.RawQuery) {
+		writeJSON(w, http.StatusBadRequest, errTooManyQueryParams)
+		return nil
+	}
 	path, escaped, valid := routingPath(r.URL)
 	if !valid {
 		writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{

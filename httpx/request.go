@@ -49,6 +49,7 @@ type Request struct {
 	baseLog  *zap.Logger
 	log      *zap.Logger
 	query    url.Values
+	queryErr error
 	hasQuery bool
 	ctx      context.Context
 	body     io.Reader
@@ -59,7 +60,7 @@ type Request struct {
 // values must be large enough for every slot in the tree.
 func (r *Request) Reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
 	r.raw, r.route, r.seq, r.id, r.baseLog = raw, route, seq, id, log
-	r.log, r.query, r.hasQuery, r.ctx, r.body = nil, nil, false, nil, nil
+	r.log, r.query, r.queryErr, r.hasQuery, r.ctx, r.body = nil, nil, nil, false, nil, nil
 	r.input = [3]any{}
 	if route != nil {
 		for _, sv := range route.Initial {
@@ -74,7 +75,7 @@ func (r *Request) Clear() {
 	clear(r.values)
 	clear(r.params)
 	r.params = r.params[:0]
-	r.raw, r.route, r.baseLog, r.log, r.query, r.id, r.ctx, r.body = nil, nil, nil, nil, nil, "", nil, nil
+	r.raw, r.route, r.baseLog, r.log, r.query, r.queryErr, r.id, r.ctx, r.body = nil, nil, nil, nil, nil, nil, "", nil, nil
 	r.input = [3]any{}
 }
 
@@ -149,13 +150,23 @@ func (r *Request) Params() Params { return r.params }
 func (r *Request) Query(key string) string { return r.QueryValues().Get(key) }
 
 // QueryValues are all query parameters, parsed on first use. Malformed
-// pairs are skipped, as net/http does.
+// pairs (a bad escape, a semicolon used as a separator) are skipped, as
+// net/http does; QueryErr says whether there were any.
 func (r *Request) QueryValues() url.Values {
 	if !r.hasQuery {
-		r.query, _ = url.ParseQuery(r.raw.URL.RawQuery)
+		r.query, r.queryErr = url.ParseQuery(r.raw.URL.RawQuery)
 		r.hasQuery = true
 	}
 	return r.query
+}
+
+// QueryErr is net/url's complaint about the query, if it had one: the
+// first malformed pair that QueryValues skipped. Typed query input
+// (app.Query) refuses such a query with 400; a handler reading the query
+// through QueryValues decides for itself.
+func (r *Request) QueryErr() error {
+	r.QueryValues()
+	return r.queryErr
 }
 
 // ID is the request id: the configured request-id header's value when the
