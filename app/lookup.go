@@ -8,42 +8,32 @@ import (
 	"github.com/burrow-go/burrow/internal/urlpath"
 )
 
-// lookup finds the route that serves r, filling ps with its parameters.
-// When no route may serve it, lookup answers itself (400 for a request
-// target it cannot read, 405) and returns nil; an unknown path gets the
-// not-found route of its prefix.
-func (a *instance) lookup(w http.ResponseWriter, r *http.Request, ps *httpx.Params) *route {
+// requestPath is the path r is routed on, and whether it is still
+// escaped (see routingPath). When r cannot be routed at all — a query
+// over the parameter limit, a malformed escape in the path — it answers
+// 400 itself and ok is false.
+func requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
 	if tooManyQueryParams(r.URL.RawQuery) {
 		writeJSON(w, http.StatusBadRequest, errTooManyQueryParams)
-		return nil
+		return "", false, false
 	}
-	path, escaped, valid := routingPath(r.URL)
-	if !valid {
+	path, escaped, ok = routingPath(r.URL)
+	if !ok {
 		writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
 			StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
 			Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
 		})
-		return nil
 	}
-	var rt *route
-	var allow string
-	var match httpx.Match
+	return path, escaped, ok
+}
+
+// match looks path up in the router: as it is, or decoded segment by
+// segment when it is still escaped.
+func (a *instance) match(method, path string, escaped bool, ps *httpx.Params) (*route, string, httpx.Match) {
 	if escaped {
-		rt, allow, match = a.router.LookupEscaped(r.Method, path, ps)
-	} else {
-		rt, allow, match = a.router.Lookup(r.Method, path, ps)
+		return a.router.LookupEscaped(method, path, ps)
 	}
-	switch match {
-	case httpx.Found:
-		return rt
-	case httpx.MethodNotAllowed:
-		w.Header().Set("Allow", allow)
-		body := methodNotAllowed
-		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
-		writeJSON(w, http.StatusMethodNotAllowed, body)
-		return nil
-	}
-	return a.findNotFound(path, escaped)
+	return a.router.Lookup(method, path, ps)
 }
 
 // routingPath is the path a request is routed on, and whether it is still

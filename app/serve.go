@@ -62,7 +62,28 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := a.pool.Get().(*exchange)
 	x.req.EnsureSlots(a.slots)
-	if rt := a.lookup(w, r, x.req.ParamsBuf()); rt != nil {
+	ps := x.req.ParamsBuf()
+	path, escaped, ok := requestPath(w, r)
+	var rt *route
+	var allow string
+	match := httpx.NoRoute
+	if ok {
+		rt, allow, match = a.match(r.Method, path, escaped, ps)
+	}
+	switch match {
+	case httpx.Found:
+	case httpx.MethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		body := methodNotAllowed
+		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
+		writeJSON(w, http.StatusMethodNotAllowed, body)
+		rt = nil
+	default:
+		if ok {
+			rt = a.findNotFound(path, escaped)
+		}
+	}
+	if rt != nil {
 		rt.serve(x, w, r)
 	}
 	if r.ContentLength != 0 && a.cfg.bodyTimeout > 0 {
