@@ -9,7 +9,8 @@ import (
 )
 
 // requestPath is the path r is routed on, and whether it is still
-// escaped (see routingPath). When r cannot be routed at all — a query
+// escaped (see routingPath): Router.Lookup takes the first kind,
+// Router.LookupEscaped the second. When r cannot be routed at all — a query
 // over the parameter limit, a malformed escape in the path — it answers
 // 400 itself and ok is false.
 func requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
@@ -25,15 +26,6 @@ func requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, 
 		})
 	}
 	return path, escaped, ok
-}
-
-// match looks path up in the router: as it is, or decoded segment by
-// segment when it is still escaped.
-func (a *instance) match(method, path string, escaped bool, ps *httpx.Params) (*route, string, httpx.Match) {
-	if escaped {
-		return a.router.LookupEscaped(method, path, ps)
-	}
-	return a.router.Lookup(method, path, ps)
 }
 
 // routingPath is the path a request is routed on, and whether it is still

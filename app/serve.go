@@ -67,8 +67,11 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var rt *route
 	var allow string
 	match := httpx.NoRoute
-	if ok {
-		rt, allow, match = a.match(r.Method, path, escaped, ps)
+	switch {
+	case ok && escaped:
+		rt, allow, match = a.router.LookupEscaped(r.Method, path, ps)
+	case ok:
+		rt, allow, match = a.router.Lookup(r.Method, path, ps)
 	}
 	switch match {
 	case httpx.Found:
