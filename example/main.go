@@ -96,7 +96,7 @@ func run(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *admin != "" {
-		closeAdmin, err := serveAdmin(*admin, logger)
+		_, closeAdmin, err := serveAdmin(*admin, logger)
 		if err != nil {
 			return err
 		}
@@ -119,18 +119,26 @@ func run(args []string, stdout io.Writer) error {
 }
 
 // serveAdmin serves the profiler on its own listener, kept apart from the
-// API so it is never exposed where the API is.
-func serveAdmin(addr string, logger *zap.Logger) (func(), error) {
+// API so it is never exposed where the API is. It returns the address it
+// listens on and the function that closes it.
+func serveAdmin(addr string, logger *zap.Logger) (net.Addr, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mux := http.NewServeMux()
+	// Index serves the named profiles (heap, goroutine, …); the CPU
+	// profile, the execution trace, cmdline and symbol have handlers of
+	// their own.
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	logger.Info("admin listening", zap.String("address", "http://"+ln.Addr().String()+"/debug/pprof/"))
-	return func() { _ = srv.Close() }, nil
+	return ln.Addr(), func() { _ = srv.Close() }, nil
 }
 
 func splitKeys(list string) []string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -374,4 +375,36 @@ func TestReadyzDuringDrain(t *testing.T) {
 	assert.Equal(t, 200, status, "still serving during the drain delay")
 	require.NoError(t, <-closed)
 	require.NoError(t, <-served)
+}
+
+// TestAdminServesEveryProfile asks the -admin listener for each pprof
+// endpoint: the index alone is not enough to take a CPU profile.
+func TestAdminServesEveryProfile(t *testing.T) {
+	addr, closeAdmin, err := serveAdmin("127.0.0.1:0", zap.NewNop())
+	require.NoError(t, err)
+	t.Cleanup(closeAdmin)
+	tests := []struct {
+		path, ctype string
+	}{
+		{"/debug/pprof/", "text/html; charset=utf-8"},
+		{"/debug/pprof/cmdline", "text/plain; charset=utf-8"},
+		{"/debug/pprof/symbol", "text/plain; charset=utf-8"},
+		{"/debug/pprof/profile?seconds=1", "application/octet-stream"},
+		{"/debug/pprof/trace?seconds=0.05", "application/octet-stream"},
+		{"/debug/pprof/heap", "application/octet-stream"},
+		{"/debug/pprof/goroutine?debug=1", "text/plain; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
+			res, err := http.Get("http://" + addr.String() + tt.path)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusOK, res.StatusCode, string(b))
+			assert.Equal(t, tt.ctype, res.Header.Get("Content-Type"))
+			assert.NotEmpty(t, b)
+		})
+	}
 }
