@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -89,12 +90,20 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		rt.serve(x, w, r)
 	}
-	if r.ContentLength != 0 && a.cfg.bodyTimeout > 0 {
+	if r.ContentLength != 0 {
 		// After the handler, net/http reads what is left of the body (up
-		// to 256 KiB) to reuse the connection. A body no route asked for
-		// is read then, with no deadline of its own: bound it like the
-		// body reads, or a slow sender holds the connection forever.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
+		// to 256 KiB), even when the reply closes the connection. When
+		// the reply says "connection: close" (408, 413, draining) there
+		// is nothing to reuse: the read ends at once. Otherwise a body no
+		// route asked for is read then, with no deadline of its own:
+		// bound it like the body reads, or a slow sender holds the
+		// connection forever.
+		switch {
+		case closing(w.Header()):
+			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+		case a.cfg.bodyTimeout > 0:
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
+		}
 	}
 	x.req.Clear()
 	x.rep.Clear()
@@ -156,6 +165,19 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 			zap.Int("statusCode", rep.Status()),
 			zap.Float64("responseTime", float64(time.Since(start).Microseconds())/1000))
 	}
+}
+
+// closing reports whether a reply's headers close the connection: a
+// "close" token in its Connection header.
+func closing(h http.Header) bool {
+	for _, v := range h["Connection"] {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "close") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // validRequestID accepts the ids callers commonly send (UUIDs, trace ids,
