@@ -31,14 +31,14 @@ func threeHandler(rep *httpx.Reply, v threeValues) error {
 	return rep.Send(threeBody{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar})
 }
 
-func threeServer(b *testing.B, handler any) *app.Server {
+func threeServer(b *testing.B, handler any, opts ...app.RouteOption) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {
 		p.DecorateRequest("foo", "foo")
 		return p.Register(func(g *app.Server) error {
 			g.DecorateRequest("bar", "bar")
-			return g.Get("/three", handler)
+			return g.Get("/three", handler, opts...)
 		}, app.Name("grandchildContext"))
 	}, app.Name("publicContext"))
 	if err := s.Ready(); err != nil {
@@ -85,6 +85,14 @@ func BenchmarkThree(b *testing.B) {
 // directly instead of through reflect.Value.Call.
 func BenchmarkThreeTyped(b *testing.B) {
 	benchHandler(b, threeServer(b, app.Typed(threeHandler)), "/three")
+}
+
+// BenchmarkThreeTypedOnSend is BenchmarkThreeTyped with an onSend hook
+// that passes the body on: what a route with onSend hooks pays for a body
+// of its own (the hook may keep it, so it is a copy of the encoded bytes).
+func BenchmarkThreeTypedOnSend(b *testing.B) {
+	keep := app.OnSendFunc(func(_ *httpx.Request, _ *httpx.Reply, body []byte) ([]byte, error) { return body, nil })
+	benchHandler(b, threeServer(b, app.Typed(threeHandler), app.WithHook(app.OnSend, keep)), "/three")
 }
 
 // threeJSON is threeBody writing its own JSON (httpx.JSONAppender).

@@ -273,7 +273,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true, inputs: needs}); err != nil {
 		return nil, fail(err)
 	}
-	concurrent := compileOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler"}
+	concurrent := compileOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
 	if rt.onTimeout, err = compileHooks(n, OnTimeout, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
@@ -322,39 +322,15 @@ func compileHooks(n *node, kind Hook, own []hookDef, opt compileOptions) ([]invo
 	return out, nil
 }
 
-// sendHooks chains the preSerialization and onSend hooks of a route into
-// the httpx.SendHooks its replies run.
+// sendHooks collects the preSerialization and onSend hooks of a route
+// into the httpx.SendHooks its replies run.
 func sendHooks(pre, onSend []hookDef) *httpx.SendHooks {
 	h := &httpx.SendHooks{}
-	if len(pre) > 0 {
-		fns := make([]PreSerializationFunc, len(pre))
-		for i, d := range pre {
-			fns[i] = d.fn.(PreSerializationFunc)
-		}
-		h.PreSerialization = func(r *httpx.Reply, payload any) (any, error) {
-			var err error
-			for _, f := range fns {
-				if payload, err = f(r.Request(), r, payload); err != nil {
-					return nil, err
-				}
-			}
-			return payload, nil
-		}
+	for _, d := range pre {
+		h.PreSerialization = append(h.PreSerialization, d.fn.(PreSerializationFunc))
 	}
-	if len(onSend) > 0 {
-		fns := make([]OnSendFunc, len(onSend))
-		for i, d := range onSend {
-			fns[i] = d.fn.(OnSendFunc)
-		}
-		h.OnSend = func(r *httpx.Reply, body []byte) ([]byte, error) {
-			var err error
-			for _, f := range fns {
-				if body, err = f(r.Request(), r, body); err != nil {
-					return nil, err
-				}
-			}
-			return body, nil
-		}
+	for _, d := range onSend {
+		h.OnSend = append(h.OnSend, d.fn.(OnSendFunc))
 	}
 	return h
 }

@@ -80,6 +80,17 @@ type compileOptions struct {
 	allowError bool        // error handlers and onError hooks get the error
 	inputs     *inputNeeds // where Body, Query and Params may be taken: what they ask
 	inputPhase string      // where they may not: why, for the message
+	beside     bool        // onTimeout and onRequestAbort hooks: no reply, no decorators
+}
+
+// errBeside refuses, at Ready, what a hook running beside the handler
+// cannot safely have: the reply (the framework answers a time-out, an
+// aborted client hears nothing, and a second writer would mix its reply
+// with the handler's) or a request decorator (the handler's hooks may be
+// changing it).
+func errBeside(what string) error {
+	return fmt.Errorf("has an invalid handler: %w: %s cannot be taken in onTimeout and onRequestAbort hooks, "+
+		"which run beside the handler on another goroutine", ErrInvalidHandler, what)
 }
 
 // compile builds the invoker for fn, resolving every parameter through c.
@@ -89,8 +100,14 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 	case nil:
 		return nil, fmt.Errorf("has an invalid handler: %w: nil", ErrInvalidHandler)
 	case func(*httpx.Request, *httpx.Reply) error:
+		if opt.beside {
+			return nil, errBeside("*httpx.Reply")
+		}
 		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { return nil, f(req, rep) }, nil
 	case func(*httpx.Request, *httpx.Reply):
+		if opt.beside {
+			return nil, errBeside("*httpx.Reply")
+		}
 		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { f(req, rep); return nil, nil }, nil
 	case func(*httpx.Request) (any, error):
 		return func(req *httpx.Request, _ *httpx.Reply, _ error) (any, error) { return f(req) }, nil
@@ -195,6 +212,9 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 	case typeRequest:
 		return argPlan{kind: argRequest}, nil
 	case typeReply:
+		if opt.beside {
+			return argPlan{}, errBeside("*httpx.Reply")
+		}
 		return argPlan{kind: argReply}, nil
 	case typeContext:
 		return argPlan{kind: argContext}, nil
@@ -215,7 +235,7 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 		if t.Kind() != reflect.Struct {
 			return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: an In parameter must be a struct value", ErrInvalidHandler, t)
 		}
-		st, err := planStruct(t, c)
+		st, err := planStruct(t, c, opt.beside)
 		if err != nil {
 			return argPlan{}, err
 		}
@@ -228,7 +248,7 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 	return argPlan{kind: argValue, value: v}, nil
 }
 
-func planStruct(t reflect.Type, c *scope.Context) (*structPlan, error) {
+func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, error) {
 	sp := &structPlan{typ: t}
 	sp.pool.New = func() any { return reflect.New(t).Interface() }
 	for i := range t.NumField() {
@@ -250,6 +270,9 @@ func planStruct(t reflect.Type, c *scope.Context) (*structPlan, error) {
 		fp := fieldPlan{index: i, slot: -1}
 		if name != "" {
 			if d := c.Lookup(scope.Key{Kind: scope.Request, Name: name}); d != nil {
+				if beside {
+					return nil, errBeside(fmt.Sprintf("request decorator %q (field %s)", name, f.Name))
+				}
 				// The registry says the decorator is visible; dig, which
 				// holds its slot token, must agree.
 				slot, err := c.ResolveSlot(name)

@@ -29,13 +29,18 @@ const (
 	OnSend
 	OnResponse
 	OnError
-	// OnRequestAbort runs when the client goes away before the response is
-	// complete. It runs on its own goroutine, concurrently with the
-	// handler: read the request, do not send.
+	// OnRequestAbort runs when the client goes away while the request is
+	// served. It runs on its own goroutine, beside the handler, so it gets
+	// a detached copy of the request (Request.Detached: id, logger, URL,
+	// headers, params, query; no decorators, no body) and may not take a
+	// *httpx.Reply or a request decorator: Ready refuses them. A panic in
+	// it, http.ErrAbortHandler included, is recovered and logged.
 	OnRequestAbort
-	// OnTimeout runs when the request time-out (WithRequestTimeout) expires
-	// before the reply is sent. Like OnRequestAbort it runs on its own
-	// goroutine; the handler's context is done at the same moment.
+	// OnTimeout runs when the request time-out (WithRequestTimeout)
+	// expires before the handler began its reply, right after the client
+	// was answered 503; not when the client goes away. Like OnRequestAbort
+	// it runs beside the handler, with the same restrictions; the
+	// handler's context is done at the same moment.
 	OnTimeout
 	numHooks
 )

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -364,4 +365,40 @@ func TestWrappedPluginHooksTakeThePlaceOfTheirRegisterCall(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "root 3 4a 4b 4c 5 route", tr.take(),
 		"in the order of the calls; ancestors first and route-level last, as before")
+}
+
+// TestOnSendSeesTheContentType: a compression or ETag hook must tell JSON
+// from text, so the reply's content type is set before onSend runs.
+func TestOnSendSeesTheContentType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path, want string
+	}{
+		{"/json", "application/json; charset=utf-8"},
+		{"/text", "text/plain; charset=utf-8"},
+		{"/bytes", "application/octet-stream"},
+		{"/raw", "application/json; charset=utf-8"},
+		{"/typed", "text/csv"},
+		{"/empty", ""},
+	}
+	s := app.New()
+	s.AddHook(app.OnSend, func(req *httpx.Request, rep *httpx.Reply, body []byte) ([]byte, error) {
+		rep.SetHeader("X-Seen-Type", rep.Header().Get("Content-Type"))
+		return body, nil
+	})
+	s.Get("/json", func() (map[string]int, error) { return map[string]int{"a": 1}, nil })
+	s.Get("/text", func() (string, error) { return "hi", nil })
+	s.Get("/bytes", func() ([]byte, error) { return []byte{1}, nil })
+	s.Get("/raw", func() (json.RawMessage, error) { return json.RawMessage(`1`), nil })
+	s.Get("/typed", func(rep *httpx.Reply) error { return rep.Type("text/csv").Send("a,b") })
+	s.Get("/empty", func() {})
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			_, _, h := do(t, s, "GET", tt.path)
+			assert.Equal(t, tt.want, h.Get("X-Seen-Type"))
+			if tt.want != "" {
+				assert.Equal(t, tt.want, h.Get("Content-Type"))
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +12,10 @@ import (
 // as a client would see it: status, headers (with Content-Length) and
 // body, which is empty for HEAD and for statuses that carry none. It boots
 // the server first if needed. Build r with httptest.NewRequest.
+//
+// Inject does not panic: a response a handler aborts with
+// panic(http.ErrAbortHandler), which drops a real connection, is an error
+// wrapping http.ErrAbortHandler.
 func (s *Server) Inject(r *http.Request) (*http.Response, error) {
 	if state(s.a.state.Load()) != stateDraining {
 		if err := s.Ready(); err != nil {
@@ -21,8 +26,26 @@ func (s *Server) Inject(r *http.Request) (*http.Response, error) {
 		r.RequestURI = r.URL.RequestURI()
 	}
 	rec := &recorder{header: http.Header{}, req: r}
-	s.ServeHTTP(rec, r)
+	if err := s.serveRecovered(rec, r); err != nil {
+		return nil, err
+	}
 	return rec.result(), nil
+}
+
+// serveRecovered serves r, returning what net/http would recover (and
+// answer by dropping the connection) as an error.
+func (s *Server) serveRecovered(w http.ResponseWriter, r *http.Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				err = fmt.Errorf("burrow: the handler aborted the response: %w", http.ErrAbortHandler)
+				return
+			}
+			err = fmt.Errorf("burrow: serving the request failed: %w", errorOf(p))
+		}
+	}()
+	s.ServeHTTP(w, r)
+	return nil
 }
 
 // recorder is the in-process ResponseWriter of Inject. It mirrors what

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -30,12 +29,6 @@ type route struct {
 	hookNames     [numHooks][]string
 }
 
-// exchange is the pooled pair a request is served with.
-type exchange struct {
-	req httpx.Request
-	rep httpx.Reply
-}
-
 var (
 	methodNotAllowed = httpx.ErrorBody{StatusCode: http.StatusMethodNotAllowed, Error: http.StatusText(http.StatusMethodNotAllowed)}
 	closeHeader      = []string{"close"}
@@ -61,9 +54,8 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		unavailable(w, "Server is not ready")
 		return
 	}
-	x := a.pool.Get().(*exchange)
-	x.req.EnsureSlots(a.slots)
-	ps := x.req.ParamsBuf()
+	x := a.pool.Get().(*httpx.Exchange)
+	ps := x.Params()
 	path, escaped, ok := requestPath(w, r)
 	var rt *route
 	var allow string
@@ -105,13 +97,12 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
 		}
 	}
-	x.req.Clear()
-	x.rep.Clear()
+	x.End()
 	a.pool.Put(x)
 }
 
 // serve runs the whole lifecycle of one request on rt.
-func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
+func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) {
 	a := rt.a
 	id := ""
 	if a.cfg.requestIDHdr != "" {
@@ -119,9 +110,14 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 			id = "" // a generated one instead
 		}
 	}
-	req, rep := &x.req, &x.rep
-	req.Reset(r, &rt.info, a.seq.Add(1), id, rt.node.log)
-	rep.Reset(w, req, rt.send)
+	var dw *deadlineWriter
+	if d := a.cfg.requestTimeout; d > 0 {
+		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errDeadline)
+		defer cancel()
+		dw = newDeadlineWriter(w, ctx)
+		w = dw
+	}
+	req, rep := x.Begin(w, r, &rt.info, rt.send, a.seq.Add(1), id, rt.node.log)
 
 	var start time.Time
 	logging := a.cfg.logRequests && rt.node.log.Core().Enabled(zap.InfoLevel)
@@ -132,28 +128,32 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	}
 
 	if len(rt.onAbort) > 0 {
-		defer rt.watch(req, rep, req.Context(), rt.onAbort, "onRequestAbort")()
+		defer rt.watchAbort(req, r.Context())()
 	}
-	if d := a.cfg.requestTimeout; d > 0 {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
-		req.SetContext(ctx)
-		if len(rt.onTimeout) > 0 {
-			defer rt.watch(req, rep, ctx, rt.onTimeout, "onTimeout")()
-		}
+	if dw != nil {
+		req.SetContext(dw.ctx)
+		defer rt.watchDeadline(req, dw)()
 	}
-	if err := rt.run(req, rep); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
-			err = errTimeout
-		}
-		rt.fail(req, rep, err)
-	}
-	if !rep.Sent() {
-		// The handler returned without answering: send what it set (status,
-		// headers) with an empty body, as net/http would.
-		if err := rep.Send(nil); err != nil {
+	err := rt.run(req, rep)
+	if dw != nil && dw.expire() {
+		// The client has the time-out reply; what the handler says now is
+		// discarded.
+		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
+			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
+	} else {
+		if err != nil {
 			rt.fail(req, rep, err)
 		}
+		if !rep.Sent() {
+			// The handler returned without answering: send what it set
+			// (status, headers) with an empty body, as net/http would.
+			if err := sendProtected(rep, nil); err != nil {
+				rt.fail(req, rep, err)
+			}
+		}
+	}
+	if dw != nil && dw.timedOut() {
+		rep.Code(http.StatusServiceUnavailable) // what the client got
 	}
 	for _, h := range rt.onResponse {
 		if err := protect(h, req, rep, nil); err != nil {
@@ -198,34 +198,77 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// errTimeout answers a handler that gave up because the request time-out
-// expired.
-var errTimeout = httpx.NewError(http.StatusServiceUnavailable, "FST_ERR_REQUEST_TIMEOUT", "Request timed out")
-
-// watch runs hooks when ctx is done while the request is served: the
-// client went away (onRequestAbort) or the time-out expired (onTimeout).
-// The returned function stops watching and waits for hooks already
-// running, so the pooled request is not reused under them.
-func (rt *route) watch(req *httpx.Request, rep *httpx.Reply, ctx context.Context, hooks []invoker, kind string) func() {
-	req.ID() // made now: the hooks' goroutine must not race the handler to it
-	run := func() {
-		for _, h := range hooks {
-			if err := protect(h, req, rep, nil); err != nil {
-				rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
+// watchAbort runs the onRequestAbort hooks if ctx, the client's, ends
+// while the request is served. They run on their own goroutine, beside
+// the handler, with a detached copy of the request: nothing they can
+// touch is being changed by the handler, and they cannot send (Ready
+// refuses a *httpx.Reply there). The returned function stops watching
+// and waits for hooks already running.
+func (rt *route) watchAbort(req *httpx.Request, ctx context.Context) func() {
+	d := req.Detached()
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		rt.runBeside(rt.onAbort, d, "onRequestAbort")
+	})
+	return func() {
+		if stop() {
+			// A handler that saw ctx end can return before ctx's
+			// cancellation reaches the AfterFunc; stop then wins, and the
+			// hooks run here.
+			if ctx.Err() != nil {
+				rt.runBeside(rt.onAbort, d, "onRequestAbort")
 			}
+			return
 		}
+		<-done
+	}
+}
+
+// watchDeadline answers 503 at the request time-out if the handler has
+// not begun its reply, then runs the onTimeout hooks (beside the handler,
+// like onRequestAbort's). The returned function stops watching and waits
+// for hooks already running; if the deadline passed but the AfterFunc had
+// not started, the hooks run then.
+func (rt *route) watchDeadline(req *httpx.Request, dw *deadlineWriter) func() {
+	var d *httpx.Request
+	if len(rt.onTimeout) > 0 {
+		d = req.Detached()
 	}
 	done := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { defer close(done); run() })
+	stop := context.AfterFunc(dw.ctx, func() {
+		defer close(done)
+		if dw.expire() && d != nil {
+			rt.runBeside(rt.onTimeout, d, "onTimeout")
+		}
+	})
 	return func() {
 		if !stop() {
 			<-done
 			return
 		}
-		// A handler that saw ctx end can return before ctx's cancellation
-		// reaches the AfterFunc; stop then wins, and the hooks run here.
-		if ctx.Err() != nil {
-			run()
+		if dw.expire() && d != nil {
+			rt.runBeside(rt.onTimeout, d, "onTimeout")
+		}
+	}
+}
+
+// runBeside runs hooks that run beside the handler. Every panic is
+// recovered, http.ErrAbortHandler included: nothing above this goroutine
+// would, and there is no response of theirs to abort.
+func (rt *route) runBeside(hooks []invoker, req *httpx.Request, kind string) {
+	for _, h := range hooks {
+		err := func() (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					err = errorOf(p)
+				}
+			}()
+			_, err = h(req, nil, nil)
+			return err
+		}()
+		if err != nil {
+			rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 		}
 	}
 }
@@ -291,7 +334,7 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 		herr := protect(h, req, rep, err)
 		if herr == nil {
 			if !rep.Sent() {
-				herr = rep.Send(nil)
+				herr = sendProtected(rep, nil)
 			}
 			if herr == nil {
 				return
@@ -310,13 +353,29 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
 	}
 	rep.Code(body.StatusCode)
-	if serr := rep.Send(body); serr != nil {
+	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
+		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
 		rep.SetHooks(nil)
-		if serr = rep.Send(body); serr != nil {
+		if serr = sendProtected(rep, body); serr != nil {
 			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
 		}
 	}
+}
+
+// sendProtected sends v, turning a panic in an encoder or a send hook into
+// an error, as protect does for hooks: the error path's own sends must
+// not drop the connection.
+func sendProtected(rep *httpx.Reply, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = errorOf(p)
+		}
+	}()
+	return rep.Send(v)
 }
 
 // protect calls h, turning a panic into an error.

@@ -171,10 +171,13 @@ func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 }
 
 // WithRequestTimeout bounds how long a request may be served (default 0,
-// none). When it expires, the request's context is done, OnTimeout hooks
-// run, and a handler that returns the context's error is answered 503
-// FST_ERR_REQUEST_TIMEOUT. It costs a timer per request, so it is off
-// unless asked for.
+// none). When it expires before the handler began its reply, the client
+// gets 503 FST_ERR_REQUEST_TIMEOUT at once, with "connection: close"; the
+// request's context is done, OnTimeout hooks run, and whatever the
+// handler writes from then on is discarded, as http.TimeoutHandler does
+// (the handler keeps running until it returns: stop it with the
+// context). A reply begun before the deadline is left alone. It costs a
+// timer and a guarded writer per request, so it is off unless asked for.
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // WithDrainDelay makes Close wait d after readiness flips (IsReady turns
@@ -230,7 +233,7 @@ func New(opts ...Option) *Server {
 	a.router.MaxParamLength = cfg.maxParamLength
 	ctx := scope.New(cfg.name)
 	a.root = &node{ctx: ctx, name: cfg.name, log: cfg.logger.With(zap.String("context", ctx.Path()))}
-	a.pool.New = func() any { return new(exchange) }
+	a.pool.New = func() any { return new(httpx.Exchange) }
 	return &Server{a: a, n: a.root}
 }
 

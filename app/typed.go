@@ -65,6 +65,9 @@ func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, erro
 		return nil, err
 	}
 	if t.send != nil {
+		if opt.beside {
+			return nil, errBeside("*httpx.Reply")
+		}
 		send := t.send
 		return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
 			return nil, send(rep, get(req, rep, herr))

@@ -4,6 +4,8 @@
 //
 // Nothing here knows about plugins or contexts. The app package compiles a
 // route's hooks and parameter plan at start-up and hands httpx the pieces
-// it runs per request; the types here are built to be pooled and reused,
-// so a request allocates as little as possible.
+// it runs per request. An Exchange holds what is pooled and reused (slots,
+// parameter and encoding buffers), so a request allocates as little as
+// possible; the Request and Reply it hands out are never reused, so one
+// kept past its request panics instead of serving another's data.
 package httpx

@@ -104,6 +104,10 @@ func NotFound(r *http.Request) NotFoundBody {
 var (
 	// ErrAlreadySent is returned by Send when the reply was already sent.
 	ErrAlreadySent = errors.New("httpx: reply was already sent")
+	// ErrInvalidStatus is returned by Send for a status it cannot write:
+	// outside 200–999 (net/http panics on those outside 100–999, and an
+	// informational 1xx is not a reply).
+	ErrInvalidStatus = errors.New("httpx: invalid status code")
 	// ErrUnknownDecorator is returned for a request decorator name that the
 	// route cannot see.
 	ErrUnknownDecorator = errors.New("httpx: request decorator not visible from this route")

@@ -3,6 +3,8 @@ package httpx
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -29,18 +31,26 @@ const autoLengthLimit = 2048
 // maxKeptBuffer is the largest encoding buffer a pooled Reply keeps.
 const maxKeptBuffer = 64 << 10
 
-// SendHooks are the send-side hooks of a route. The app package installs
-// them; a nil field is skipped.
+// SendHooks are the send-side hooks of a route, each list run in order.
+// The app package installs them.
 type SendHooks struct {
-	// PreSerialization may replace a payload that is about to be encoded as
-	// JSON.
-	PreSerialization func(r *Reply, payload any) (any, error)
-	// OnSend may replace the encoded body.
-	OnSend func(r *Reply, body []byte) ([]byte, error)
+	// PreSerialization hooks may replace a payload that is about to be
+	// encoded as JSON.
+	PreSerialization []func(req *Request, rep *Reply, payload any) (any, error)
+	// OnSend hooks may replace the encoded body. They see the content type
+	// the reply will have, and the body they get is theirs to keep.
+	OnSend []func(req *Request, rep *Reply, body []byte) ([]byte, error)
 }
 
-// Reply builds the response to one request. Like Request, it is reused
-// after the request ends.
+// hookRef names one send hook of a reply: 1+i for PreSerialization[i],
+// -1-i for OnSend[i], 0 for none. (A route with more than 32,767 send
+// hooks of a kind is not a case to plan for.)
+type hookRef int16
+
+// Reply builds the response to one request. Like Request, it is only
+// valid until the handler and the hooks of its request have returned;
+// after that every method panics ("httpx: Reply used after its handler
+// returned") rather than write into another client's response.
 type Reply struct {
 	w      http.ResponseWriter
 	req    *Request
@@ -48,53 +58,88 @@ type Reply struct {
 	status int
 	sent   bool
 
+	wrote    bool    // the response has begun: a failed Send stays sent
+	autoType bool    // Send set the content type, for the onSend hooks
+	ended    bool    // the request is over
+	running  hookRef // the send hook being called
+	broken   hookRef // a send hook that panicked: skipped for the error reply
+
+	out *encoding // the encoding buffer; an Exchange's, or made on first use
+}
+
+// encoding is a Reply's JSON buffer and the encoder writing into it.
+type encoding struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+}
+
+func (e *encoding) encoder() *json.Encoder {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false) // like JSON.stringify: "<" stays "<"
+	}
+	return e.enc
+}
+
+// trim empties the buffer for the next reply, dropping it when it grew
+// past what is worth keeping.
+func (e *encoding) trim() {
+	if e.buf.Cap() > maxKeptBuffer {
+		*e = encoding{}
+	}
+	e.buf.Reset()
+}
+
+// errReplyEnded is what a Reply panics with once its request is over.
+var errReplyEnded = errors.New("httpx: Reply used after its handler returned; " +
+	"a reply is sent before the handler (or the hook) returns")
+
+// live panics with a message naming the mistake when the request is over:
+// the writer would be another request's.
+func (r *Reply) live() {
+	if r.ended {
+		panic(errReplyEnded)
+	}
 }
 
 // Reset prepares r for a new response written to w.
 func (r *Reply) Reset(w http.ResponseWriter, req *Request, hooks *SendHooks) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
-	if r.enc == nil {
-		r.enc = json.NewEncoder(&r.buf)
-		r.enc.SetEscapeHTML(false) // like JSON.stringify: "<" stays "<"
-	}
+	r.wrote, r.autoType, r.running, r.broken, r.ended = false, false, 0, 0, false
 }
 
-// Clear drops every reference r holds.
-func (r *Reply) Clear() {
-	r.w, r.req, r.hooks = nil, nil, nil
-	if r.buf.Cap() > maxKeptBuffer {
-		r.buf = bytes.Buffer{}
-		r.enc = nil
-	}
-	r.buf.Reset()
+// end drops every reference r holds; r panics from now on.
+func (r *Reply) end() {
+	r.w, r.req, r.hooks, r.out = nil, nil, nil, nil
+	r.ended = true
 }
 
 // SetHooks replaces the send-side hooks, for the error and not-found paths.
-func (r *Reply) SetHooks(h *SendHooks) { r.hooks = h }
+func (r *Reply) SetHooks(h *SendHooks) { r.live(); r.hooks = h }
 
 // Raw is the underlying http.ResponseWriter. Writing to it directly
 // bypasses hooks; call Hijacked-style code only when you mean it.
-func (r *Reply) Raw() http.ResponseWriter { return r.w }
+func (r *Reply) Raw() http.ResponseWriter { r.live(); return r.w }
 
 // Request is the request this reply answers.
-func (r *Reply) Request() *Request { return r.req }
+func (r *Reply) Request() *Request { r.live(); return r.req }
 
 // Code sets the status code.
 func (r *Reply) Code(status int) *Reply {
+	r.live()
 	r.status = status
 	return r
 }
 
 // Status is the status code that will be (or was) sent.
-func (r *Reply) Status() int { return r.status }
+func (r *Reply) Status() int { r.live(); return r.status }
 
 // Header is the response header map.
-func (r *Reply) Header() http.Header { return r.w.Header() }
+func (r *Reply) Header() http.Header { r.live(); return r.w.Header() }
 
 // SetHeader sets one response header.
 func (r *Reply) SetHeader(key, value string) *Reply {
+	r.live()
 	r.w.Header().Set(key, value)
 	return r
 }
@@ -102,6 +147,7 @@ func (r *Reply) SetHeader(key, value string) *Reply {
 // Type sets the content type. A JSON type gets "; charset=utf-8" appended
 // when it names no charset.
 func (r *Reply) Type(contentType string) *Reply {
+	r.live()
 	if strings.Contains(contentType, "json") && !strings.Contains(contentType, "charset") {
 		contentType += "; charset=utf-8"
 	}
@@ -110,7 +156,7 @@ func (r *Reply) Type(contentType string) *Reply {
 }
 
 // Sent reports whether Send has been called.
-func (r *Reply) Sent() bool { return r.sent }
+func (r *Reply) Sent() bool { r.live(); return r.sent }
 
 // Send writes the response:
 //   - nil writes an empty body;
@@ -122,10 +168,16 @@ func (r *Reply) Sent() bool { return r.sent }
 //     without HTML escaping and without a trailing newline.
 //
 // A content type set with Type or Header wins. Content-Length is always
-// exact. Send returns ErrAlreadySent when called twice, and the encoding
-// or hook error otherwise; the caller returns it to the framework, which
-// answers with the error handler.
+// exact. The status must be a final one, 200 to 999. Send returns
+// ErrAlreadySent when called twice, and the encoding, hook or status
+// error otherwise; the caller returns it to the framework, which answers
+// with the error handler.
+//
+// A panic in an encoder or a send hook leaves the reply unsent, so the
+// framework's error path can answer; a hook that panicked is skipped by
+// the next Send of this reply (the error reply).
 func (r *Reply) Send(v any) error {
+	r.live()
 	if r.sent {
 		return ErrAlreadySent
 	}
@@ -133,58 +185,129 @@ func (r *Reply) Send(v any) error {
 	// ErrAlreadySent; unsent again if nothing gets written, so the error
 	// handler can answer.
 	r.sent = true
-	if err := r.send(v); err != nil {
-		r.sent = false
-		return err
+	done := false
+	defer func() {
+		if !done { // a panic
+			r.unsend()
+		}
+	}()
+	err := r.send(v)
+	if err != nil {
+		r.unsend()
 	}
-	return nil
+	done = true
+	return err
+}
+
+// unsend undoes a Send that failed before the response began.
+func (r *Reply) unsend() {
+	if r.wrote {
+		return
+	}
+	r.sent = false
+	if r.autoType {
+		delete(r.w.Header(), "Content-Type")
+		r.autoType = false
+	}
+	if r.running != 0 {
+		r.broken, r.running = r.running, 0
+	}
 }
 
 func (r *Reply) send(v any) error {
+	if r.out == nil {
+		r.out = new(encoding)
+	}
 	var body []byte
 	var ctype []string
+	onSend := r.hooks != nil && len(r.hooks.OnSend) > 0
 	switch p := v.(type) {
 	case nil:
 	case string:
-		body, ctype = r.bytesOf(p), textType
+		if onSend {
+			body, ctype = []byte(p), textType // the hooks may keep it
+		} else {
+			body, ctype = r.bytesOf(p), textType
+		}
 	case []byte:
 		body, ctype = p, binaryType
 	case json.RawMessage:
 		body, ctype = p, jsonType
 	default:
-		if r.hooks != nil && r.hooks.PreSerialization != nil {
-			nv, err := r.hooks.PreSerialization(r, v)
-			if err != nil {
-				return err
+		if r.hooks != nil {
+			for i, h := range r.hooks.PreSerialization {
+				if !r.enter(hookRef(1 + i)) {
+					continue
+				}
+				nv, err := h(r.req, r, v)
+				r.running = 0
+				if err != nil {
+					return err
+				}
+				v = nv
 			}
-			v = nv
 		}
-		r.buf.Reset()
+		buf := &r.out.buf
+		buf.Reset()
 		if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
-			b, err := a.AppendJSON(r.buf.AvailableBuffer())
+			b, err := a.AppendJSON(buf.AvailableBuffer())
 			if err != nil {
 				return err
 			}
-			r.buf.Write(b) // keeps a grown buffer for the next reply
-			body = r.buf.Bytes()
+			buf.Write(b) // keeps a grown buffer for the next reply
+			body = buf.Bytes()
 		} else {
-			if err := r.enc.Encode(v); err != nil {
+			if err := r.out.encoder().Encode(v); err != nil {
 				return err
 			}
-			body = r.buf.Bytes()
+			body = buf.Bytes()
 			body = body[:len(body)-1] // Encode appends a newline
+		}
+		if onSend {
+			// The buffer serves the next reply; a hook may keep the body
+			// (an async logger, a cache). Only routes with onSend hooks
+			// pay for the copy.
+			body = bytes.Clone(body)
 		}
 		ctype = jsonType
 	}
-	if r.hooks != nil && r.hooks.OnSend != nil {
-		nb, err := r.hooks.OnSend(r, body)
-		if err != nil {
-			return err
+	if onSend {
+		// The hooks see the content type the reply will have (a
+		// compression or ETag hook tells JSON from text by it).
+		if _, set := r.w.Header()["Content-Type"]; !set && ctype != nil && len(body) > 0 {
+			r.w.Header()["Content-Type"], r.autoType = ctype, true
 		}
-		body = nb
+		for i, h := range r.hooks.OnSend {
+			if !r.enter(hookRef(-1 - i)) {
+				continue
+			}
+			nb, err := h(r.req, r, body)
+			r.running = 0
+			if err != nil {
+				return err
+			}
+			body = nb
+		}
+		if r.autoType && len(body) == 0 {
+			delete(r.w.Header(), "Content-Type") // as for any empty body
+		}
 	}
+	if r.status < 200 || r.status > 999 {
+		return fmt.Errorf("%w %d: Send writes a final status, 200 to 999", ErrInvalidStatus, r.status)
+	}
+	r.wrote = true
 	r.write(body, ctype)
 	return nil
+}
+
+// enter marks hook h as running, or reports false when it panicked on an
+// earlier Send of this reply.
+func (r *Reply) enter(h hookRef) bool {
+	if h == r.broken {
+		return false
+	}
+	r.running = h
+	return true
 }
 
 // nilPointer reports whether v is a nil pointer, which is encoded as null
@@ -197,9 +320,9 @@ func nilPointer(v any) bool {
 // bytesOf copies s into the reply's buffer, so sending a string does not
 // allocate.
 func (r *Reply) bytesOf(s string) []byte {
-	r.buf.Reset()
-	r.buf.WriteString(s)
-	return r.buf.Bytes()
+	r.out.buf.Reset()
+	r.out.buf.WriteString(s)
+	return r.out.buf.Bytes()
 }
 
 // zeroLength is shared by every empty HEAD reply: net/http only reads
@@ -217,7 +340,7 @@ func (r *Reply) write(body []byte, ctype []string) {
 	case len(body) == 0:
 		// net/http answers "content-length: 0" for a handler that wrote
 		// nothing, except to HEAD, where it cannot know.
-		if r.req != nil && r.req.raw != nil && r.req.raw.Method == http.MethodHead {
+		if r.req.isHead() {
 			h["Content-Length"] = zeroLength
 		}
 	case len(body) > autoLengthLimit:
@@ -241,10 +364,11 @@ func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// SendError writes the Fastify-shaped error body for err, bypassing the
-// route's send hooks' PreSerialization. It is the default error handler's
-// last step and the fallback when an error handler fails.
+// SendError sets err's status and sends its Fastify-shaped error body,
+// the body the default error handler writes. Like any Send it runs the
+// send hooks.
 func (r *Reply) SendError(err error) error {
+	r.live()
 	body := BodyOf(err)
 	r.status = body.StatusCode
 	return r.Send(body)

@@ -80,11 +80,9 @@ func TestSendChoosesTheBodyAndType(t *testing.T) {
 // An empty reply to HEAD states its length: net/http cannot tell an empty
 // GET body from a HEAD that omits one.
 func TestEmptyHeadReplyStatesItsLength(t *testing.T) {
-	var rep httpx.Reply
-	var req httpx.Request
+	var x httpx.Exchange
 	w := httptest.NewRecorder()
-	req.Reset(httptest.NewRequest(http.MethodHead, "/", nil), nil, 1, "", nil)
-	rep.Reset(w, &req, nil)
+	_, rep := x.Begin(w, httptest.NewRequest(http.MethodHead, "/", nil), nil, nil, 1, "", nil)
 	require.NoError(t, rep.Send(nil))
 	assert.Equal(t, "0", w.Header().Get("Content-Length"))
 }
@@ -153,9 +151,11 @@ func TestJSONAppenderErrorsAndHooks(t *testing.T) {
 
 	// preSerialization sees the value itself and may replace it.
 	var seen any
-	hooks := &httpx.SendHooks{PreSerialization: func(r *httpx.Reply, p any) (any, error) {
-		seen = p
-		return point{X: p.(point).X + 1}, nil
+	hooks := &httpx.SendHooks{PreSerialization: []func(*httpx.Request, *httpx.Reply, any) (any, error){
+		func(_ *httpx.Request, r *httpx.Reply, p any) (any, error) {
+			seen = p
+			return point{X: p.(point).X + 1}, nil
+		},
 	}}
 	w, err := send(t, nil, point{X: 1}, hooks)
 	require.NoError(t, err)
@@ -165,8 +165,14 @@ func TestJSONAppenderErrorsAndHooks(t *testing.T) {
 
 func TestSendHooks(t *testing.T) {
 	hooks := &httpx.SendHooks{
-		PreSerialization: func(r *httpx.Reply, p any) (any, error) { return map[string]any{"wrapped": p}, nil },
-		OnSend:           func(r *httpx.Reply, b []byte) ([]byte, error) { return append([]byte("x"), b...), nil },
+		PreSerialization: []func(*httpx.Request, *httpx.Reply, any) (any, error){
+			func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) { return map[string]any{"wrapped": p}, nil },
+		},
+		OnSend: []func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error){
+			func(_ *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
+				return append([]byte("x"), b...), nil
+			},
+		},
 	}
 	w, err := send(t, nil, []int{1}, hooks)
 	require.NoError(t, err)
@@ -176,7 +182,9 @@ func TestSendHooks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "xtext", w.Body.String(), "strings skip preSerialization")
 
-	failing := &httpx.SendHooks{OnSend: func(*httpx.Reply, []byte) ([]byte, error) { return nil, errors.New("no") }}
+	failing := &httpx.SendHooks{OnSend: []func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error){
+		func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error) { return nil, errors.New("no") },
+	}}
 	w, err = send(t, nil, "text", failing)
 	require.EqualError(t, err, "no")
 	assert.Empty(t, w.Body.String())

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,10 +36,19 @@ type SlotValue struct {
 	Value any
 }
 
-// Request is one incoming request as a handler and its hooks see it. It is
-// only valid until the handler and the hooks of the request have returned:
-// the framework reuses it for the next request.
+// Request is one incoming request as a handler and its hooks see it. It
+// is only valid until the handler and the hooks of the request have
+// returned: its buffers then serve the next request, and the Request
+// itself panics ("httpx: Request used after its handler returned") on
+// every method. Keep what a goroutine needs — the ID, header values, the
+// decoded input, the context, the logger — not the *Request.
 type Request struct {
+	s *requestState // nil once the request has ended
+}
+
+// requestState is what a Request reads; it lives in an Exchange and is
+// reused for the next request.
+type requestState struct {
 	raw    *http.Request
 	params Params
 	route  *RouteInfo
@@ -56,95 +66,133 @@ type Request struct {
 	input    [3]any
 }
 
-// Reset prepares r for a new request. seq numbers the request for its id;
-// values must be large enough for every slot in the tree.
-func (r *Request) Reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
-	r.raw, r.route, r.seq, r.id, r.baseLog = raw, route, seq, id, log
-	r.log, r.query, r.queryErr, r.hasQuery, r.ctx, r.body = nil, nil, nil, false, nil, nil
-	r.input = [3]any{}
-	if route != nil {
-		for _, sv := range route.Initial {
-			r.values[sv.Index] = sv.Value
-		}
+// errRequestEnded is what a Request panics with once its request is over.
+var errRequestEnded = errors.New("httpx: Request used after its handler returned; " +
+	"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request")
+
+// live is the request's state, or a panic naming the mistake when the
+// request is over: reading on would give another request's data.
+func (r *Request) live() *requestState {
+	if r.s == nil {
+		panic(errRequestEnded)
+	}
+	return r.s
+}
+
+// reset prepares s for a new request.
+func (s *requestState) reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
+	s.raw, s.route, s.seq, s.id, s.baseLog = raw, route, seq, id, log
+	s.log, s.query, s.queryErr, s.hasQuery, s.ctx, s.body = nil, nil, nil, false, nil, nil
+	s.input = [3]any{}
+	if route == nil {
+		return
+	}
+	if n := len(route.Types); cap(s.values) < n {
+		s.values = make([]any, n)
+	} else {
+		s.values = s.values[:n]
+	}
+	for _, sv := range route.Initial {
+		s.values[sv.Index] = sv.Value
 	}
 }
 
-// Clear drops every reference r holds, so a pooled Request keeps nothing
+// clear drops every reference s holds, so a pooled state keeps nothing
 // alive.
-func (r *Request) Clear() {
-	clear(r.values)
-	clear(r.params)
-	r.params = r.params[:0]
-	r.raw, r.route, r.baseLog, r.log, r.query, r.queryErr, r.id, r.ctx, r.body = nil, nil, nil, nil, nil, nil, "", nil, nil
-	r.input = [3]any{}
+func (s *requestState) clear() {
+	clear(s.values)
+	clear(s.params)
+	s.params = s.params[:0]
+	s.raw, s.route, s.baseLog, s.log, s.query, s.queryErr, s.id, s.ctx, s.body = nil, nil, nil, nil, nil, nil, "", nil, nil
+	s.input = [3]any{}
+}
+
+// Detached returns a copy of r for code that runs beside the handler, on
+// another goroutine (onTimeout and onRequestAbort hooks). Its ID is fixed
+// now and its parameters copied; it shares nothing the handler may
+// change: it has no decorators and no decoded input, and what is set on
+// it stays on it. Its buffers are its own, so it stays readable after the
+// request ends.
+func (r *Request) Detached() *Request {
+	s := r.live()
+	d := &struct {
+		r Request
+		s requestState
+	}{}
+	d.r.s = &d.s
+	d.s = requestState{
+		raw: s.raw, route: s.route, seq: s.seq, id: r.ID(), baseLog: s.baseLog, ctx: s.ctx,
+		params: append(Params(nil), s.params...),
+		body:   http.NoBody, // the handler's to read
+	}
+	return &d.r
 }
 
 // BodyReader is the stream the body parser will read: the raw body,
 // unless a preParsing hook replaced it with SetBodyReader.
 func (r *Request) BodyReader() io.Reader {
-	if r.body != nil {
-		return r.body
+	s := r.live()
+	if s.body != nil {
+		return s.body
 	}
-	return r.raw.Body
+	return s.raw.Body
 }
 
 // SetBodyReader replaces the stream the body parser reads; a preParsing
 // hook uses it to decompress or decrypt. The body limit applies to what
 // the parser reads from it.
-func (r *Request) SetBodyReader(body io.Reader) { r.body = body }
+func (r *Request) SetBodyReader(body io.Reader) { r.live().body = body }
 
 // Body is the decoded body (a pointer to the type the route asked for), or
-// nil when the route asked for none or it is not parsed yet.
-func (r *Request) Body() any { return r.input[0] }
+// nil when the route asked for none or it is not parsed yet. The value it
+// points to is the request's own and may be kept.
+func (r *Request) Body() any { return r.live().input[0] }
 
 // Input gives the framework the decoded body, query and params of the
 // request (in that order), shared by the hooks and the handler.
-func (r *Request) Input() *[3]any { return &r.input }
-
-// EnsureSlots makes room for n decorator slots.
-func (r *Request) EnsureSlots(n int) {
-	if cap(r.values) < n {
-		r.values = make([]any, n)
-	}
-	r.values = r.values[:n]
-}
-
-// ParamsBuf gives the router the request's parameter buffer to fill.
-func (r *Request) ParamsBuf() *Params { return &r.params }
+func (r *Request) Input() *[3]any { return &r.live().input }
 
 // Raw is the underlying *http.Request.
-func (r *Request) Raw() *http.Request { return r.raw }
+func (r *Request) Raw() *http.Request { return r.live().raw }
 
-// Context is the request's context, cancelled when the client goes away or
-// the server shuts down.
+// Context is the request's context, cancelled when the client goes away,
+// the request time-out expires, or the request ends.
 func (r *Request) Context() context.Context {
-	if r.ctx != nil {
-		return r.ctx
+	s := r.live()
+	if s.ctx != nil {
+		return s.ctx
 	}
-	return r.raw.Context()
+	return s.raw.Context()
 }
 
 // SetContext replaces the request's context (the framework uses it for the
 // request time-out) without copying the *http.Request.
-func (r *Request) SetContext(ctx context.Context) { r.ctx = ctx }
+func (r *Request) SetContext(ctx context.Context) { r.live().ctx = ctx }
+
+// isHead reports whether r is a HEAD request; false for a nil or empty
+// Request (a Reply used on its own).
+func (r *Request) isHead() bool {
+	return r != nil && r.s != nil && r.s.raw != nil && r.s.raw.Method == http.MethodHead
+}
 
 // Method is the request method.
-func (r *Request) Method() string { return r.raw.Method }
+func (r *Request) Method() string { return r.live().raw.Method }
 
 // URL is the parsed request URL.
-func (r *Request) URL() *url.URL { return r.raw.URL }
+func (r *Request) URL() *url.URL { return r.live().raw.URL }
 
 // Header returns the first value of the request header key.
-func (r *Request) Header(key string) string { return r.raw.Header.Get(key) }
+func (r *Request) Header(key string) string { return r.live().raw.Header.Get(key) }
 
 // Headers are all the request headers.
-func (r *Request) Headers() http.Header { return r.raw.Header }
+func (r *Request) Headers() http.Header { return r.live().raw.Header }
 
 // Param returns the path parameter called name, or "".
-func (r *Request) Param(name string) string { return r.params.Get(name) }
+func (r *Request) Param(name string) string { return r.live().params.Get(name) }
 
-// Params are the path parameters, in pattern order.
-func (r *Request) Params() Params { return r.params }
+// Params are the path parameters, in pattern order. The slice is reused
+// by the next request: copy it to keep it (the strings may be kept).
+func (r *Request) Params() Params { return r.live().params }
 
 // Query returns the first value of the query parameter key, or "".
 func (r *Request) Query(key string) string { return r.QueryValues().Get(key) }
@@ -153,11 +201,12 @@ func (r *Request) Query(key string) string { return r.QueryValues().Get(key) }
 // pairs (a bad escape, a semicolon used as a separator) are skipped, as
 // net/http does; QueryErr says whether there were any.
 func (r *Request) QueryValues() url.Values {
-	if !r.hasQuery {
-		r.query, r.queryErr = url.ParseQuery(r.raw.URL.RawQuery)
-		r.hasQuery = true
+	s := r.live()
+	if !s.hasQuery {
+		s.query, s.queryErr = url.ParseQuery(s.raw.URL.RawQuery)
+		s.hasQuery = true
 	}
-	return r.query
+	return s.query
 }
 
 // QueryErr is net/url's complaint about the query, if it had one: the
@@ -166,64 +215,68 @@ func (r *Request) QueryValues() url.Values {
 // through QueryValues decides for itself.
 func (r *Request) QueryErr() error {
 	r.QueryValues()
-	return r.queryErr
+	return r.s.queryErr
 }
 
 // ID is the request id: the configured request-id header's value when the
 // client sent one, else "req-" and a per-server counter in base 36.
 func (r *Request) ID() string {
-	if r.id == "" {
-		r.id = "req-" + strconv.FormatUint(r.seq, 36)
+	s := r.live()
+	if s.id == "" {
+		s.id = "req-" + strconv.FormatUint(s.seq, 36)
 	}
-	return r.id
+	return s.id
 }
 
 // Log is the request's logger: the route's context logger with the request
 // id attached.
 func (r *Request) Log() *zap.Logger {
-	if r.log == nil {
-		if r.baseLog == nil {
+	s := r.live()
+	if s.log == nil {
+		if s.baseLog == nil {
 			return zap.NewNop()
 		}
-		r.log = r.baseLog.With(zap.String("reqId", r.ID()))
+		s.log = s.baseLog.With(zap.String("reqId", r.ID()))
 	}
-	return r.log
+	return s.log
 }
 
 // Route describes the matched route; nil for a request no route matched.
-func (r *Request) Route() *RouteInfo { return r.route }
+func (r *Request) Route() *RouteInfo { return r.live().route }
 
 // Slot returns the current value of request decorator slot i. It is what
 // compiled handler plans use; i must be visible from the route.
-func (r *Request) Slot(i int) any { return r.values[i] }
+func (r *Request) Slot(i int) any { return r.live().values[i] }
 
 // Decorator returns the current value of the request decorator called
-// name, and whether the route can see it.
+// name, and whether the route can see it. A Detached request has none.
 func (r *Request) Decorator(name string) (any, bool) {
-	if r.route == nil {
+	s := r.live()
+	if s.route == nil {
 		return nil, false
 	}
-	i, ok := r.route.Slots[name]
-	if !ok {
+	i, ok := s.route.Slots[name]
+	if !ok || i >= len(s.values) {
 		return nil, false
 	}
-	return r.values[i], true
+	return s.values[i], true
 }
 
 // SetDecorator replaces the value of the request decorator called name for
 // this request only. The value must have the decorator's declared type.
 func (r *Request) SetDecorator(name string, v any) error {
-	if r.route == nil {
+	s := r.live()
+	if s.route == nil {
 		return fmt.Errorf("%w: %q", ErrUnknownDecorator, name)
 	}
-	i, ok := r.route.Slots[name]
-	if !ok {
-		return fmt.Errorf("%w: %q from %s %s", ErrUnknownDecorator, name, r.route.Method, r.route.Pattern)
+	i, ok := s.route.Slots[name]
+	if !ok || i >= len(s.values) {
+		return fmt.Errorf("%w: %q from %s %s", ErrUnknownDecorator, name, s.route.Method, s.route.Pattern)
 	}
-	if want := r.route.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
+	if want := s.route.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
 		return fmt.Errorf("%w: %q holds %v, got %T", ErrDecoratorType, name, want, v)
 	}
-	r.values[i] = v
+	s.values[i] = v
 	return nil
 }
 

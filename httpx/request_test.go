@@ -23,10 +23,9 @@ func TestRequestAccessors(t *testing.T) {
 	}
 	raw := httptest.NewRequest("GET", "/u/7?a=1&a=2&b=x", nil)
 	raw.Header.Set("X-Test", "yes")
-	var r httpx.Request
-	r.EnsureSlots(3)
-	*r.ParamsBuf() = append(*r.ParamsBuf(), httpx.Param{Key: "id", Value: "7"})
-	r.Reset(raw, route, 35, "", nil)
+	var x httpx.Exchange
+	*x.Params() = append(*x.Params(), httpx.Param{Key: "id", Value: "7"})
+	r, _ := x.Begin(httptest.NewRecorder(), raw, route, nil, 35, "", nil)
 
 	assert.Equal(t, "7", r.Param("id"))
 	assert.Equal(t, "", r.Param("nope"))
@@ -56,10 +55,35 @@ func TestRequestAccessors(t *testing.T) {
 	cancel()
 	assert.Error(t, r.Context().Err())
 
-	r.Clear()
-	assert.Empty(t, r.Params())
-	r.Reset(raw, route, 1, "from-header", nil)
-	assert.Equal(t, "from-header", r.ID())
-	assert.Equal(t, 42, r.Slot(0), "a new request starts from the declared values")
-	assert.NoError(t, r.Context().Err(), "the replaced context does not outlive its request")
+	x.End()
+	assert.PanicsWithError(t, "httpx: Request used after its handler returned; "+
+		"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request",
+		func() { r.Params() })
+	r2, _ := x.Begin(httptest.NewRecorder(), raw, route, nil, 1, "from-header", nil)
+	assert.Empty(t, r2.Params(), "the parameter buffer was cleared")
+	assert.Equal(t, "from-header", r2.ID())
+	assert.Equal(t, 42, r2.Slot(0), "a new request starts from the declared values")
+	assert.NoError(t, r2.Context().Err(), "the replaced context does not outlive its request")
+	assert.Panics(t, func() { r.ID() }, "the old Request stays ended while its buffers serve the next")
+}
+
+func TestDetachedSharesNothingTheHandlerChanges(t *testing.T) {
+	route := &httpx.RouteInfo{
+		Method: "GET", Pattern: "/u/:id",
+		Slots:   map[string]int{"answer": 0},
+		Types:   []reflect.Type{reflect.TypeFor[int]()},
+		Initial: []httpx.SlotValue{{Index: 0, Value: 42}},
+	}
+	var x httpx.Exchange
+	*x.Params() = append(*x.Params(), httpx.Param{Key: "id", Value: "7"})
+	r, _ := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", "/u/7?q=1", nil), route, nil, 1, "", nil)
+	d := r.Detached()
+	assert.Equal(t, r.ID(), d.ID())
+	assert.Equal(t, "1", d.Query("q"))
+	_, ok := d.Decorator("answer")
+	assert.False(t, ok, "a detached request has no decorators")
+	assert.ErrorIs(t, d.SetDecorator("answer", 1), httpx.ErrUnknownDecorator)
+	x.End()
+	assert.Equal(t, "7", d.Param("id"), "its parameters are its own")
+	assert.Equal(t, "/u/7", d.URL().Path)
 }
