@@ -19,12 +19,13 @@ import (
 // every shellBatch requests, not one per request.
 type Exchange struct {
 	state  requestState
-	out    encoding
+	rep    reply
 	shells []shell // fresh pairs, never used before
 	cur    *shell  // the pair of the request being served
 }
 
-// shell is the Request and Reply of one request.
+// shell is the Request and Reply of one request: two pointers, which
+// the request's end sets to nil.
 type shell struct {
 	req Request
 	rep Reply
@@ -50,9 +51,8 @@ func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteI
 	x.shells = x.shells[1:]
 	x.cur = sh
 	x.state.reset(raw, route, seq, id, log)
-	sh.req.s = &x.state
-	sh.rep.Reset(w, &sh.req, hooks)
-	sh.rep.out = &x.out
+	x.rep.reset(w, &sh.req, hooks, &sh.rep)
+	sh.req.s, sh.rep.r = &x.state, &x.rep
 	return &sh.req, &sh.rep
 }
 
@@ -60,10 +60,9 @@ func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteI
 // from now on, and the buffers are cleared for the next request.
 func (x *Exchange) End() {
 	if sh := x.cur; sh != nil {
-		sh.req.s = nil
-		sh.rep.end()
+		sh.req.s, sh.rep.r = nil, nil
 		x.cur = nil
 	}
 	x.state.clear()
-	x.out.trim()
+	x.rep.clear()
 }

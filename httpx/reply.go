@@ -52,22 +52,28 @@ type hookRef int16
 // after that every method panics ("httpx: Reply used after its handler
 // returned") rather than write into another client's response.
 type Reply struct {
+	r *reply // nil once the request has ended
+}
+
+// reply is what a Reply works on; it lives in an Exchange and is reused
+// for the next request.
+type reply struct {
 	w      http.ResponseWriter
 	req    *Request
 	hooks  *SendHooks
 	status int
 	sent   bool
 
+	self     *Reply  // the handle the send hooks get
 	wrote    bool    // the response has begun: a failed Send stays sent
 	autoType bool    // Send set the content type, for the onSend hooks
-	ended    bool    // the request is over
 	running  hookRef // the send hook being called
 	broken   hookRef // a send hook that panicked: skipped for the error reply
 
-	out *encoding // the encoding buffer; an Exchange's, or made on first use
+	out encoding
 }
 
-// encoding is a Reply's JSON buffer and the encoder writing into it.
+// encoding is a reply's JSON buffer and the encoder writing into it.
 type encoding struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -81,82 +87,84 @@ func (e *encoding) encoder() *json.Encoder {
 	return e.enc
 }
 
-// trim empties the buffer for the next reply, dropping it when it grew
-// past what is worth keeping.
-func (e *encoding) trim() {
-	if e.buf.Cap() > maxKeptBuffer {
-		*e = encoding{}
-	}
-	e.buf.Reset()
-}
-
 // errReplyEnded is what a Reply panics with once its request is over.
 var errReplyEnded = errors.New("httpx: Reply used after its handler returned; " +
 	"a reply is sent before the handler (or the hook) returns")
 
-// live panics with a message naming the mistake when the request is over:
-// the writer would be another request's.
-func (r *Reply) live() {
-	if r.ended {
+// live is the reply's state, or a panic naming the mistake when the
+// request is over: the writer would be another request's.
+func (rp *Reply) live() *reply {
+	if rp.r == nil {
 		panic(errReplyEnded)
 	}
+	return rp.r
 }
 
-// Reset prepares r for a new response written to w.
-func (r *Reply) Reset(w http.ResponseWriter, req *Request, hooks *SendHooks) {
+// Reset prepares rp for a new response written to w. A Reply used on its
+// own (outside a server) starts with Reset.
+func (rp *Reply) Reset(w http.ResponseWriter, req *Request, hooks *SendHooks) {
+	if rp.r == nil {
+		rp.r = new(reply)
+	}
+	rp.r.reset(w, req, hooks, rp)
+}
+
+func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *SendHooks, self *Reply) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
-	r.wrote, r.autoType, r.running, r.broken, r.ended = false, false, 0, 0, false
+	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 }
 
-// end drops every reference r holds; r panics from now on.
-func (r *Reply) end() {
-	r.w, r.req, r.hooks, r.out = nil, nil, nil, nil
-	r.ended = true
+// clear drops every reference r holds and empties its buffer for the next
+// reply, dropping it when it grew past what is worth keeping.
+func (r *reply) clear() {
+	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
+	if r.out.buf.Cap() > maxKeptBuffer {
+		r.out = encoding{}
+	}
+	r.out.buf.Reset()
 }
 
 // SetHooks replaces the send-side hooks, for the error and not-found paths.
-func (r *Reply) SetHooks(h *SendHooks) { r.live(); r.hooks = h }
+func (rp *Reply) SetHooks(h *SendHooks) { rp.live().hooks = h }
 
 // Raw is the underlying http.ResponseWriter. Writing to it directly
 // bypasses hooks; call Hijacked-style code only when you mean it.
-func (r *Reply) Raw() http.ResponseWriter { r.live(); return r.w }
+func (rp *Reply) Raw() http.ResponseWriter { return rp.live().w }
 
 // Request is the request this reply answers.
-func (r *Reply) Request() *Request { r.live(); return r.req }
+func (rp *Reply) Request() *Request { return rp.live().req }
 
 // Code sets the status code.
-func (r *Reply) Code(status int) *Reply {
-	r.live()
-	r.status = status
-	return r
+func (rp *Reply) Code(status int) *Reply {
+	rp.live().status = status
+	return rp
 }
 
 // Status is the status code that will be (or was) sent.
-func (r *Reply) Status() int { r.live(); return r.status }
+func (rp *Reply) Status() int { return rp.live().status }
 
 // Header is the response header map.
-func (r *Reply) Header() http.Header { r.live(); return r.w.Header() }
+func (rp *Reply) Header() http.Header { return rp.live().w.Header() }
 
 // SetHeader sets one response header.
-func (r *Reply) SetHeader(key, value string) *Reply {
-	r.live()
-	r.w.Header().Set(key, value)
-	return r
+func (rp *Reply) SetHeader(key, value string) *Reply {
+	rp.live().w.Header().Set(key, value)
+	return rp
 }
 
 // Type sets the content type. A JSON type gets "; charset=utf-8" appended
 // when it names no charset.
-func (r *Reply) Type(contentType string) *Reply {
-	r.live()
+func (rp *Reply) Type(contentType string) *Reply {
+	r := rp.live()
 	if strings.Contains(contentType, "json") && !strings.Contains(contentType, "charset") {
 		contentType += "; charset=utf-8"
 	}
 	r.w.Header()["Content-Type"] = []string{contentType}
-	return r
+	return rp
 }
 
 // Sent reports whether Send has been called.
-func (r *Reply) Sent() bool { r.live(); return r.sent }
+func (rp *Reply) Sent() bool { return rp.live().sent }
 
 // Send writes the response:
 //   - nil writes an empty body;
@@ -176,8 +184,8 @@ func (r *Reply) Sent() bool { r.live(); return r.sent }
 // A panic in an encoder or a send hook leaves the reply unsent, so the
 // framework's error path can answer; a hook that panicked is skipped by
 // the next Send of this reply (the error reply).
-func (r *Reply) Send(v any) error {
-	r.live()
+func (rp *Reply) Send(v any) error {
+	r := rp.live()
 	if r.sent {
 		return ErrAlreadySent
 	}
@@ -200,7 +208,7 @@ func (r *Reply) Send(v any) error {
 }
 
 // unsend undoes a Send that failed before the response began.
-func (r *Reply) unsend() {
+func (r *reply) unsend() {
 	if r.wrote {
 		return
 	}
@@ -214,10 +222,7 @@ func (r *Reply) unsend() {
 	}
 }
 
-func (r *Reply) send(v any) error {
-	if r.out == nil {
-		r.out = new(encoding)
-	}
+func (r *reply) send(v any) error {
 	var body []byte
 	var ctype []string
 	onSend := r.hooks != nil && len(r.hooks.OnSend) > 0
@@ -239,7 +244,7 @@ func (r *Reply) send(v any) error {
 				if !r.enter(hookRef(1 + i)) {
 					continue
 				}
-				nv, err := h(r.req, r, v)
+				nv, err := h(r.req, r.self, v)
 				r.running = 0
 				if err != nil {
 					return err
@@ -281,7 +286,7 @@ func (r *Reply) send(v any) error {
 			if !r.enter(hookRef(-1 - i)) {
 				continue
 			}
-			nb, err := h(r.req, r, body)
+			nb, err := h(r.req, r.self, body)
 			r.running = 0
 			if err != nil {
 				return err
@@ -302,7 +307,7 @@ func (r *Reply) send(v any) error {
 
 // enter marks hook h as running, or reports false when it panicked on an
 // earlier Send of this reply.
-func (r *Reply) enter(h hookRef) bool {
+func (r *reply) enter(h hookRef) bool {
 	if h == r.broken {
 		return false
 	}
@@ -319,7 +324,7 @@ func nilPointer(v any) bool {
 
 // bytesOf copies s into the reply's buffer, so sending a string does not
 // allocate.
-func (r *Reply) bytesOf(s string) []byte {
+func (r *reply) bytesOf(s string) []byte {
 	r.out.buf.Reset()
 	r.out.buf.WriteString(s)
 	return r.out.buf.Bytes()
@@ -329,7 +334,7 @@ func (r *Reply) bytesOf(s string) []byte {
 // header values, so it need not cost an allocation.
 var zeroLength = []string{"0"}
 
-func (r *Reply) write(body []byte, ctype []string) {
+func (r *reply) write(body []byte, ctype []string) {
 	h := r.w.Header()
 	if ctype != nil && len(body) > 0 {
 		if _, set := h["Content-Type"]; !set {
@@ -367,9 +372,8 @@ func bodyAllowed(status int) bool {
 // SendError sets err's status and sends its Fastify-shaped error body,
 // the body the default error handler writes. Like any Send it runs the
 // send hooks.
-func (r *Reply) SendError(err error) error {
-	r.live()
+func (rp *Reply) SendError(err error) error {
 	body := BodyOf(err)
-	r.status = body.StatusCode
-	return r.Send(body)
+	rp.live().status = body.StatusCode
+	return rp.Send(body)
 }
