@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -38,7 +41,7 @@ type user struct {
 // through, for the socket test's other requests.
 func sendPanics() []struct {
 	name  string
-	build func(runs *atomic.Int32) *app.Server
+	build func(runs *atomic.Int32, opts ...app.Option) *app.Server
 	path  string
 	want  string
 } {
@@ -47,22 +50,22 @@ func sendPanics() []struct {
 	}
 	return []struct {
 		name  string
-		build func(runs *atomic.Int32) *app.Server
+		build func(runs *atomic.Int32, opts ...app.Option) *app.Server
 		path  string
 		want  string
 	}{
-		{"MarshalJSON", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"MarshalJSON", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.Get("/", count(runs, panicMarshal{}))
 			return s
 		}, "/", "MarshalJSON panicked"},
-		{"AppendJSON", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"AppendJSON", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.Get("/", count(runs, panicAppend{}))
 			return s
 		}, "/", "AppendJSON panicked"},
-		{"preSerialization hook", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"preSerialization hook", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.PreSerialization, func(req *httpx.Request, _ *httpx.Reply, p any) (any, error) {
 				if req.URL().Path == "/ok" {
 					return p, nil
@@ -72,8 +75,8 @@ func sendPanics() []struct {
 			s.Get("/", count(runs, user{"a"}))
 			return s
 		}, "/", "preSerialization panicked"},
-		{"onSend hook", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"onSend hook", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.OnSend, func(req *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
 				if req.URL().Path == "/ok" {
 					return b, nil
@@ -83,8 +86,8 @@ func sendPanics() []struct {
 			s.Get("/", count(runs, user{"a"}))
 			return s
 		}, "/", "onSend panicked"},
-		{"onSend hook, handler sent nothing", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"onSend hook, handler sent nothing", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.OnSend, func(req *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
 				if req.URL().Path == "/ok" {
 					return b, nil
@@ -94,23 +97,23 @@ func sendPanics() []struct {
 			s.Get("/", func() { runs.Add(1) })
 			return s
 		}, "/", "onSend panicked"},
-		{"status above 999", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"status above 999", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(1000).Send("x") })
 			return s
 		}, "/", "invalid status code 1000"},
-		{"status 0", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"status 0", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(0).Send(user{"a"}) })
 			return s
 		}, "/", "invalid status code 0"},
-		{"informational status", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"informational status", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(103).Send("x") })
 			return s
 		}, "/", "invalid status code 103"},
-		{"preSerialization type assertion on a 404", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"preSerialization type assertion on a 404", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) {
 				return p.(user).Name, nil
 			})
@@ -122,16 +125,16 @@ func sendPanics() []struct {
 			s.Get("/", count(runs, user{"a"}))
 			return s
 		}, "/missing", "interface conversion"},
-		{"preSerialization panics on the error body", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"preSerialization panics on the error body", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) {
 				return p.(user).Name, nil
 			})
 			s.Get("/", func() (any, error) { runs.Add(1); return nil, errors.New("handler failed") })
 			return s
 		}, "/", "handler failed"},
-		{"onSend panics on the error body", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"onSend panics on the error body", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.AddHook(app.OnSend, func(_ *httpx.Request, rep *httpx.Reply, b []byte) ([]byte, error) {
 				if rep.Status() >= 400 {
 					panic("onSend panicked on an error")
@@ -141,14 +144,14 @@ func sendPanics() []struct {
 			s.Get("/", func() (any, error) { runs.Add(1); return nil, errors.New("handler failed") })
 			return s
 		}, "/", "handler failed"},
-		{"error handler sends a panicking value", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"error handler sends a panicking value", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.SetErrorHandler(func(rep *httpx.Reply) error { return rep.Code(502).Send(panicMarshal{}) })
 			s.Get("/", func() (any, error) { runs.Add(1); return nil, errors.New("handler failed") })
 			return s
 		}, "/", "MarshalJSON panicked"},
-		{"error handler sets an invalid status", func(runs *atomic.Int32) *app.Server {
-			s := app.New()
+		{"error handler sets an invalid status", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
 			s.SetErrorHandler(func(rep *httpx.Reply) { rep.Code(1234) })
 			s.Get("/", func() (any, error) { runs.Add(1); return nil, errors.New("handler failed") })
 			return s
@@ -162,13 +165,24 @@ func sendPanics() []struct {
 // handler runs once, and the next request is served.
 func TestPanicWhileSendingAnswers500(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, res *http.Response, runs *atomic.Int32, want string) {
+	// The panic is in the body or, where panic values are kept from
+	// clients, in the log.
+	check := func(t *testing.T, res *http.Response, runs *atomic.Int32, logs *observer.ObservedLogs, want string) {
 		t.Helper()
 		b, err := io.ReadAll(res.Body)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusInternalServerError, res.StatusCode, string(b))
 		assert.Contains(t, string(b), `"statusCode":500`)
-		assert.Contains(t, string(b), want)
+		said := string(b)
+		for _, e := range logs.All() {
+			said += "\n" + e.Message
+			for _, f := range e.Context {
+				if err, ok := f.Interface.(error); ok {
+					said += "\n" + err.Error()
+				}
+			}
+		}
+		assert.Contains(t, said, want)
 		assert.Equal(t, "application/json; charset=utf-8", res.Header.Get("Content-Type"))
 		assert.Equal(t, int32(1), runs.Load(), "the handler ran once")
 	}
@@ -176,7 +190,8 @@ func TestPanicWhileSendingAnswers500(t *testing.T) {
 		t.Run("inject/"+tt.name, func(t *testing.T) {
 			t.Parallel()
 			var runs atomic.Int32
-			s := tt.build(&runs)
+			core, logs := observer.New(zapcore.DebugLevel)
+			s := tt.build(&runs, app.WithLogger(zap.New(core)))
 			var res *http.Response
 			require.NotPanics(t, func() {
 				var err error
@@ -184,12 +199,13 @@ func TestPanicWhileSendingAnswers500(t *testing.T) {
 				require.NoError(t, err)
 			})
 			defer res.Body.Close()
-			check(t, res, &runs, tt.want)
+			check(t, res, &runs, logs, tt.want)
 		})
 		t.Run("socket/"+tt.name, func(t *testing.T) {
 			t.Parallel()
 			var runs atomic.Int32
-			s := tt.build(&runs)
+			core, logs := observer.New(zapcore.DebugLevel)
+			s := tt.build(&runs, app.WithLogger(zap.New(core)))
 			s.Get("/ok", func() (string, error) { return "ok", nil })
 			addr := serve(t, s)
 			client := &http.Client{Transport: &http.Transport{}}
@@ -205,7 +221,7 @@ func TestPanicWhileSendingAnswers500(t *testing.T) {
 			res, err = client.Get("http://" + addr + tt.path)
 			require.NoError(t, err, "the connection must not drop")
 			defer res.Body.Close()
-			check(t, res, &runs, tt.want)
+			check(t, res, &runs, logs, tt.want)
 
 			res, err = client.Get("http://" + addr + "/ok")
 			require.NoError(t, err)
@@ -293,4 +309,27 @@ func TestRequestAndReplyKeptPastTheHandlerPanic(t *testing.T) {
 	}
 	assert.PanicsWithError(t, repMsg, func() { _ = firstRep.Send("late") })
 	assert.PanicsWithError(t, repMsg, func() { firstRep.Header() })
+}
+
+// TestPanickingSendHookIsSkippedForTheErrorReply: the error reply runs
+// the route's send hooks except the one that panicked, which does not
+// run again.
+func TestPanickingSendHookIsSkippedForTheErrorReply(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	s := app.New()
+	s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) {
+		calls.Add(1)
+		return p.(user), nil // panics on anything else
+	})
+	s.AddHook(app.OnSend, func(_ *httpx.Request, rep *httpx.Reply, b []byte) ([]byte, error) {
+		rep.SetHeader("X-On-Send", "ran")
+		return b, nil
+	})
+	s.Get("/", func() (any, error) { return map[string]int{"a": 1}, nil })
+	status, body, h := do(t, s, "GET", "/")
+	assert.Equal(t, http.StatusInternalServerError, status)
+	assert.Contains(t, body, `"statusCode":500`)
+	assert.Equal(t, int32(1), calls.Load(), "the panicking hook ran once")
+	assert.Equal(t, "ran", h.Get("X-On-Send"), "the other send hooks still run")
 }
