@@ -161,6 +161,9 @@ func (dw *deadlineWriter) FlushError() error {
 	return http.NewResponseController(dw.w).Flush()
 }
 
+// Flush is FlushError for code that asserts http.Flusher.
+func (dw *deadlineWriter) Flush() { _ = dw.FlushError() }
+
 // Hijack takes the connection over, unless the 503 was sent.
 func (dw *deadlineWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	dw.mu.Lock()
