@@ -35,10 +35,7 @@ type exchange struct {
 	rep httpx.Reply
 }
 
-var (
-	methodNotAllowed = httpx.ErrorBody{StatusCode: http.StatusMethodNotAllowed, Error: http.StatusText(http.StatusMethodNotAllowed)}
-	closeHeader      = []string{"close"}
-)
+var closeHeader = []string{"close"}
 
 // ServeHTTP serves one request. Before Ready (and after a failed Ready)
 // it answers 503; during Close's drain delay it serves with
@@ -54,16 +51,16 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = closeHeader
 	case stateClosing, stateClosed:
 		w.Header()["Connection"] = closeHeader
-		unavailable(w, "Server is closing")
+		a.unavailable(w, "Server is closing")
 		return
 	default:
-		unavailable(w, "Server is not ready")
+		a.unavailable(w, "Server is not ready")
 		return
 	}
 	x := a.pool.Get().(*exchange)
 	x.req.EnsureSlots(a.slots)
 	ps := x.req.ParamsBuf()
-	path, escaped, ok := requestPath(w, r)
+	path, escaped, ok := a.requestPath(w, r)
 	var rt *route
 	var allow string
 	match := httpx.NoRoute
@@ -77,9 +74,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
 		w.Header().Set("Allow", allow)
-		body := methodNotAllowed
-		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
-		writeJSON(w, http.StatusMethodNotAllowed, body)
+		a.writeJSON(w, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
 		rt = nil
 	default:
 		if ok {
@@ -113,6 +108,7 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	req, rep := &x.req, &x.rep
 	req.Reset(r, &rt.info, a.seq.Add(1), id, rt.node.log)
 	rep.Reset(w, req, rt.send)
+	rep.SetWriteTimeout(a.replyTimeout)
 
 	var start time.Time
 	logging := a.cfg.logRequests && rt.node.log.Core().Enabled(zap.InfoLevel)
@@ -311,16 +307,17 @@ func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err err
 	return err
 }
 
-func unavailable(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
+func (a *instance) unavailable(w http.ResponseWriter, msg string) {
+	a.writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
 	})
 }
 
 // writeJSON answers outside any route (405, 503): no hooks apply.
-func writeJSON(w http.ResponseWriter, status int, body any) {
+func (a *instance) writeJSON(w http.ResponseWriter, status int, body any) {
 	var rep httpx.Reply
 	rep.Reset(w, nil, nil)
+	rep.SetWriteTimeout(a.replyTimeout)
 	rep.Code(status)
 	_ = rep.Send(body)
 }
