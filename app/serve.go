@@ -256,6 +256,7 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
 		return
 	}
+	logPanic(log, req.ID(), err)
 	for _, h := range rt.onError {
 		if herr := protect(h, req, rep, err); herr != nil {
 			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
@@ -276,10 +277,16 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 			return
 		}
 		err = herr
+		logPanic(log, req.ID(), err)
 	}
 	body := httpx.BodyOf(err)
 	if body.StatusCode >= 500 {
-		log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+		if !recovered(err) { // a panic was logged, with its stack, as it came
+			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+		}
+		if rt.a.cfg.hideServerErrors {
+			body.Message = body.Error
+		}
 	} else {
 		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
 	}

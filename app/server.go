@@ -126,6 +126,7 @@ type config struct {
 	maxBodyBytes      int64
 	bodyTimeout       time.Duration
 	replyTimeout      time.Duration
+	hideServerErrors  bool
 }
 
 // Option configures New.
@@ -156,6 +157,15 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // "-_.:" (default: none, ids are generated). Any other value is ignored,
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
+
+// WithServerErrorMessages says whether the default error handler sends
+// the message of a 5xx error to the client (default true, as Fastify). In
+// production, turn it off: an error's text can reveal a driver, a host, a
+// file path; the body's message is then the status text ("Internal Server
+// Error"), its status and code stay, and the whole error is still logged.
+// 4xx messages, which tell the client what to fix, are always sent. A
+// panic's value is never sent, whatever this says.
+func WithServerErrorMessages(on bool) Option { return func(c *config) { c.hideServerErrors = !on } }
 
 // WithRootName names the root context (default "root").
 func WithRootName(name string) Option { return func(c *config) { c.name = name } }
