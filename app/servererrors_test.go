@@ -2,8 +2,12 @@ package app_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,5 +106,62 @@ func TestServerErrorMessagesCanBeHidden(t *testing.T) {
 				assert.Equal(t, tt.err.Error(), logged[0].Message, "the log keeps the whole error")
 			}
 		})
+	}
+}
+
+// Whatever a client sends, the server does not log at error level: its
+// mistakes are 4xx answers, logged at info, and net/http's own lines go
+// to the logger at info. Each case here is a request a client can repeat
+// at will.
+func TestClientInputIsNeverAnError(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.DebugLevel)
+	s := app.New(app.WithLogger(zap.New(core, zap.AddStacktrace(zapcore.ErrorLevel))),
+		app.WithBodyTimeout(100*time.Millisecond), app.WithMaxHeaderBytes(4<<10))
+	s.Post("/users", func(b app.Body[newUser]) (newUser, error) { return b.Value, nil }, app.BodyLimit(1<<10))
+	s.Get("/search", func(q app.Query[search]) (string, error) { return q.Value.Q, nil })
+	s.Get("/items/:id", func(p app.Params[itemParams]) (int, error) { return p.Value.ID, nil })
+	addr := serve(t, s)
+
+	post := func(ctype, body string) string {
+		return fmt.Sprintf("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s", ctype, len(body), body)
+	}
+	requests := []string{
+		"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n",
+		"DELETE /search HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /items/%zz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /items/x HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /items/0 HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /search?limit=many HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /search HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n",
+		post("application/json", `{"name":`),
+		post("application/json", `{"name":"ab","name":"cd"}`),
+		post("application/json", strings.Repeat("[", 200)),
+		post("application/json", `{"name":"ab"} trailing`),
+		post("application/json", `{"age":"old"}`),
+		post("application/json", `{}`),
+		post("application/json", ""),
+		post("application/json", `{"name":"`+strings.Repeat("a", 2<<10)+`"}`),
+		post("application/xml", `<user/>`),
+		"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na", // slow, then silent
+		"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"nam\r\nzz\r\n",
+	}
+	for _, tc := range framingCases {
+		requests = append(requests, strings.ReplaceAll(tc.raw, "/echo", "/users"))
+	}
+	for _, raw := range requests {
+		got := rawExchange(t, addr, raw)
+		assert.True(t, got.code == 0 || got.code >= 400 && got.code < 500 || got.code == 501 || got.code == 505,
+			"%d for %.60q", got.code, raw)
+	}
+	// A client that goes away mid-body.
+	c := dial(t, addr)
+	_, err := io.WriteString(c, "POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+
+	require.NoError(t, s.Close(t.Context()))
+	for _, e := range logs.All() {
+		assert.Less(t, e.Level, zapcore.ErrorLevel, "%s %v", e.Message, e.ContextMap())
 	}
 }
