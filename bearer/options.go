@@ -116,6 +116,8 @@ func ErrorResponse(fn func(err error) any) Option {
 // ExposeIdentity declares a request decorator called name, of type Identity, in
 // the context the plugin guards; after a successful check it holds which
 // key matched, so handlers can tell callers apart without seeing keys.
+// Only Plugin can declare it: New refuses this option
+// (ErrIdentityNeedsPlugin).
 func ExposeIdentity(name string) Option {
 	return func(c *config) {
 		if name == "" {
