@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -42,11 +43,15 @@ func TestSlowReaderIsCutAtTheReplyTimeout(t *testing.T) {
 }
 
 // closeWatcher is a listener whose first accepted connection closes
-// closed when the server closes it.
+// closed when the server closes it. With stall set, its connections
+// behave as if the client had stopped reading before the server wrote
+// "100 Continue": that write blocks until the connection's write deadline
+// passes, or forever.
 type closeWatcher struct {
 	net.Listener
 	closed chan struct{}
 	once   sync.Once
+	stall  bool
 }
 
 func (l *closeWatcher) Accept() (net.Conn, error) {
@@ -54,17 +59,68 @@ func (l *closeWatcher) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Conn: c, l: l}, nil
+	return &watchedConn{Conn: c, l: l, gone: make(chan struct{})}, nil
 }
 
 type watchedConn struct {
 	net.Conn
-	l *closeWatcher
+	l        *closeWatcher
+	mu       sync.Mutex
+	deadline time.Time
+	gone     chan struct{}
+	goneOnce sync.Once
+}
+
+func (c *watchedConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *watchedConn) Write(p []byte) (int, error) {
+	if !c.l.stall || !bytes.HasPrefix(p, []byte("HTTP/1.1 100 Continue")) {
+		return c.Conn.Write(p)
+	}
+	for {
+		c.mu.Lock()
+		d := c.deadline
+		c.mu.Unlock()
+		if !d.IsZero() && time.Now().After(d) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-c.gone:
+			return 0, net.ErrClosed
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (c *watchedConn) Close() error {
+	c.goneOnce.Do(func() { close(c.gone) })
 	c.l.once.Do(func() { close(c.l.closed) })
 	return c.Conn.Close()
+}
+
+// A "100 Continue" is a write too: for a client that reads nothing it
+// would block forever, under no deadline, holding the request. The body
+// time-out bounds it, as it bounds the body the client was asked for.
+func TestContinueIsBoundedByTheBodyTimeout(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := &closeWatcher{Listener: inner, closed: make(chan struct{}), stall: true}
+	c := dial(t, serveOn(t, s, ln))
+	_, err = io.WriteString(c, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n")
+	require.NoError(t, err)
+	select {
+	case <-ln.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection was still held after 5 s, the server writing 100 Continue")
+	}
 }
 
 // The deadline a reply arms is disarmed once the reply has been written
