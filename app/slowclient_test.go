@@ -28,17 +28,24 @@ func TestSlowReaderIsCutAtTheReplyTimeout(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 32<<20) // far more than both sockets' buffers hold
 	s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
 	s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
+	closedWhen(t, s, false, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing")
+}
+
+// closedWhen serves s, sends request on one connection whose client reads
+// nothing, and fails unless the server closes that connection within 5 s.
+func closedWhen(t *testing.T, s *app.Server, stall bool, request, what string) {
+	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	ln := &closeWatcher{Listener: inner, closed: make(chan struct{})}
+	ln := &closeWatcher{Listener: inner, closed: make(chan struct{}), stall: stall}
 	c := dial(t, serveOn(t, s, ln))
 	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4<<10))
-	_, err = io.WriteString(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+	_, err = io.WriteString(c, request)
 	require.NoError(t, err)
 	select {
 	case <-ln.closed:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the connection of a client that reads nothing was still open after 5 s")
+		t.Fatalf("the connection of %s was still open after 5 s", what)
 	}
 }
 
@@ -110,17 +117,8 @@ func TestContinueIsBoundedByTheBodyTimeout(t *testing.T) {
 	t.Parallel()
 	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
 	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ln := &closeWatcher{Listener: inner, closed: make(chan struct{}), stall: true}
-	c := dial(t, serveOn(t, s, ln))
-	_, err = io.WriteString(c, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n")
-	require.NoError(t, err)
-	select {
-	case <-ln.closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the connection was still held after 5 s, the server writing 100 Continue")
-	}
+	closedWhen(t, s, true, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n",
+		"a client that reads no 100 Continue")
 }
 
 // The deadline a reply arms is disarmed once the reply has been written
