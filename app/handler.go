@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"sync"
 
 	"go.uber.org/dig"
@@ -363,10 +364,8 @@ func (sp *structPlan) release(p any) {
 	sp.pool.Put(p)
 }
 
-// errorOf recovers a panic value as an error.
+// errorOf recovers a panic value as an error, with the stack of the
+// panic; it must be called from the deferred function that recovered p.
 func errorOf(p any) error {
-	if err, ok := p.(error); ok {
-		return fmt.Errorf("panic: %w", err)
-	}
-	return fmt.Errorf("panic: %v", p)
+	return &panicError{value: p, stack: debug.Stack()}
 }

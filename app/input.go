@@ -197,8 +197,15 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 		// connection; bound how long it may take. Writers that cannot set
 		// deadlines (Inject's) are simply not bounded.
 		rc := http.NewResponseController(rep.Raw())
-		if rc.SetReadDeadline(time.Now().Add(p.timeout)) == nil {
+		deadline := time.Now().Add(p.timeout)
+		if rc.SetReadDeadline(deadline) == nil {
 			defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
+			if raw.Header.Get("Expect") != "" {
+				// net/http writes "100 Continue" on the first read; to a
+				// client that reads nothing, that write would block with
+				// no deadline (the reply's is not set yet).
+				_ = rc.SetWriteDeadline(deadline)
+			}
 		}
 	}
 	err := parse(req, &limitedReader{r: body, n: p.limit}, v)

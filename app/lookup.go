@@ -13,14 +13,14 @@ import (
 // Router.LookupEscaped the second. When r cannot be routed at all — a query
 // over the parameter limit, a malformed escape in the path — it answers
 // 400 itself and ok is false.
-func requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
+func (a *instance) requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
 	if tooManyQueryParams(r.URL.RawQuery) {
-		writeJSON(w, http.StatusBadRequest, errTooManyQueryParams)
+		a.writeJSON(w, http.StatusBadRequest, errTooManyQueryParams)
 		return "", false, false
 	}
 	path, escaped, ok = routingPath(r.URL)
 	if !ok {
-		writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
+		a.writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
 			StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
 			Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
 		})

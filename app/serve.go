@@ -29,10 +29,7 @@ type route struct {
 	hookNames     [numHooks][]string
 }
 
-var (
-	methodNotAllowed = httpx.ErrorBody{StatusCode: http.StatusMethodNotAllowed, Error: http.StatusText(http.StatusMethodNotAllowed)}
-	closeHeader      = []string{"close"}
-)
+var closeHeader = []string{"close"}
 
 // ServeHTTP serves one request. Before Ready (and after a failed Ready)
 // it answers 503; during Close's drain delay it serves with
@@ -48,15 +45,15 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = closeHeader
 	case stateClosing, stateClosed:
 		w.Header()["Connection"] = closeHeader
-		unavailable(w, "Server is closing")
+		a.unavailable(w, "Server is closing")
 		return
 	default:
-		unavailable(w, "Server is not ready")
+		a.unavailable(w, "Server is not ready")
 		return
 	}
 	x := a.pool.Get().(*httpx.Exchange)
 	ps := x.Params()
-	path, escaped, ok := requestPath(w, r)
+	path, escaped, ok := a.requestPath(w, r)
 	var rt *route
 	var allow string
 	match := httpx.NoRoute
@@ -70,9 +67,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
 		w.Header().Set("Allow", allow)
-		body := methodNotAllowed
-		body.Message = "Route " + r.Method + ":" + r.RequestURI + " not allowed"
-		writeJSON(w, http.StatusMethodNotAllowed, body)
+		a.writeJSON(w, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
 		rt = nil
 	default:
 		if ok {
@@ -118,6 +113,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 		w = dw
 	}
 	req, rep := x.Begin(w, r, &rt.info, rt.send, a.seq.Add(1), id, rt.node.log)
+	rep.SetWriteTimeout(a.replyTimeout)
 
 	var start time.Time
 	logging := a.cfg.logRequests && rt.node.log.Core().Enabled(zap.InfoLevel)
@@ -325,6 +321,7 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
 		return
 	}
+	logPanic(log, req.ID(), err)
 	for _, h := range rt.onError {
 		if herr := protect(h, req, rep, err); herr != nil {
 			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
@@ -345,10 +342,16 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 			return
 		}
 		err = herr
+		logPanic(log, req.ID(), err)
 	}
 	body := httpx.BodyOf(err)
 	if body.StatusCode >= 500 {
-		log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+		if !recovered(err) { // a panic was logged, with its stack, as it came
+			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+		}
+		if rt.a.cfg.hideServerErrors {
+			body.Message = body.Error
+		}
 	} else {
 		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
 	}
@@ -392,16 +395,17 @@ func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err err
 	return err
 }
 
-func unavailable(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
+func (a *instance) unavailable(w http.ResponseWriter, msg string) {
+	a.writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
 	})
 }
 
 // writeJSON answers outside any route (405, 503): no hooks apply.
-func writeJSON(w http.ResponseWriter, status int, body any) {
+func (a *instance) writeJSON(w http.ResponseWriter, status int, body any) {
 	var rep httpx.Reply
 	rep.Reset(w, nil, nil)
+	rep.SetWriteTimeout(a.replyTimeout)
 	rep.Code(status)
 	_ = rep.Send(body)
 }

@@ -70,6 +70,11 @@ type instance struct {
 	pool sync.Pool
 	seq  atomic.Uint64
 
+	// replyTimeout is the write deadline each reply arms: the configured
+	// one, or 0 when net/http's whole-request write time-out owns the
+	// connection's write deadline.
+	replyTimeout time.Duration
+
 	onClose []func(context.Context) error
 
 	httpMu   sync.Mutex
@@ -120,6 +125,8 @@ type config struct {
 	requestTimeout    time.Duration
 	maxBodyBytes      int64
 	bodyTimeout       time.Duration
+	replyTimeout      time.Duration
+	hideServerErrors  bool
 }
 
 // Option configures New.
@@ -151,6 +158,15 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
 
+// WithServerErrorMessages says whether the default error handler sends
+// the message of a 5xx error to the client (default true, as Fastify). In
+// production, turn it off: an error's text can reveal a driver, a host, a
+// file path; the body's message is then the status text ("Internal Server
+// Error"), its status and code stay, and the whole error is still logged.
+// 4xx messages, which tell the client what to fix, are always sent. A
+// panic's value is never sent, whatever this says.
+func WithServerErrorMessages(on bool) Option { return func(c *config) { c.hideServerErrors = !on } }
+
 // WithRootName names the root context (default "root").
 func WithRootName(name string) Option { return func(c *config) { c.name = name } }
 
@@ -162,8 +178,10 @@ func WithRootName(name string) Option { return func(c *config) { c.name = name }
 // Read and write time-outs are off by default because net/http re-arms
 // them on every request, which costs about 10% of a small request's
 // throughput. Bodies are bounded instead by WithBodyTimeout, which costs
-// only requests that carry one; Fastify has no such time-outs by default
-// either.
+// only requests that carry one, and replies by WithReplyTimeout. A write
+// time-out set here bounds the whole request, from the end of its header
+// to the end of its reply, handler included; it then replaces the reply
+// time-out, as both would own the connection's write deadline.
 func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 	return func(c *config) {
 		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
@@ -202,8 +220,28 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes 
 // nothing.
 func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
 
-// WithMaxHeaderBytes bounds the request header size Listen accepts
-// (default 1 MiB; larger requests get 431 from net/http).
+// WithReplyTimeout bounds how long writing one reply may take, from the
+// moment it starts being written until it has left, OnResponse hooks
+// included (default 30 s; 0 disables). A client that stops reading loses
+// its connection then, instead of pinning the handler's goroutine, the
+// reply and the connection for as long as it likes. The deadline is set
+// on the connection right before each reply is written (net/http clears it
+// after the request), so idle connections and the handler's own time pay
+// nothing. A handler that sends a very large reply may raise it
+// for that reply with Reply.SetWriteTimeout; writes through Reply.Raw are
+// not bounded. A non-zero write time-out given to WithTimeouts replaces
+// it.
+func WithReplyTimeout(d time.Duration) Option { return func(c *config) { c.replyTimeout = d } }
+
+// DefaultMaxHeaderBytes is the request header limit when none is set:
+// 16 KiB, as Node's (and so Fastify's). net/http allows 4 KiB more than
+// the limit before it answers 431.
+const DefaultMaxHeaderBytes = 16 << 10
+
+// WithMaxHeaderBytes bounds the size of the request line and header Listen
+// accepts (default DefaultMaxHeaderBytes; larger requests get 431 from
+// net/http). Every connection may hold this much while it is served, so
+// the limit is also what each slow client can pin.
 func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
 
 // New returns the root context's handle of a new server.
@@ -216,9 +254,10 @@ func New(opts ...Option) *Server {
 		name:              "root",
 		readHeaderTimeout: 10 * time.Second,
 		idleTimeout:       75 * time.Second,
-		maxHeaderBytes:    1 << 20,
 		maxBodyBytes:      DefaultBodyLimit,
 		bodyTimeout:       10 * time.Second,
+		replyTimeout:      30 * time.Second,
+		maxHeaderBytes:    DefaultMaxHeaderBytes,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -226,10 +265,16 @@ func New(opts ...Option) *Server {
 	if cfg.maxBodyBytes <= 0 {
 		cfg.maxBodyBytes = DefaultBodyLimit
 	}
+	if cfg.maxHeaderBytes <= 0 {
+		cfg.maxHeaderBytes = DefaultMaxHeaderBytes // not net/http's 1 MiB, which 0 would mean
+	}
 	if cfg.logger == nil {
 		cfg.logger = zap.NewNop()
 	}
 	a := &instance{cfg: cfg, log: cfg.logger, closed: make(chan struct{})}
+	if cfg.writeTimeout == 0 {
+		a.replyTimeout = cfg.replyTimeout
+	}
 	a.router.MaxParamLength = cfg.maxParamLength
 	ctx := scope.New(cfg.name)
 	a.root = &node{ctx: ctx, name: cfg.name, log: cfg.logger.With(zap.String("context", ctx.Path()))}

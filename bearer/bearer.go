@@ -52,6 +52,13 @@ const (
 // mistake.
 var ErrNoKeys = errors.New("bearer: no keys configured")
 
+// ErrIdentityNeedsPlugin is returned by New given ExposeIdentity. The
+// identity lives in a request decorator that Plugin declares in the
+// context it guards (with AddHook(false) too, next to the Verifier it
+// provides); a Verifier from New is attached to routes that nothing
+// declared it for, so every accepted key would answer 500.
+var ErrIdentityNeedsPlugin = errors.New("bearer: ExposeIdentity needs bearer.Plugin")
+
 // Identity is the value of the request decorator declared by
 // ExposeIdentity: which key matched.
 type Identity struct {
@@ -66,7 +73,11 @@ type Identity struct {
 // Register fail (and Ready) with a *app.PluginError naming bearer-auth and
 // the context it was registered in.
 func Plugin(opts ...Option) *app.Plugin {
-	v, err := New(opts...)
+	var v *Verifier
+	c, err := newConfig(opts)
+	if err == nil {
+		v = newVerifier(c)
+	}
 	return app.Wrap(func(s *app.Server) error {
 		if v.identity != "" {
 			if err := s.DecorateRequest(v.identity, Identity{Index: -1}); err != nil {

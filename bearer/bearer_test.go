@@ -164,10 +164,48 @@ func TestKeysNeverLogged(t *testing.T) {
 				}
 				if strings.HasPrefix(e.Message, "unauthorized: ") {
 					failures++
-					assert.Equal(t, zapcore.ErrorLevel, e.Level, "failures log at error by default")
+					assert.Equal(t, zapcore.InfoLevel, e.Level, "failures log at info by default")
 				}
 			}
 			assert.Equal(t, 4, failures, "wrong key, Basic, missing and multiple")
+		})
+	}
+}
+
+// A refused request is the client's mistake, not the server's: however
+// many arrive, none is logged at error level or with a stack, whether
+// the plugin's hook answers or Verify's error goes to the error handler.
+func TestRefusalsAreNotErrors(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"hook", "verify"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.DebugLevel)
+			// As zap's production logger: a stack on every error-level line.
+			s := app.New(app.WithLogger(zap.New(core, zap.AddStacktrace(zapcore.ErrorLevel))))
+			s.Register(func(s *app.Server) error {
+				if mode == "hook" {
+					s.Register(bearer.Plugin(bearer.Keys("k1")))
+					return s.Get("/private", ok)
+				}
+				s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.AddHook(false)))
+				return s.Get("/private", ok, app.WithHook(app.OnRequest,
+					func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }))
+			})
+			refused := [][]string{{}, {"Bearer wrong"}, {"Basic k1"}, {"Bearer"}, {"Bearer k1", "Bearer k1"}}
+			for i := range 100 {
+				status, _, _ := inject(t, s, "/private", refused[i%len(refused)]...)
+				require.Contains(t, []int{400, 401}, status)
+			}
+			unauthorized := 0
+			for _, e := range logs.All() {
+				assert.Less(t, e.Level, zapcore.ErrorLevel, "%s", e.Message)
+				assert.Empty(t, e.Stack, "%s", e.Message)
+				if strings.HasPrefix(e.Message, "unauthorized: ") {
+					unauthorized++
+				}
+			}
+			assert.Equal(t, 100, unauthorized, "each refusal is still logged, with its reason")
 		})
 	}
 }

@@ -116,6 +116,8 @@ func ErrorResponse(fn func(err error) any) Option {
 // ExposeIdentity declares a request decorator called name, of type Identity, in
 // the context the plugin guards; after a successful check it holds which
 // key matched, so handlers can tell callers apart without seeing keys.
+// Only Plugin can declare it: New refuses this option
+// (ErrIdentityNeedsPlugin).
 func ExposeIdentity(name string) Option {
 	return func(c *config) {
 		if name == "" {
@@ -126,8 +128,13 @@ func ExposeIdentity(name string) Option {
 	}
 }
 
-// LogLevel sets the level verification failures are logged at (default
-// error, as @fastify/bearer-auth). Keys are never logged.
+// LogLevel sets the level refused requests are logged at (default info,
+// without a stack; @fastify/bearer-auth uses error). A refusal is the
+// client's mistake, not the server's, and clients choose how many to
+// make: at error level, with the stack production loggers add there,
+// each cost a kilobyte of log. An Auth function's error is a server
+// failure and is logged at error whatever this says. Keys are never
+// logged.
 func LogLevel(l zapcore.Level) Option {
 	return func(c *config) {
 		if l < zapcore.DebugLevel || l > zapcore.FatalLevel {
@@ -139,7 +146,7 @@ func LogLevel(l zapcore.Level) Option {
 }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{scheme: "Bearer", addHook: true, logLevel: zapcore.ErrorLevel,
+	c := &config{scheme: "Bearer", addHook: true, logLevel: zapcore.InfoLevel,
 		contentType: "application/json; charset=utf-8"}
 	for _, o := range opts {
 		o(c)

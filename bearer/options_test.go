@@ -181,6 +181,35 @@ func TestExposeIdentity(t *testing.T) {
 	}
 }
 
+// ExposeIdentity needs a decorator that bearer.Plugin declares. With
+// AddHook(false) the plugin still declares it next to the Verifier it
+// provides, so a hand-placed Verify sees it; a Verifier built by New has
+// nowhere to declare it, so New refuses the option instead of answering
+// every valid key with 500.
+func TestExposeIdentityWithAHandPlacedVerify(t *testing.T) {
+	t.Parallel()
+	type caller struct {
+		app.In
+		Who bearer.Identity `name:"who"`
+	}
+	whoami := func(c caller) (string, error) { return fmt.Sprintf("%d %v", c.Who.Index, c.Who.Authenticated), nil }
+	verify := func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }
+
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k0", "k1"), bearer.AddHook(false), bearer.ExposeIdentity("who")))
+		return s.Get("/whoami", whoami, app.WithHook(app.OnRequest, verify))
+	}, app.Name("api"))
+	status, body, _ := inject(t, s, "/whoami", "Bearer k1")
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "1 true", body)
+
+	_, err := bearer.New(bearer.Keys("k1"), bearer.ExposeIdentity("who"))
+	require.ErrorIs(t, err, bearer.ErrIdentityNeedsPlugin)
+	assert.EqualError(t, err, `bearer: ExposeIdentity needs bearer.Plugin, which declares the request decorator "who"; `+
+		`register bearer.Plugin(…, bearer.AddHook(false)) and take the *bearer.Verifier it provides where you attach Verify`)
+}
+
 func TestInvalidOptions(t *testing.T) {
 	auth := func(string, *httpx.Request) (bool, error) { return true, nil }
 	tests := []struct {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -33,12 +34,23 @@ type Verifier struct {
 	challenge, invalidToken, badRequest              []string
 }
 
-// New checks opts and returns a Verifier.
+// New checks opts and returns a Verifier. It refuses ExposeIdentity:
+// only Plugin can declare the decorator, and Verify cannot fill one that
+// nothing declared (see ErrIdentityNeedsPlugin).
 func New(opts ...Option) (*Verifier, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
+	if c.identity != "" {
+		return nil, fmt.Errorf("%w, which declares the request decorator %q; register bearer.Plugin(…, bearer.AddHook(false)) "+
+			"and take the *bearer.Verifier it provides where you attach Verify", ErrIdentityNeedsPlugin, c.identity)
+	}
+	return newVerifier(c), nil
+}
+
+// newVerifier builds the Verifier of a checked configuration.
+func newVerifier(c *config) *Verifier {
 	body := func(msg string) json.RawMessage {
 		b, _ := json.Marshal(struct {
 			Error string `json:"error"`
@@ -66,7 +78,7 @@ func New(opts ...Option) (*Verifier, error) {
 		challenge:    []string{c.scheme},
 		invalidToken: []string{c.scheme + ` error="invalid_token"`},
 		badRequest:   []string{c.scheme + ` error="invalid_request"`},
-	}, nil
+	}
 }
 
 // Verify checks req's authorization header. Use it as an onRequest or

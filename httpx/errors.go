@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 )
 
 // Error is an error with an HTTP status and an optional machine-readable
@@ -91,13 +92,42 @@ type NotFoundBody struct {
 }
 
 // NotFound builds the default 404 body for r: the method and the request
-// target exactly as the client sent it.
+// target as the client sent it, cut after its first 1 KiB.
 func NotFound(r *http.Request) NotFoundBody {
 	return NotFoundBody{
-		Message:    "Route " + r.Method + ":" + r.RequestURI + " not found",
+		Message:    "Route " + r.Method + ":" + echo(r.RequestURI) + " not found",
 		Error:      http.StatusText(http.StatusNotFound),
 		StatusCode: http.StatusNotFound,
 	}
+}
+
+// NotAllowed builds the default 405 body for r, naming the method and
+// the request target like NotFound.
+func NotAllowed(r *http.Request) ErrorBody {
+	return ErrorBody{
+		StatusCode: http.StatusMethodNotAllowed,
+		Error:      http.StatusText(http.StatusMethodNotAllowed),
+		Message:    "Route " + r.Method + ":" + echo(r.RequestURI) + " not allowed",
+	}
+}
+
+// maxEcho is how much of a request target an error message repeats. A
+// target may be as long as the header limit allows; repeated whole, it
+// would double what each client that never reads its answer pins, and
+// what goes to logs.
+const maxEcho = 1 << 10
+
+// echo returns target, or its first maxEcho bytes (cut where a UTF-8
+// sequence starts) followed by "…" when it is longer.
+func echo(target string) string {
+	if len(target) <= maxEcho {
+		return target
+	}
+	n := maxEcho
+	for n > maxEcho-utf8.UTFMax && !utf8.RuneStart(target[n]) {
+		n--
+	}
+	return target[:n] + "…"
 }
 
 // Sentinel errors of the request and reply API.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Content types Send chooses. The slices are shared between responses and
@@ -70,6 +71,9 @@ type reply struct {
 	running  hookRef // the send hook being called
 	broken   hookRef // a send hook that panicked: skipped for the error reply
 
+	// writeTimeout bounds writing the reply; see SetWriteTimeout.
+	writeTimeout time.Duration
+
 	out encoding
 }
 
@@ -112,6 +116,7 @@ func (rp *Reply) Reset(w http.ResponseWriter, req *Request, hooks *SendHooks) {
 func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *SendHooks, self *Reply) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
+	r.writeTimeout = 0
 }
 
 // clear drops every reference r holds and empties its buffer for the next
@@ -126,6 +131,16 @@ func (r *reply) clear() {
 
 // SetHooks replaces the send-side hooks, for the error and not-found paths.
 func (rp *Reply) SetHooks(h *SendHooks) { rp.live().hooks = h }
+
+// SetWriteTimeout bounds how long writing this reply may take: right
+// before Send writes, it sets the connection's write deadline d from now
+// (0, the zero Reply's value, sets none). A client that stops reading then
+// loses its connection when the deadline passes, instead of holding the
+// handler's goroutine and the reply for as long as it likes. The app
+// package sets the server's reply time-out on every request; a handler
+// that sends a very large reply may raise it for that reply. Writes
+// through Raw are not covered.
+func (rp *Reply) SetWriteTimeout(d time.Duration) { rp.live().writeTimeout = d }
 
 // Raw is the underlying http.ResponseWriter. Writing to it directly
 // bypasses hooks; call Hijacked-style code only when you mean it.
@@ -351,6 +366,15 @@ func (r *reply) write(body []byte, ctype []string) {
 	case len(body) > autoLengthLimit:
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
+	if r.writeTimeout > 0 {
+		// Armed for every reply, even an empty one: behind replies a
+		// client left unread, writing a header blocks too. net/http's
+		// ResponseWriter sets it on the connection; others have no
+		// connection to bound.
+		if dw, ok := r.w.(writeDeadliner); ok {
+			_ = dw.SetWriteDeadline(time.Now().Add(r.writeTimeout))
+		}
+	}
 	if !bodyAllowed(r.status) {
 		delete(h, "Content-Length")
 		delete(h, "Content-Type")
@@ -361,6 +385,12 @@ func (r *reply) write(body []byte, ctype []string) {
 	if len(body) > 0 {
 		_, _ = r.w.Write(body) // a write error means the client is gone
 	}
+}
+
+// writeDeadliner is implemented by net/http's ResponseWriter (it is what
+// http.ResponseController uses), without the controller's allocation.
+type writeDeadliner interface {
+	SetWriteDeadline(deadline time.Time) error
 }
 
 // bodyAllowed reports whether a response with status may carry a body

@@ -222,6 +222,28 @@ func TestNotFoundBodyNamesTheTargetAsSent(t *testing.T) {
 	assert.Equal(t, `{"message":"Route GET:/four?x=1 not found","error":"Not Found","statusCode":404}`, string(b))
 }
 
+// The 404 and 405 messages repeat at most the first 1 KiB of the target,
+// cut where a character starts and marked with "…".
+func TestErrorMessagesCutLongTargets(t *testing.T) {
+	t.Parallel()
+	e := "\u00e9" // é, two bytes
+	tests := []struct {
+		name, target, echoed string
+	}{
+		{"exactly 1 KiB", "/" + strings.Repeat("a", 1023), "/" + strings.Repeat("a", 1023)},
+		{"one byte more", "/" + strings.Repeat("a", 1024), "/" + strings.Repeat("a", 1023) + "…"},
+		{"a character across the cut", "/" + strings.Repeat("a", 1022) + e + "tail", "/" + strings.Repeat("a", 1022) + "…"},
+		{"a character ending at the cut", "/" + strings.Repeat("a", 1021) + e + "tail", "/" + strings.Repeat("a", 1021) + e + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("PUT", tt.target, nil)
+			assert.Equal(t, "Route PUT:"+tt.echoed+" not found", httpx.NotFound(req).Message)
+			assert.Equal(t, "Route PUT:"+tt.echoed+" not allowed", httpx.NotAllowed(req).Message)
+		})
+	}
+}
+
 // Send leaves Content-Length of small bodies to net/http; this checks that
 // net/http does set it, exactly, over a real connection.
 func TestSmallBodyLengthOverHTTP(t *testing.T) {

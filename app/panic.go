@@ -1,0 +1,66 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// panicError is a recovered panic. A panic is a bug in the server and its
+// value may say anything about it (a path, a query, a secret), so it never
+// reaches the client: the error answers a bare 500, whatever the value.
+// Its message, "panic: <value>", is for logs and error handlers, and
+// "%+v" adds the stack, which is what zap logs as errorVerbose.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+// errInternal is what a panic answers. It comes first in what a
+// panicError unwraps to, so errors.As finds it before an *httpx.Error the
+// value may be.
+var errInternal = httpx.NewError(http.StatusInternalServerError, "", http.StatusText(http.StatusInternalServerError))
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// Unwrap returns the 500 the panic answers and, when the value is an
+// error, the value, so errors.Is and errors.As still find it.
+func (e *panicError) Unwrap() []error {
+	if err, ok := e.value.(error); ok {
+		return []error{errInternal, err}
+	}
+	return []error{errInternal}
+}
+
+// Format writes the message; "%+v" adds the stack of the panic.
+func (e *panicError) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('+'):
+		fmt.Fprintf(f, "%s\n\n%s", e.Error(), e.stack)
+	case verb == 'q':
+		fmt.Fprintf(f, "%q", e.Error())
+	default:
+		_, _ = io.WriteString(f, e.Error())
+	}
+}
+
+// logPanic logs err once, at error level with its stack, when it is a
+// recovered panic; it reports whether it was.
+func logPanic(log *zap.Logger, reqID string, err error) bool {
+	if _, ok := err.(*panicError); !ok { // this error itself: one it wraps was logged when it came
+		return false
+	}
+	log.Error(err.Error(), zap.String("reqId", reqID), zap.Error(err))
+	return true
+}
+
+// recovered reports whether err is or wraps a recovered panic.
+func recovered(err error) bool {
+	var pe *panicError
+	return errors.As(err, &pe)
+}

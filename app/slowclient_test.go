@@ -1,0 +1,205 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// A client that asks for a large reply and never reads it holds the
+// handler's goroutine, the reply and the connection until the reply's
+// write deadline cuts it: the server then closes the connection.
+func TestSlowReaderIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 32<<20) // far more than both sockets' buffers hold
+	s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
+	s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
+	closedWhen(t, s, false, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing")
+}
+
+// closedWhen serves s, sends request on one connection whose client reads
+// nothing, and fails unless the server closes that connection within 5 s.
+func closedWhen(t *testing.T, s *app.Server, stall bool, request, what string) {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := &closeWatcher{Listener: inner, closed: make(chan struct{}), stall: stall}
+	c := dial(t, serveOn(t, s, ln))
+	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4<<10))
+	_, err = io.WriteString(c, request)
+	require.NoError(t, err)
+	select {
+	case <-ln.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the connection of %s was still open after 5 s", what)
+	}
+}
+
+// closeWatcher is a listener whose first accepted connection closes
+// closed when the server closes it. With stall set, its connections
+// behave as if the client had stopped reading before the server wrote
+// "100 Continue": that write blocks until the connection's write deadline
+// passes, or forever.
+type closeWatcher struct {
+	net.Listener
+	closed chan struct{}
+	once   sync.Once
+	stall  bool
+}
+
+func (l *closeWatcher) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &watchedConn{Conn: c, l: l, gone: make(chan struct{})}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	l        *closeWatcher
+	mu       sync.Mutex
+	deadline time.Time
+	gone     chan struct{}
+	goneOnce sync.Once
+}
+
+func (c *watchedConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *watchedConn) Write(p []byte) (int, error) {
+	if !c.l.stall || !bytes.HasPrefix(p, []byte("HTTP/1.1 100 Continue")) {
+		return c.Conn.Write(p)
+	}
+	for {
+		c.mu.Lock()
+		d := c.deadline
+		c.mu.Unlock()
+		if !d.IsZero() && time.Now().After(d) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-c.gone:
+			return 0, net.ErrClosed
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (c *watchedConn) Close() error {
+	c.goneOnce.Do(func() { close(c.gone) })
+	c.l.once.Do(func() { close(c.l.closed) })
+	return c.Conn.Close()
+}
+
+// A "100 Continue" is a write too: for a client that reads nothing it
+// would block forever, under no deadline, holding the request. The body
+// time-out bounds it, as it bounds the body the client was asked for.
+func TestContinueIsBoundedByTheBodyTimeout(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	closedWhen(t, s, true, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n",
+		"a client that reads no 100 Continue")
+}
+
+// The deadline a reply arms is disarmed once the reply has been written
+// (net/http clears a connection's write deadline after each request):
+// a kept-alive connection that idles longer than the reply time-out is
+// served as usual afterwards, including a 100 Continue and a handler
+// that writes to the ResponseWriter itself.
+func TestReplyTimeoutDoesNotOutliveTheReply(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithReplyTimeout(100 * time.Millisecond))
+	s.Get("/ok", func() (string, error) { return "ok", nil })
+	s.Get("/raw", func(rep *httpx.Reply) {
+		rep.Raw().WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(rep.Raw(), "raw")
+	})
+	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	addr := serve(t, s)
+
+	tests := []struct {
+		name, request, body, want string
+	}{
+		{"a reply", "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", "", "ok"},
+		{"a direct write", "GET /raw HTTP/1.1\r\nHost: x\r\n\r\n", "", "raw"},
+		{"a 100 Continue", "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", "hi", "hi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := dial(t, addr)
+			br := bufio.NewReader(c)
+			exchange := func(request, body, want string) {
+				_, err := io.WriteString(c, request)
+				require.NoError(t, err)
+				if body != "" {
+					line, err := br.ReadString('\n')
+					require.NoError(t, err)
+					require.Equal(t, "HTTP/1.1 100 Continue\r\n", line)
+					_, err = br.ReadString('\n')
+					require.NoError(t, err)
+					_, err = io.WriteString(c, body)
+					require.NoError(t, err)
+				}
+				res, err := http.ReadResponse(br, nil)
+				require.NoError(t, err)
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				assert.Equal(t, want, string(b))
+			}
+			exchange("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", "", "ok")
+			time.Sleep(300 * time.Millisecond) // idle past the first reply's deadline
+			exchange(tt.request, tt.body, tt.want)
+		})
+	}
+}
+
+// The default 404 and 405 messages repeat the request target, but no
+// more than its first 1 KiB: a long target would otherwise double what a
+// client that never reads its answers pins.
+func TestNotFoundAndNotAllowedEchoAtMost1KiB(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithMaxHeaderBytes(1 << 20)) // let 100 KiB targets reach the router
+	s.Get("/known", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+	long := strings.Repeat("a", 100<<10)
+	tests := []struct {
+		name, method, target string
+		status               int
+		message              string
+	}{
+		{"short 404", "GET", "/four?x=1", 404, "Route GET:/four?x=1 not found"},
+		{"long 404", "GET", "/" + long, 404, "Route GET:/" + long[:1023] + "… not found"},
+		{"long 405", "POST", "/known?q=" + long, 405, "Route POST:/known?q=" + long[:1024-len("/known?q=")] + "… not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rawExchange(t, addr, tt.method+" "+tt.target+" HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+			require.Equal(t, tt.status, got.code)
+			var body struct{ Message string }
+			require.NoError(t, json.Unmarshal([]byte(got.body), &body))
+			assert.Equal(t, tt.message, body.Message)
+			assert.Less(t, len(got.body), 1200)
+		})
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/burrow-go/burrow/scripts/slowread
+
+go 1.24
