@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/urlpath"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -241,15 +242,14 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		Method:  method,
 		Pattern: path,
 		Context: n.ctx.Path(),
-		Slots:   map[string]int{},
-		Types:   a.types,
 	}
+	rt.plan.Slots, rt.plan.Types = map[string]int{}, a.types
 	for _, d := range n.ctx.Visible(scope.Request) {
-		rt.info.Slots[d.Name] = d.Slot
+		rt.plan.Slots[d.Name] = d.Slot
 	}
 	for _, si := range a.initial {
-		if _, ok := rt.info.Slots[si.decl.Name]; ok && rt.info.Slots[si.decl.Name] == si.decl.Slot {
-			rt.info.Initial = append(rt.info.Initial, httpx.SlotValue{Index: si.decl.Slot, Value: si.value})
+		if _, ok := rt.plan.Slots[si.decl.Name]; ok && rt.plan.Slots[si.decl.Name] == si.decl.Slot {
+			rt.plan.Initial = append(rt.plan.Initial, compiled.SlotValue{Index: si.decl.Slot, Value: si.value})
 		}
 	}
 	var err error
@@ -292,7 +292,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 			rt.hookNames[kind] = append(rt.hookNames[kind], name)
 		}
 	}
-	rt.send = sendHooks(n.chain(PreSerialization, own), n.chain(OnSend, own))
+	setSendHooks(&rt.plan, n.chain(PreSerialization, own), n.chain(OnSend, own))
 	for p := n; p != nil; p = p.parent {
 		if p.errorHandler == nil {
 			continue
@@ -322,17 +322,15 @@ func compileHooks(n *node, kind Hook, own []hookDef, opt compileOptions) ([]invo
 	return out, nil
 }
 
-// sendHooks collects the preSerialization and onSend hooks of a route
-// into the httpx.SendHooks its replies run.
-func sendHooks(pre, onSend []hookDef) *httpx.SendHooks {
-	h := &httpx.SendHooks{}
+// setSendHooks sets the preSerialization and onSend hooks a route's
+// replies run.
+func setSendHooks(p *routePlan, pre, onSend []hookDef) {
 	for _, d := range pre {
-		h.PreSerialization = append(h.PreSerialization, d.fn.(PreSerializationFunc))
+		p.PreSerialization = append(p.PreSerialization, d.fn.(PreSerializationFunc))
 	}
 	for _, d := range onSend {
-		h.OnSend = append(h.OnSend, d.fn.(OnSendFunc))
+		p.OnSend = append(p.OnSend, d.fn.(OnSendFunc))
 	}
-	return h
 }
 
 // notFoundRoute answers unknown paths under prefix.

@@ -28,10 +28,13 @@ import (
 //	}
 type In = dig.In
 
-// invoker runs a compiled handler, hook or error handler. err is the error
-// being handled (error handlers and onError hooks only). It returns the
-// value to send, if the function returned one, and the function's error.
-type invoker func(req *httpx.Request, rep *httpx.Reply, err error) (any, error)
+// invoker runs a compiled handler, hook or error handler on the exchange
+// of a request, which gives it the Request, the Reply (nil for hooks that
+// run beside the handler), the decorator slots and the decoded input. err
+// is the error being handled (error handlers and onError hooks only). It
+// returns the value to send, if the function returned one, and the
+// function's error.
+type invoker func(x *httpx.Exchange, err error) (any, error)
 
 var (
 	typeRequest = reflect.TypeFor[*httpx.Request]()
@@ -104,14 +107,14 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
 		}
-		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { return nil, f(req, rep) }, nil
+		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request(), x.Reply()) }, nil
 	case func(*httpx.Request, *httpx.Reply):
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
 		}
-		return func(req *httpx.Request, rep *httpx.Reply, _ error) (any, error) { f(req, rep); return nil, nil }, nil
+		return func(x *httpx.Exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil }, nil
 	case func(*httpx.Request) (any, error):
-		return func(req *httpx.Request, _ *httpx.Reply, _ error) (any, error) { return f(req) }, nil
+		return func(x *httpx.Exchange, _ error) (any, error) { return f(x.Request()) }, nil
 	case Handler:
 		return f.direct(c, opt)
 	}
@@ -147,7 +150,8 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 		args[i] = a
 	}
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
-	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
+	return func(x *httpx.Exchange, herr error) (any, error) {
+		req := x.Request()
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
 		var keep [4]any // In structs in flight; more than four is rare
@@ -158,7 +162,7 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 			case argRequest:
 				in[i] = reflect.ValueOf(req)
 			case argReply:
-				in[i] = reflect.ValueOf(rep)
+				in[i] = reflect.ValueOf(x.Reply())
 			case argContext:
 				in[i] = reflect.ValueOf(req.Context())
 			case argLogger:
@@ -176,9 +180,9 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 			case argValue:
 				in[i] = a.value
 			case argInput:
-				in[i] = inputValue(req, a)
+				in[i] = inputValue(x, a)
 			case argStruct:
-				p := a.st.fill(req)
+				p := a.st.fill(x)
 				filled = append(filled, p)
 				in[i] = reflect.ValueOf(p).Elem()
 			}
@@ -336,14 +340,14 @@ func resolveService(c *scope.Context, t reflect.Type, name string, optional bool
 	return reflect.Value{}, fmt.Errorf("needs %v, which could not be built: %w", key, err)
 }
 
-func (sp *structPlan) fill(req *httpx.Request) any {
+func (sp *structPlan) fill(x *httpx.Exchange) any {
 	p := sp.pool.Get()
-	sp.fillInto(reflect.ValueOf(p).Elem(), req)
+	sp.fillInto(reflect.ValueOf(p).Elem(), x)
 	return p
 }
 
 // fillInto sets the planned fields of v, a zeroed struct of sp.typ.
-func (sp *structPlan) fillInto(v reflect.Value, req *httpx.Request) {
+func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		fv := v.Field(f.index)
@@ -351,8 +355,8 @@ func (sp *structPlan) fillInto(v reflect.Value, req *httpx.Request) {
 			fv.Set(f.value)
 			continue
 		}
-		if x := req.Slot(f.slot); x != nil {
-			fv.Set(reflect.ValueOf(x))
+		if d := x.Slot(f.slot); d != nil {
+			fv.Set(reflect.ValueOf(d))
 		} else {
 			fv.SetZero()
 		}

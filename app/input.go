@@ -130,8 +130,9 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 
 // decode runs after the preParsing hooks: it decodes the query, the
 // params and the body the route asked for.
-func (p *inputPlan) decode(req *httpx.Request, rep *httpx.Reply) error {
-	in := req.Input()
+func (p *inputPlan) decode(x *httpx.Exchange) error {
+	req, rep := x.Request(), x.Reply()
+	in := x.Input()
 	var bad []httpx.FieldError
 	if t := p.types[inputQuery]; t != nil {
 		v := reflect.New(t)
@@ -231,8 +232,8 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 }
 
 // validate runs after the preValidation hooks.
-func (p *inputPlan) validate(req *httpx.Request) error {
-	in := req.Input()
+func (p *inputPlan) validate(x *httpx.Exchange) error {
+	in := x.Input()
 	var bad []httpx.FieldError
 	for k, vd := range p.validators {
 		if vd != nil && in[k] != nil {
@@ -268,9 +269,9 @@ func planInput(t reflect.Type, opt compileOptions) (argPlan, error) {
 }
 
 // inputValue builds the Body/Query/Params value for a call.
-func inputValue(req *httpx.Request, a *argPlan) reflect.Value {
+func inputValue(x *httpx.Exchange, a *argPlan) reflect.Value {
 	w := reflect.New(a.wrapper).Elem()
-	if v := req.Input()[a.input]; v != nil {
+	if v := x.Input()[a.input]; v != nil {
 		w.Field(0).Set(reflect.ValueOf(v).Elem())
 	}
 	return w

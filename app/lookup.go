@@ -12,15 +12,15 @@ import (
 // escaped (see routingPath): Router.Lookup takes the first kind,
 // Router.LookupEscaped the second. When r cannot be routed at all — a query
 // over the parameter limit, a malformed escape in the path — it answers
-// 400 itself and ok is false.
-func (a *instance) requestPath(w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
+// 400 itself, through x, and ok is false.
+func (a *instance) requestPath(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
 	if tooManyQueryParams(r.URL.RawQuery) {
-		a.writeJSON(w, http.StatusBadRequest, errTooManyQueryParams)
+		a.writeJSON(x, w, r, http.StatusBadRequest, errTooManyQueryParams)
 		return "", false, false
 	}
 	path, escaped, ok = routingPath(r.URL)
 	if !ok {
-		a.writeJSON(w, http.StatusBadRequest, httpx.ErrorBody{
+		a.writeJSON(x, w, r, http.StatusBadRequest, httpx.ErrorBody{
 			StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
 			Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
 		})

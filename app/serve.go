@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/compiled"
 )
 
 // route is a compiled route: everything a request needs, resolved at Ready.
@@ -23,11 +24,15 @@ type route struct {
 	onAbort       []invoker
 	onTimeout     []invoker
 	errorHandlers []invoker // the route's context's first, then ancestors'
-	send          *httpx.SendHooks
+	plan          routePlan
 	in            *inputPlan // nil when no parameter asks for input
 	twins         []string   // paths of its HEAD twins
 	hookNames     [numHooks][]string
 }
+
+// routePlan is the part of a compiled route that httpx runs each request
+// with: the decorators the route can see and its send hooks.
+type routePlan = compiled.Route[httpx.Request, httpx.Reply]
 
 var closeHeader = []string{"close"}
 
@@ -45,15 +50,15 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = closeHeader
 	case stateClosing, stateClosed:
 		w.Header()["Connection"] = closeHeader
-		a.unavailable(w, "Server is closing")
+		a.unavailable(w, r, "Server is closing")
 		return
 	default:
-		a.unavailable(w, "Server is not ready")
+		a.unavailable(w, r, "Server is not ready")
 		return
 	}
 	x := a.pool.Get().(*httpx.Exchange)
 	ps := x.Params()
-	path, escaped, ok := a.requestPath(w, r)
+	path, escaped, ok := a.requestPath(x, w, r)
 	var rt *route
 	var allow string
 	match := httpx.NoRoute
@@ -67,7 +72,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
 		w.Header().Set("Allow", allow)
-		a.writeJSON(w, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
+		a.writeJSON(x, w, r, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
 		rt = nil
 	default:
 		if ok {
@@ -112,7 +117,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 		dw = newDeadlineWriter(w, ctx)
 		w = dw
 	}
-	req, rep := x.Begin(w, r, &rt.info, rt.send, a.seq.Add(1), id, rt.node.log)
+	req, rep := x.Begin(w, r, &rt.info, &rt.plan, a.seq.Add(1), id, rt.node.log)
 	rep.SetWriteTimeout(a.replyTimeout)
 
 	var start time.Time
@@ -124,13 +129,13 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	}
 
 	if len(rt.onAbort) > 0 {
-		defer rt.watchAbort(req, r.Context())()
+		defer rt.watchAbort(x, r.Context())()
 	}
 	if dw != nil {
 		req.SetContext(dw.ctx)
-		defer rt.watchDeadline(req, dw)()
+		defer rt.watchDeadline(x, dw)()
 	}
-	err := rt.run(req, rep)
+	err := rt.run(x)
 	if dw != nil && dw.expire() {
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
@@ -138,13 +143,13 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
 		if err != nil {
-			rt.fail(req, rep, err)
+			rt.fail(x, err)
 		}
 		if !rep.Sent() {
 			// The handler returned without answering: send what it set
 			// (status, headers) with an empty body, as net/http would.
 			if err := sendProtected(rep, nil); err != nil {
-				rt.fail(req, rep, err)
+				rt.fail(x, err)
 			}
 		}
 	}
@@ -152,7 +157,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 		rep.Code(http.StatusServiceUnavailable) // what the client got
 	}
 	for _, h := range rt.onResponse {
-		if err := protect(h, req, rep, nil); err != nil {
+		if err := protect(h, x, nil); err != nil {
 			rt.node.log.Error("onResponse hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 		}
 	}
@@ -200,8 +205,8 @@ func validRequestID(id string) bool {
 // touch is being changed by the handler, and they cannot send (Ready
 // refuses a *httpx.Reply there). The returned function stops watching
 // and waits for hooks already running.
-func (rt *route) watchAbort(req *httpx.Request, ctx context.Context) func() {
-	d := req.Detached()
+func (rt *route) watchAbort(x *httpx.Exchange, ctx context.Context) func() {
+	d := x.Detached()
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(done)
@@ -226,10 +231,10 @@ func (rt *route) watchAbort(req *httpx.Request, ctx context.Context) func() {
 // like onRequestAbort's). The returned function stops watching and waits
 // for hooks already running; if the deadline passed but the AfterFunc had
 // not started, the hooks run then.
-func (rt *route) watchDeadline(req *httpx.Request, dw *deadlineWriter) func() {
-	var d *httpx.Request
+func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
+	var d *httpx.Exchange
 	if len(rt.onTimeout) > 0 {
-		d = req.Detached()
+		d = x.Detached()
 	}
 	done := make(chan struct{})
 	stop := context.AfterFunc(dw.ctx, func() {
@@ -252,7 +257,7 @@ func (rt *route) watchDeadline(req *httpx.Request, dw *deadlineWriter) func() {
 // runBeside runs hooks that run beside the handler. Every panic is
 // recovered, http.ErrAbortHandler included: nothing above this goroutine
 // would, and there is no response of theirs to abort.
-func (rt *route) runBeside(hooks []invoker, req *httpx.Request, kind string) {
+func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
 	for _, h := range hooks {
 		err := func() (err error) {
 			defer func() {
@@ -260,18 +265,19 @@ func (rt *route) runBeside(hooks []invoker, req *httpx.Request, kind string) {
 					err = errorOf(p)
 				}
 			}()
-			_, err = h(req, nil, nil)
+			_, err = h(x, nil)
 			return err
 		}()
 		if err != nil {
-			rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
+			rt.node.log.Error(kind+" hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
 		}
 	}
 }
 
 // run runs the hooks before the handler, then the handler. A hook that
 // sends a reply ends the chain.
-func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
+func (rt *route) run(x *httpx.Exchange) (err error) {
+	rep := x.Reply()
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -282,7 +288,7 @@ func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
 	}()
 	for i := range rt.phases {
 		for _, h := range rt.phases[i] {
-			if _, err := h(req, rep, nil); err != nil {
+			if _, err := h(x, nil); err != nil {
 				return err
 			}
 			if rep.Sent() {
@@ -295,15 +301,15 @@ func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
 		// The body is read after preParsing, validated after preValidation.
 		switch phases[i] {
 		case PreParsing:
-			err = rt.in.decode(req, rep)
+			err = rt.in.decode(x)
 		case PreValidation:
-			err = rt.in.validate(req)
+			err = rt.in.validate(x)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	v, err := rt.handler(req, rep, nil)
+	v, err := rt.handler(x, nil)
 	if err != nil {
 		return err
 	}
@@ -315,7 +321,8 @@ func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
 
 // fail answers err: onError hooks first, then the route's error handlers,
 // each falling back to its parent's when it fails, then the default.
-func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
+func (rt *route) fail(x *httpx.Exchange, err error) {
+	req, rep := x.Request(), x.Reply()
 	log := rt.node.log
 	if rep.Sent() {
 		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
@@ -323,12 +330,12 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 	}
 	logPanic(log, req.ID(), err)
 	for _, h := range rt.onError {
-		if herr := protect(h, req, rep, err); herr != nil {
+		if herr := protect(h, x, err); herr != nil {
 			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
 		}
 	}
 	for _, h := range rt.errorHandlers {
-		herr := protect(h, req, rep, err)
+		herr := protect(h, x, err)
 		if herr == nil {
 			if !rep.Sent() {
 				herr = sendProtected(rep, nil)
@@ -359,7 +366,7 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
 		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
-		rep.SetHooks(nil)
+		x.SkipSendHooks()
 		if serr = sendProtected(rep, body); serr != nil {
 			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
 		}
@@ -382,7 +389,7 @@ func sendProtected(rep *httpx.Reply, v any) (err error) {
 }
 
 // protect calls h, turning a panic into an error.
-func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err error) {
+func protect(h invoker, x *httpx.Exchange, in error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -391,20 +398,23 @@ func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err err
 			err = errorOf(p)
 		}
 	}()
-	_, err = h(req, rep, in)
+	_, err = h(x, in)
 	return err
 }
 
-func (a *instance) unavailable(w http.ResponseWriter, msg string) {
-	a.writeJSON(w, http.StatusServiceUnavailable, httpx.ErrorBody{
+func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg string) {
+	x := a.pool.Get().(*httpx.Exchange)
+	a.writeJSON(x, w, r, http.StatusServiceUnavailable, httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
 	})
+	x.End()
+	a.pool.Put(x)
 }
 
-// writeJSON answers outside any route (405, 503): no hooks apply.
-func (a *instance) writeJSON(w http.ResponseWriter, status int, body any) {
-	var rep httpx.Reply
-	rep.Reset(w, nil, nil)
+// writeJSON answers r outside any route (405, 503) through x, which the
+// caller ends: no decorators or hooks apply.
+func (a *instance) writeJSON(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
+	_, rep := x.Begin(w, r, nil, nil, 0, "", nil)
 	rep.SetWriteTimeout(a.replyTimeout)
 	rep.Code(status)
 	_ = rep.Send(body)

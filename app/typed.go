@@ -69,13 +69,13 @@ func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, erro
 			return nil, errBeside("*httpx.Reply")
 		}
 		send := t.send
-		return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
-			return nil, send(rep, get(req, rep, herr))
+		return func(x *httpx.Exchange, herr error) (any, error) {
+			return nil, send(x.Reply(), get(x, herr))
 		}, nil
 	}
 	value := t.value
-	return func(req *httpx.Request, rep *httpx.Reply, herr error) (any, error) {
-		v, err := value(get(req, rep, herr))
+	return func(x *httpx.Exchange, herr error) (any, error) {
+		v, err := value(get(x, herr))
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +86,7 @@ func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, erro
 // planDirect plans D like any parameter and returns what builds it per
 // call. D is filled in a pooled *D, so reflect works on addressable
 // memory that is not allocated per call, then copied out.
-func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Request, *httpx.Reply, error) D, error) {
+func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Exchange, error) D, error) {
 	a, err := planArg(reflect.TypeFor[D](), c, opt)
 	if err != nil {
 		return nil, err
@@ -94,23 +94,23 @@ func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Reques
 	switch a.kind {
 	// Built-ins are pointers or interfaces: a type assertion, no copy.
 	case argRequest:
-		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := any(req).(D); return d }, nil
+		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request()).(D); return d }, nil
 	case argReply:
-		return func(_ *httpx.Request, rep *httpx.Reply, _ error) D { d, _ := any(rep).(D); return d }, nil
+		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Reply()).(D); return d }, nil
 	case argContext:
-		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := req.Context().(D); return d }, nil
+		return func(x *httpx.Exchange, _ error) D { d, _ := x.Request().Context().(D); return d }, nil
 	case argLogger:
-		return func(req *httpx.Request, _ *httpx.Reply, _ error) D { d, _ := any(req.Log()).(D); return d }, nil
+		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request().Log()).(D); return d }, nil
 	case argError:
-		return func(_ *httpx.Request, _ *httpx.Reply, herr error) D { d, _ := herr.(D); return d }, nil
+		return func(_ *httpx.Exchange, herr error) D { d, _ := herr.(D); return d }, nil
 	case argValue:
 		var d D
 		reflect.ValueOf(&d).Elem().Set(a.value)
-		return func(*httpx.Request, *httpx.Reply, error) D { return d }, nil
+		return func(*httpx.Exchange, error) D { return d }, nil
 	}
 	// An In struct or an input wrapper: filled through its plan.
-	fill := func(dst reflect.Value, req *httpx.Request) {
-		if v := req.Input()[a.input]; v != nil {
+	fill := func(dst reflect.Value, x *httpx.Exchange) {
+		if v := x.Input()[a.input]; v != nil {
 			dst.Field(0).Set(reflect.ValueOf(v).Elem())
 		}
 	}
@@ -118,9 +118,9 @@ func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Reques
 		fill = a.st.fillInto
 	}
 	pool := sync.Pool{New: func() any { return new(D) }}
-	return func(req *httpx.Request, _ *httpx.Reply, _ error) D {
+	return func(x *httpx.Exchange, _ error) D {
 		p := pool.Get().(*D)
-		fill(reflect.ValueOf(p).Elem(), req)
+		fill(reflect.ValueOf(p).Elem(), x)
 		d := *p
 		var zero D
 		*p = zero

@@ -2,9 +2,11 @@ package httpx_test
 
 import (
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"strconv"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -44,12 +46,18 @@ func (u account) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 func ExampleJSONAppender() {
-	w := httptest.NewRecorder()
-	var rep httpx.Reply
-	rep.Reset(w, nil, nil)
-	_ = rep.Send(account{ID: 7, Name: `Ada "the first"`})
-	fmt.Println(w.Header().Get("Content-Type"))
-	fmt.Println(w.Body.String())
+	s := app.New()
+	s.Get("/account", func(rep *httpx.Reply) error {
+		return rep.Send(account{ID: 7, Name: `Ada "the first"`})
+	})
+	res, err := s.Inject(httptest.NewRequest("GET", "/account", nil))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(res.Body)
+	fmt.Println(res.Header.Get("Content-Type"))
+	fmt.Println(string(body))
 	// Output:
 	// application/json; charset=utf-8
 	// {"id":7,"name":"Ada \"the first\""}

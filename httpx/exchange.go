@@ -4,12 +4,20 @@ import (
 	"net/http"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/compiled"
 )
 
 // Exchange is the reusable state behind one request and its reply: the
 // decorator slots, the parameter buffer, the reply's encoding buffer. The
 // framework keeps Exchanges in a pool; Begin hands out a Request and a
 // Reply for one request and End takes them back.
+//
+// Exchange is the framework's side of a request: every operation that
+// drives the pool or reads the request's plumbing (decorator slots by
+// index, the decoded input) is here, on the one type handlers never
+// receive, so a handler or a hook cannot reset, clear or rewire the
+// request it is serving.
 //
 // The buffers are reused; the Request and Reply are not. A handler that
 // keeps either past its request (in a goroutine, a cache) gets a panic
@@ -39,10 +47,13 @@ const shellBatch = 64
 // request, before Begin.
 func (x *Exchange) Params() *Params { return &x.state.params }
 
-// Begin starts a request: raw, matched to route, answered through w with
-// the route's send hooks. seq numbers the request for its id; id, when not
-// empty, is the id the client sent; log is the route's logger.
-func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteInfo, hooks *SendHooks,
+// Begin starts a request: raw, matched to route, answered through w, run
+// with plan's decorators and send hooks (the part of the route the app
+// package compiles at start-up; its type is internal to Burrow). route and plan may be nil (an
+// answer outside any route: no decorators, no hooks). seq numbers the
+// request for its id; id, when not empty, is the id the client sent; log
+// is the route's logger.
+func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteInfo, plan *compiled.Route[Request, Reply],
 	seq uint64, id string, log *zap.Logger) (*Request, *Reply) {
 	if len(x.shells) == 0 {
 		x.shells = make([]shell, shellBatch)
@@ -50,10 +61,56 @@ func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteI
 	sh := &x.shells[0]
 	x.shells = x.shells[1:]
 	x.cur = sh
-	x.state.reset(raw, route, seq, id, log)
-	x.rep.reset(w, &sh.req, hooks, &sh.rep)
+	x.state.reset(raw, route, plan, seq, id, log)
+	x.rep.reset(w, &sh.req, plan, &sh.rep)
 	sh.req.s, sh.rep.r = &x.state, &x.rep
 	return &sh.req, &sh.rep
+}
+
+// Request is the Request of the request being served (or of a Detached
+// exchange); nil before Begin and after End.
+func (x *Exchange) Request() *Request {
+	if x.cur == nil {
+		return nil
+	}
+	return &x.cur.req
+}
+
+// Reply is the Reply of the request being served; nil before Begin, after
+// End, and for a Detached exchange, which cannot answer.
+func (x *Exchange) Reply() *Reply {
+	if x.cur == nil || x.cur.rep.r == nil {
+		return nil
+	}
+	return &x.cur.rep
+}
+
+// Slot is the current value of request decorator slot i; i must be
+// visible from the route. Compiled handler plans read decorators by slot,
+// without the name lookup of Request.Decorator.
+func (x *Exchange) Slot(i int) any { return x.state.values[i] }
+
+// Input is the decoded body, query and params of the request (in that
+// order), which the framework fills and the hooks and the handler share.
+func (x *Exchange) Input() *[3]any { return &x.state.input }
+
+// SkipSendHooks makes the reply send without its route's send hooks: the
+// framework's last resort when a hook fails on the error body itself.
+func (x *Exchange) SkipSendHooks() { x.rep.hooks = nil }
+
+// Detached returns an exchange for hooks that run beside the handler, on
+// another goroutine: its Request is a Detached copy of x's, and it has no
+// Reply, no decorators and no decoded input. It stays usable after x's
+// request ends.
+func (x *Exchange) Detached() *Exchange {
+	d := &struct {
+		x  Exchange
+		sh shell
+	}{}
+	d.x.state = x.Request().detached()
+	d.sh.req.s = &d.x.state
+	d.x.cur = &d.sh
+	return &d.x
 }
 
 // End ends the request Begin started, if any: its Request and Reply panic

@@ -32,17 +32,6 @@ const autoLengthLimit = 2048
 // maxKeptBuffer is the largest encoding buffer a pooled Reply keeps.
 const maxKeptBuffer = 64 << 10
 
-// SendHooks are the send-side hooks of a route, each list run in order.
-// The app package installs them.
-type SendHooks struct {
-	// PreSerialization hooks may replace a payload that is about to be
-	// encoded as JSON.
-	PreSerialization []func(req *Request, rep *Reply, payload any) (any, error)
-	// OnSend hooks may replace the encoded body. They see the content type
-	// the reply will have, and the body they get is theirs to keep.
-	OnSend []func(req *Request, rep *Reply, body []byte) ([]byte, error)
-}
-
 // hookRef names one send hook of a reply: 1+i for PreSerialization[i],
 // -1-i for OnSend[i], 0 for none. (A route with more than 32,767 send
 // hooks of a kind is not a case to plan for.)
@@ -61,7 +50,7 @@ type Reply struct {
 type reply struct {
 	w      http.ResponseWriter
 	req    *Request
-	hooks  *SendHooks
+	hooks  *routePlan // its send hooks; nil for none
 	status int
 	sent   bool
 
@@ -104,16 +93,9 @@ func (rp *Reply) live() *reply {
 	return rp.r
 }
 
-// Reset prepares rp for a new response written to w. A Reply used on its
-// own (outside a server) starts with Reset.
-func (rp *Reply) Reset(w http.ResponseWriter, req *Request, hooks *SendHooks) {
-	if rp.r == nil {
-		rp.r = new(reply)
-	}
-	rp.r.reset(w, req, hooks, rp)
-}
-
-func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *SendHooks, self *Reply) {
+// reset prepares r for a new response written to w, which self hands to
+// handlers.
+func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, self *Reply) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 	r.writeTimeout = 0
@@ -128,9 +110,6 @@ func (r *reply) clear() {
 	}
 	r.out.buf.Reset()
 }
-
-// SetHooks replaces the send-side hooks, for the error and not-found paths.
-func (rp *Reply) SetHooks(h *SendHooks) { rp.live().hooks = h }
 
 // SetWriteTimeout bounds how long writing this reply may take: right
 // before Send writes, it sets the connection's write deadline d from now

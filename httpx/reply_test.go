@@ -15,16 +15,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/compiled"
 )
 
-func send(t *testing.T, setup func(*httpx.Reply), v any, hooks *httpx.SendHooks) (*httptest.ResponseRecorder, error) {
+// plan is what the app package gives a request to run with: here, send
+// hooks.
+type plan = compiled.Route[httpx.Request, httpx.Reply]
+
+// newReply is a Reply to a GET request, written to w and run with hooks,
+// as the framework begins one.
+func newReply(w http.ResponseWriter, hooks *plan) *httpx.Reply {
+	_, rep := new(httpx.Exchange).Begin(w, httptest.NewRequest(http.MethodGet, "/", nil), nil, hooks, 1, "", nil)
+	return rep
+}
+
+func send(t *testing.T, setup func(*httpx.Reply), v any, hooks *plan) (*httptest.ResponseRecorder, error) {
 	t.Helper()
 	w := httptest.NewRecorder()
-	var req httpx.Request
-	var rep httpx.Reply
-	rep.Reset(w, &req, hooks)
+	rep := newReply(w, hooks)
 	if setup != nil {
-		setup(&rep)
+		setup(rep)
 	}
 	err := rep.Send(v)
 	return w, err
@@ -88,10 +98,8 @@ func TestEmptyHeadReplyStatesItsLength(t *testing.T) {
 }
 
 func TestSendErrors(t *testing.T) {
-	var rep httpx.Reply
-	var req httpx.Request
 	w := httptest.NewRecorder()
-	rep.Reset(w, &req, nil)
+	rep := newReply(w, nil)
 	require.NoError(t, rep.Send("once"))
 	assert.ErrorIs(t, rep.Send("twice"), httpx.ErrAlreadySent)
 	assert.Equal(t, "once", w.Body.String())
@@ -100,9 +108,8 @@ func TestSendErrors(t *testing.T) {
 	require.Error(t, err, "a channel cannot be encoded")
 	assert.Empty(t, w2.Body.String())
 
-	var rep3 httpx.Reply
 	w3 := httptest.NewRecorder()
-	rep3.Reset(w3, &req, nil)
+	rep3 := newReply(w3, nil)
 	require.Error(t, rep3.Send(make(chan int)))
 	assert.False(t, rep3.Sent(), "nothing was written, so the error handler may still answer")
 	require.NoError(t, rep3.SendError(errors.New("encode failed")))
@@ -141,17 +148,15 @@ func TestPointMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestJSONAppenderErrorsAndHooks(t *testing.T) {
-	var req httpx.Request
-	var rep httpx.Reply
 	w := httptest.NewRecorder()
-	rep.Reset(w, &req, nil)
+	rep := newReply(w, nil)
 	require.EqualError(t, rep.Send(point{Fail: true}), "cannot encode point")
 	assert.False(t, rep.Sent(), "nothing was written, so the error handler may still answer")
 	assert.Empty(t, w.Body.String())
 
 	// preSerialization sees the value itself and may replace it.
 	var seen any
-	hooks := &httpx.SendHooks{PreSerialization: []func(*httpx.Request, *httpx.Reply, any) (any, error){
+	hooks := &plan{PreSerialization: []func(*httpx.Request, *httpx.Reply, any) (any, error){
 		func(_ *httpx.Request, r *httpx.Reply, p any) (any, error) {
 			seen = p
 			return point{X: p.(point).X + 1}, nil
@@ -164,7 +169,7 @@ func TestJSONAppenderErrorsAndHooks(t *testing.T) {
 }
 
 func TestSendHooks(t *testing.T) {
-	hooks := &httpx.SendHooks{
+	hooks := &plan{
 		PreSerialization: []func(*httpx.Request, *httpx.Reply, any) (any, error){
 			func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) { return map[string]any{"wrapped": p}, nil },
 		},
@@ -182,7 +187,7 @@ func TestSendHooks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "xtext", w.Body.String(), "strings skip preSerialization")
 
-	failing := &httpx.SendHooks{OnSend: []func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error){
+	failing := &plan{OnSend: []func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error){
 		func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error) { return nil, errors.New("no") },
 	}}
 	w, err = send(t, nil, "text", failing)
@@ -205,8 +210,7 @@ func TestSendErrorBodies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {
 			w := httptest.NewRecorder()
-			var rep httpx.Reply
-			rep.Reset(w, nil, nil)
+			rep := newReply(w, nil)
 			require.NoError(t, rep.SendError(tt.err))
 			assert.Equal(t, tt.status, w.Code)
 			assert.Equal(t, tt.body, w.Body.String())
@@ -248,9 +252,7 @@ func TestErrorMessagesCutLongTargets(t *testing.T) {
 // net/http does set it, exactly, over a real connection.
 func TestSmallBodyLengthOverHTTP(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req httpx.Request
-		var rep httpx.Reply
-		rep.Reset(w, &req, nil)
+		rep := newReply(w, nil)
 		_ = rep.Send(map[string]string{"k": strings.Repeat("v", 100)})
 	}))
 	defer srv.Close()

@@ -11,30 +11,22 @@ import (
 	"strconv"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/compiled"
 )
 
 // RouteInfo is what a request knows of the route it matched: its method
-// and pattern, its context path, and the request decorators it can see.
-// The app package builds one per route at start-up; it is read-only after.
+// and pattern, and its context path. The app package builds one per route
+// at start-up; it is read-only after.
 type RouteInfo struct {
 	Method  string
 	Pattern string
 	Context string
-
-	// Slots maps each visible request decorator's name to its slot.
-	Slots map[string]int
-	// Types holds the declared type of every slot in the tree, by index.
-	Types []reflect.Type
-	// Initial is the value each visible decorator starts every request
-	// with.
-	Initial []SlotValue
 }
 
-// SlotValue is the starting value of one request decorator slot.
-type SlotValue struct {
-	Index int
-	Value any
-}
+// routePlan is the compiled part of a route a request and its reply run
+// with: the decorators it can see and its send hooks.
+type routePlan = compiled.Route[Request, Reply]
 
 // Request is one incoming request as a handler and its hooks see it. It
 // is only valid until the handler and the hooks of the request have
@@ -52,6 +44,7 @@ type requestState struct {
 	raw    *http.Request
 	params Params
 	route  *RouteInfo
+	plan   *routePlan // nil for a request with no decorators
 	values []any
 
 	seq      uint64
@@ -80,19 +73,19 @@ func (r *Request) live() *requestState {
 }
 
 // reset prepares s for a new request.
-func (s *requestState) reset(raw *http.Request, route *RouteInfo, seq uint64, id string, log *zap.Logger) {
-	s.raw, s.route, s.seq, s.id, s.baseLog = raw, route, seq, id, log
+func (s *requestState) reset(raw *http.Request, route *RouteInfo, plan *routePlan, seq uint64, id string, log *zap.Logger) {
+	s.raw, s.route, s.plan, s.seq, s.id, s.baseLog = raw, route, plan, seq, id, log
 	s.log, s.query, s.queryErr, s.hasQuery, s.ctx, s.body = nil, nil, nil, false, nil, nil
 	s.input = [3]any{}
-	if route == nil {
+	if plan == nil {
 		return
 	}
-	if n := len(route.Types); cap(s.values) < n {
+	if n := len(plan.Types); cap(s.values) < n {
 		s.values = make([]any, n)
 	} else {
 		s.values = s.values[:n]
 	}
-	for _, sv := range route.Initial {
+	for _, sv := range plan.Initial {
 		s.values[sv.Index] = sv.Value
 	}
 }
@@ -103,7 +96,7 @@ func (s *requestState) clear() {
 	clear(s.values)
 	clear(s.params)
 	s.params = s.params[:0]
-	s.raw, s.route, s.baseLog, s.log, s.query, s.queryErr, s.id, s.ctx, s.body = nil, nil, nil, nil, nil, nil, "", nil, nil
+	s.raw, s.route, s.plan, s.baseLog, s.log, s.query, s.queryErr, s.id, s.ctx, s.body = nil, nil, nil, nil, nil, nil, nil, "", nil, nil
 	s.input = [3]any{}
 }
 
@@ -114,18 +107,23 @@ func (s *requestState) clear() {
 // it stays on it. Its buffers are its own, so it stays readable after the
 // request ends.
 func (r *Request) Detached() *Request {
-	s := r.live()
 	d := &struct {
 		r Request
 		s requestState
 	}{}
+	d.s = r.detached()
 	d.r.s = &d.s
-	d.s = requestState{
+	return &d.r
+}
+
+// detached is the state of a Detached copy of r.
+func (r *Request) detached() requestState {
+	s := r.live()
+	return requestState{
 		raw: s.raw, route: s.route, seq: s.seq, id: r.ID(), baseLog: s.baseLog, ctx: s.ctx,
 		params: append(Params(nil), s.params...),
 		body:   http.NoBody, // the handler's to read
 	}
-	return &d.r
 }
 
 // BodyReader is the stream the body parser will read: the raw body,
@@ -147,10 +145,6 @@ func (r *Request) SetBodyReader(body io.Reader) { r.live().body = body }
 // nil when the route asked for none or it is not parsed yet. The value it
 // points to is the request's own and may be kept.
 func (r *Request) Body() any { return r.live().input[0] }
-
-// Input gives the framework the decoded body, query and params of the
-// request (in that order), shared by the hooks and the handler.
-func (r *Request) Input() *[3]any { return &r.live().input }
 
 // Raw is the underlying *http.Request.
 func (r *Request) Raw() *http.Request { return r.live().raw }
@@ -244,22 +238,25 @@ func (r *Request) Log() *zap.Logger {
 // Route describes the matched route; nil for a request no route matched.
 func (r *Request) Route() *RouteInfo { return r.live().route }
 
-// Slot returns the current value of request decorator slot i. It is what
-// compiled handler plans use; i must be visible from the route.
-func (r *Request) Slot(i int) any { return r.live().values[i] }
-
 // Decorator returns the current value of the request decorator called
 // name, and whether the route can see it. A Detached request has none.
 func (r *Request) Decorator(name string) (any, bool) {
 	s := r.live()
-	if s.route == nil {
-		return nil, false
-	}
-	i, ok := s.route.Slots[name]
-	if !ok || i >= len(s.values) {
+	i, ok := s.slot(name)
+	if !ok {
 		return nil, false
 	}
 	return s.values[i], true
+}
+
+// slot is the slot of the request decorator called name, if the route
+// can see it.
+func (s *requestState) slot(name string) (int, bool) {
+	if s.plan == nil {
+		return 0, false
+	}
+	i, ok := s.plan.Slots[name]
+	return i, ok && i < len(s.values)
 }
 
 // SetDecorator replaces the value of the request decorator called name for
@@ -269,11 +266,11 @@ func (r *Request) SetDecorator(name string, v any) error {
 	if s.route == nil {
 		return fmt.Errorf("%w: %q", ErrUnknownDecorator, name)
 	}
-	i, ok := s.route.Slots[name]
-	if !ok || i >= len(s.values) {
+	i, ok := s.slot(name)
+	if !ok {
 		return fmt.Errorf("%w: %q from %s %s", ErrUnknownDecorator, name, s.route.Method, s.route.Pattern)
 	}
-	if want := s.route.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
+	if want := s.plan.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
 		return fmt.Errorf("%w: %q holds %v, got %T", ErrDecoratorType, name, want, v)
 	}
 	s.values[i] = v

@@ -10,22 +10,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/compiled"
 )
 
 type user struct{ name string }
 
 func TestRequestAccessors(t *testing.T) {
-	route := &httpx.RouteInfo{
-		Method: "GET", Pattern: "/u/:id",
+	route := &httpx.RouteInfo{Method: "GET", Pattern: "/u/:id"}
+	decorators := &plan{
 		Slots:   map[string]int{"answer": 0, "user": 2},
 		Types:   []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[string](), reflect.TypeFor[*user]()},
-		Initial: []httpx.SlotValue{{Index: 0, Value: 42}, {Index: 2, Value: (*user)(nil)}},
+		Initial: []compiled.SlotValue{{Index: 0, Value: 42}, {Index: 2, Value: (*user)(nil)}},
 	}
 	raw := httptest.NewRequest("GET", "/u/7?a=1&a=2&b=x", nil)
 	raw.Header.Set("X-Test", "yes")
 	var x httpx.Exchange
 	*x.Params() = append(*x.Params(), httpx.Param{Key: "id", Value: "7"})
-	r, _ := x.Begin(httptest.NewRecorder(), raw, route, nil, 35, "", nil)
+	r, _ := x.Begin(httptest.NewRecorder(), raw, route, decorators, 35, "", nil)
 
 	assert.Equal(t, "7", r.Param("id"))
 	assert.Equal(t, "", r.Param("nope"))
@@ -46,7 +47,7 @@ func TestRequestAccessors(t *testing.T) {
 	assert.ErrorIs(t, r.SetDecorator("hidden", "x"), httpx.ErrUnknownDecorator)
 	assert.ErrorIs(t, r.SetDecorator("answer", "42"), httpx.ErrDecoratorType)
 	require.NoError(t, r.SetDecorator("answer", 43))
-	assert.Equal(t, 43, r.Slot(0))
+	assert.Equal(t, 43, x.Slot(0))
 	require.NoError(t, r.SetDecorator("user", &user{name: "ada"}))
 	require.NoError(t, r.SetDecorator("user", nil), "nil is a valid pointer value")
 
@@ -59,24 +60,24 @@ func TestRequestAccessors(t *testing.T) {
 	assert.PanicsWithError(t, "httpx: Request used after its handler returned; "+
 		"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request",
 		func() { r.Params() })
-	r2, _ := x.Begin(httptest.NewRecorder(), raw, route, nil, 1, "from-header", nil)
+	r2, _ := x.Begin(httptest.NewRecorder(), raw, route, decorators, 1, "from-header", nil)
 	assert.Empty(t, r2.Params(), "the parameter buffer was cleared")
 	assert.Equal(t, "from-header", r2.ID())
-	assert.Equal(t, 42, r2.Slot(0), "a new request starts from the declared values")
+	assert.Equal(t, 42, x.Slot(0), "a new request starts from the declared values")
 	assert.NoError(t, r2.Context().Err(), "the replaced context does not outlive its request")
 	assert.Panics(t, func() { r.ID() }, "the old Request stays ended while its buffers serve the next")
 }
 
 func TestDetachedSharesNothingTheHandlerChanges(t *testing.T) {
-	route := &httpx.RouteInfo{
-		Method: "GET", Pattern: "/u/:id",
+	route := &httpx.RouteInfo{Method: "GET", Pattern: "/u/:id"}
+	decorators := &plan{
 		Slots:   map[string]int{"answer": 0},
 		Types:   []reflect.Type{reflect.TypeFor[int]()},
-		Initial: []httpx.SlotValue{{Index: 0, Value: 42}},
+		Initial: []compiled.SlotValue{{Index: 0, Value: 42}},
 	}
 	var x httpx.Exchange
 	*x.Params() = append(*x.Params(), httpx.Param{Key: "id", Value: "7"})
-	r, _ := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", "/u/7?q=1", nil), route, nil, 1, "", nil)
+	r, _ := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", "/u/7?q=1", nil), route, decorators, 1, "", nil)
 	d := r.Detached()
 	assert.Equal(t, r.ID(), d.ID())
 	assert.Equal(t, "1", d.Query("q"))
