@@ -163,8 +163,8 @@ func (r *Request) Context() context.Context {
 // request time-out) without copying the *http.Request.
 func (r *Request) SetContext(ctx context.Context) { r.live().ctx = ctx }
 
-// isHead reports whether r is a HEAD request; false for a nil or empty
-// Request (a Reply used on its own).
+// isHead reports whether r is a HEAD request; false when the reply was
+// begun without one.
 func (r *Request) isHead() bool {
 	return r != nil && r.s != nil && r.s.raw != nil && r.s.raw.Method == http.MethodHead
 }

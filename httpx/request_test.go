@@ -68,16 +68,23 @@ func TestRequestAccessors(t *testing.T) {
 	assert.Panics(t, func() { r.ID() }, "the old Request stays ended while its buffers serve the next")
 }
 
-func TestDetachedSharesNothingTheHandlerChanges(t *testing.T) {
+// beginUser begins target on x as a request of route /u/:id with id 7,
+// which sees one decorator, "answer", starting at 42.
+func beginUser(x *httpx.Exchange, target string) *httpx.Request {
 	route := &httpx.RouteInfo{Method: "GET", Pattern: "/u/:id"}
 	decorators := &plan{
 		Slots:   map[string]int{"answer": 0},
 		Types:   []reflect.Type{reflect.TypeFor[int]()},
 		Initial: []compiled.SlotValue{{Index: 0, Value: 42}},
 	}
-	var x httpx.Exchange
 	*x.Params() = append(*x.Params(), httpx.Param{Key: "id", Value: "7"})
-	r, _ := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", "/u/7?q=1", nil), route, decorators, 1, "", nil)
+	r, _ := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil), route, decorators, 1, "", nil)
+	return r
+}
+
+func TestDetachedSharesNothingTheHandlerChanges(t *testing.T) {
+	var x httpx.Exchange
+	r := beginUser(&x, "/u/7?q=1")
 	d := r.Detached()
 	assert.Equal(t, r.ID(), d.ID())
 	assert.Equal(t, "1", d.Query("q"))

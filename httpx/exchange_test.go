@@ -1,0 +1,102 @@
+package httpx_test
+
+import (
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// What a handler receives offers only what a handler author needs: the
+// operations that drive the pool or read the plumbing (reset, clear, slots
+// by index, the decoded input, the send hooks) are the Exchange's. A new
+// exported method on Request or Reply has to be added here on purpose.
+func TestHandlerTypesShowNoPlumbing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typ  reflect.Type
+		want []string
+	}{
+		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "Context", "Decorator", "Detached",
+			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
+			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
+		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "Send", "SendError",
+			"Sent", "SetHeader", "SetWriteTimeout", "Status", "Type"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ.String(), func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for i := range tt.typ.NumMethod() {
+				got = append(got, tt.typ.Method(i).Name)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	var fields []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[httpx.RouteInfo]()) {
+		if f.IsExported() {
+			fields = append(fields, f.Name)
+		}
+	}
+	assert.Equal(t, []string{"Method", "Pattern", "Context"}, fields, "RouteInfo describes the route, nothing else")
+}
+
+func TestExchangeHandsOutThePairOfTheRequest(t *testing.T) {
+	t.Parallel()
+	var x httpx.Exchange
+	assert.Nil(t, x.Request(), "before Begin")
+	assert.Nil(t, x.Reply(), "before Begin")
+	req, rep := x.Begin(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), nil, nil, 1, "", nil)
+	assert.Same(t, req, x.Request())
+	assert.Same(t, rep, x.Reply())
+	assert.Same(t, req, rep.Request())
+	x.End()
+	assert.Nil(t, x.Request(), "after End")
+	assert.Nil(t, x.Reply(), "after End")
+}
+
+func TestDetachedExchange(t *testing.T) {
+	t.Parallel()
+	var x httpx.Exchange
+	req := beginUser(&x, "/u/7")
+	_, ok := req.Decorator("answer")
+	require.True(t, ok)
+	x.Input()[0] = new(int)
+	d := x.Detached()
+	assert.Nil(t, d.Reply(), "hooks beside the handler cannot answer")
+	assert.Equal(t, req.ID(), d.Request().ID())
+	assert.Nil(t, d.Input()[0], "no decoded input")
+	_, ok = d.Request().Decorator("answer")
+	assert.False(t, ok, "no decorators")
+	x.End()
+	assert.Equal(t, "7", d.Request().Param("id"), "its state is its own, after the request ends")
+}
+
+func TestSkipSendHooks(t *testing.T) {
+	t.Parallel()
+	hooks := &plan{OnSend: []func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error){
+		func(_ *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
+			return append([]byte("hooked "), b...), nil
+		},
+	}}
+	for _, skip := range []bool{false, true} {
+		var x httpx.Exchange
+		w := httptest.NewRecorder()
+		_, rep := x.Begin(w, httptest.NewRequest("GET", "/", nil), nil, hooks, 1, "", nil)
+		if skip {
+			x.SkipSendHooks()
+		}
+		require.NoError(t, rep.Send("body"))
+		want := "hooked body"
+		if skip {
+			want = "body"
+		}
+		assert.Equal(t, want, w.Body.String())
+		x.End()
+	}
+}
