@@ -127,7 +127,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 func (s *Server) HasPlugin(name string) bool {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
-	return hasPlugin(s.n, name)
+	return s.a.hasPlugin(s.n, name)
 }
 
 // funcName is the name of fn without its package: "publicContext" for
@@ -199,8 +199,6 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		if p.wrapped {
 			h.from = p.name
 			h.seq = &callSeq{base: p.pos}
-			target.wrapped = append(target.wrapped, p.name)
-			target.ctx.AddWrapped(p.name)
 		}
 		a.mu.Unlock()
 		if err := a.runPlugin(p, h); err != nil {
@@ -242,12 +240,10 @@ func (a *instance) child(n *node, p *pendingPlugin) *node {
 	ctx := n.ctx.Child(p.name)
 	c := &node{
 		ctx:    ctx,
-		parent: n,
-		name:   p.name,
 		prefix: joinPrefix(n.prefix, p.prefix),
 		log:    a.log.With(zap.String("context", ctx.Path())),
 	}
-	n.kids = append(n.kids, c)
+	a.nodes[ctx] = c
 	return c
 }
 
