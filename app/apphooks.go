@@ -150,16 +150,6 @@ func (a *instance) runOnReady() error {
 	return err
 }
 
-// protectCall runs fn, turning a panic into an error.
-func protectCall(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = errorOf(p)
-		}
-	}()
-	return fn()
-}
-
 // runPreClose runs every PreClose hook, parents first, and joins errors.
 func (a *instance) runPreClose(ctx context.Context) error {
 	var errs []error

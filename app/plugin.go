@@ -264,19 +264,11 @@ func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
 // plugin time-out. fn then keeps running on its goroutine until it
 // returns, as Go cannot stop it.
 func (a *instance) bounded(fn func() error) error {
-	run := func() (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = errorOf(r)
-			}
-		}()
-		return fn()
-	}
 	if a.cfg.pluginTimeout <= 0 {
-		return run()
+		return protectCall(fn)
 	}
 	done := make(chan error, 1)
-	go func() { done <- run() }()
+	go func() { done <- protectCall(fn) }()
 	t := time.NewTimer(a.cfg.pluginTimeout)
 	defer t.Stop()
 	select {

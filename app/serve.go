@@ -254,15 +254,10 @@ func (rt *route) watchDeadline(req *httpx.Request, dw *deadlineWriter) func() {
 // would, and there is no response of theirs to abort.
 func (rt *route) runBeside(hooks []invoker, req *httpx.Request, kind string) {
 	for _, h := range hooks {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					err = errorOf(p)
-				}
-			}()
-			_, err = h(req, nil, nil)
+		err := protectCall(func() error {
+			_, err := h(req, nil, nil)
 			return err
-		}()
+		})
 		if err != nil {
 			rt.node.log.Error(kind+" hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 		}
@@ -272,14 +267,7 @@ func (rt *route) runBeside(hooks []invoker, req *httpx.Request, kind string) {
 // run runs the hooks before the handler, then the handler. A hook that
 // sends a reply ends the chain.
 func (rt *route) run(req *httpx.Request, rep *httpx.Reply) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	for i := range rt.phases {
 		for _, h := range rt.phases[i] {
 			if _, err := h(req, rep, nil); err != nil {
@@ -370,27 +358,13 @@ func (rt *route) fail(req *httpx.Request, rep *httpx.Reply, err error) {
 // an error, as protect does for hooks: the error path's own sends must
 // not drop the connection.
 func sendProtected(rep *httpx.Reply, v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	return rep.Send(v)
 }
 
 // protect calls h, turning a panic into an error.
 func protect(h invoker, req *httpx.Request, rep *httpx.Reply, in error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	_, err = h(req, rep, in)
 	return err
 }
