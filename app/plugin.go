@@ -202,13 +202,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		}
 		a.mu.Unlock()
 		if err := a.runPlugin(p, h); err != nil {
-			var inner *PluginError
-			if errors.As(err, &inner) {
-				// A plugin this one registered was refused: that one is
-				// the culprit, and its error already says where.
-				return inner
-			}
-			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+			return bodyFailed(p, target, err)
 		}
 		a.mu.Lock()
 		sub := target.pending
@@ -216,11 +210,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		err = a.bootErr
 		a.mu.Unlock()
 		if err != nil {
-			var inner *PluginError
-			if errors.As(err, &inner) {
-				return inner
-			}
-			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+			return bodyFailed(p, target, err)
 		}
 		if err := a.load(target, sub); err != nil {
 			return err
@@ -233,6 +223,17 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		a.mu.Unlock()
 	}
 	return nil
+}
+
+// bodyFailed is the error of p, whose body ran in target and failed with
+// err. When err holds a *PluginError, a plugin p registered was refused:
+// that one is the culprit, and its error already says where.
+func bodyFailed(p *pendingPlugin, target *node, err error) error {
+	var inner *PluginError
+	if errors.As(err, &inner) {
+		return inner
+	}
+	return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
 }
 
 // child creates the context of an encapsulated plugin below n.
