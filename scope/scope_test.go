@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/dig"
 )
 
 func req(name string) Decl {
@@ -136,4 +137,67 @@ func TestValueGroupsAccumulate(t *testing.T) {
 	assert.Len(t, a.Visible(Service), 3, "a's group, root's group, a's plain service")
 	assert.Equal(t, `service *int in group "g"`, group.Key.String())
 	assert.Nil(t, root.Lookup(Key{Kind: Service, Type: tp}), "a group value is not the plain service")
+}
+
+func TestProvideKeepsDigAndRegistryInStep(t *testing.T) {
+	t.Parallel()
+	type out struct {
+		dig.Out
+		Port  int    `name:"port"`
+		Tags  string `group:"tags"`
+		Other string `group:"tags"`
+	}
+	root := New("root")
+	a := root.Child("a")
+	b := root.Child("b")
+	require.NoError(t, a.Provide(func() (out, error) { return out{Port: 8080, Tags: "x", Other: "y"}, nil }, "", "plug"))
+	require.NoError(t, a.Provide(3.5, "ratio", ""))
+
+	tests := []struct {
+		key   Key
+		typ   reflect.Type
+		name  string
+		value any
+	}{
+		{Key{Kind: Service, Type: reflect.TypeFor[int](), Name: "port"}, reflect.TypeFor[int](), "port", 8080},
+		{Key{Kind: Service, Type: reflect.TypeFor[float64](), Name: "ratio"}, reflect.TypeFor[float64](), "ratio", 3.5},
+	}
+	for _, tt := range tests {
+		d, err := a.Require(tt.key)
+		require.NoError(t, err, "the registry sees %v", tt.key)
+		v, err := a.Resolve(tt.typ, tt.name, false)
+		require.NoError(t, err, "and so does dig")
+		assert.Equal(t, tt.value, v.Interface())
+		_, err = b.Require(tt.key)
+		require.ErrorIs(t, err, ErrNotVisible, "a sibling sees it in neither")
+		_, err = b.Resolve(tt.typ, tt.name, false)
+		assert.Error(t, err)
+		if tt.name == "port" {
+			assert.Equal(t, "plug", d.Plugin, "the wrapped plugin is recorded")
+		}
+	}
+	group := Key{Kind: Service, Type: reflect.TypeFor[string](), Group: "tags"}
+	assert.Len(t, a.Providers(group), 1, "one group declaration per context, whatever the fields")
+
+	err := a.Provide(func() int { return 1 }, "port", "")
+	require.ErrorIs(t, err, ErrDuplicate)
+	assert.EqualError(t, err, `service int named "port" is already declared in root > a (by wrapped plugin plug)`)
+	require.NoError(t, root.Provide(func() int { return 2 }, "", ""))
+	err = root.Provide(7, "", "")
+	require.ErrorIs(t, err, ErrDuplicate, "a value is a service like a constructor's result")
+	require.Error(t, root.Provide(nil, "", ""))
+}
+
+func TestDeclareRequestRefusesAVisibleName(t *testing.T) {
+	t.Parallel()
+	root := New("root")
+	a := root.Child("a")
+	_, err := root.DeclareRequest("user", reflect.TypeFor[string](), "")
+	require.NoError(t, err)
+	_, err = a.DeclareRequest("user", reflect.TypeFor[int](), "")
+	require.ErrorIs(t, err, ErrDuplicate)
+	slot, err := a.ResolveSlot("user")
+	require.NoError(t, err)
+	assert.Equal(t, 0, slot, "dig still holds the ancestor's slot")
+	assert.Equal(t, 1, root.Slots(), "the refused one took no slot")
 }
