@@ -97,22 +97,11 @@ func appHook(s *Server, isNil bool, add func()) func() error {
 	}
 }
 
-// lineage is n's ancestors and n, root first.
-func (n *node) lineage() []*node {
-	var path []*node
-	for p := n; p != nil; p = p.parent {
-		path = append(path, p)
-	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
-	return path
-}
-
 // runOnRegister runs the OnRegister hooks that apply to a new child c.
 func (a *instance) runOnRegister(c *node) error {
 	h := &Server{a: a, n: c, inBody: true}
-	for _, p := range c.parent.lineage() {
+	line := a.lineage(c)
+	for _, p := range line[:len(line)-1] { // c's ancestors
 		a.mu.Lock()
 		hooks := p.app.onRegister
 		a.mu.Unlock()
@@ -126,8 +115,8 @@ func (a *instance) runOnRegister(c *node) error {
 }
 
 // runOnRoute runs the OnRoute hooks that apply to a route of n.
-func runOnRoute(n *node, ro *RouteOptions) error {
-	for _, p := range n.lineage() {
+func (a *instance) runOnRoute(n *node, ro *RouteOptions) error {
+	for _, p := range a.lineage(n) {
 		for _, fn := range p.app.onRoute {
 			if err := fn(ro); err != nil {
 				return err
@@ -141,7 +130,7 @@ func runOnRoute(n *node, ro *RouteOptions) error {
 // plugin time-out, and stops before the next hook once Close has begun.
 func (a *instance) runOnReady() error {
 	var err error
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		for _, fn := range n.app.onReady {
 			if err != nil {
 				return
@@ -161,20 +150,10 @@ func (a *instance) runOnReady() error {
 	return err
 }
 
-// protectCall runs fn, turning a panic into an error.
-func protectCall(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = errorOf(p)
-		}
-	}()
-	return fn()
-}
-
 // runPreClose runs every PreClose hook, parents first, and joins errors.
 func (a *instance) runPreClose(ctx context.Context) error {
 	var errs []error
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		for _, fn := range n.app.preClose {
 			if err := protectCall(func() error { return fn(ctx) }); err != nil {
 				errs = append(errs, fmt.Errorf("preClose hook in %s: %w", n.ctx.Path(), err))
@@ -198,7 +177,7 @@ func (a *instance) runOnClose(ctx context.Context) error {
 
 // runOnListen runs every OnListen hook, parents first; errors are logged.
 func (a *instance) runOnListen(addr net.Addr) {
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		for _, fn := range n.app.onListen {
 			if err := protectCall(func() error { return fn(addr) }); err != nil {
 				n.log.Error("onListen hook failed", zap.Error(err))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +147,7 @@ func (s *Server) IsReady() bool { return state(s.a.state.Load()) == stateReady }
 // compile turns the loaded tree into the router and the compiled routes.
 func (a *instance) compile() error {
 	var stray error
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		if len(n.pending) > 0 && stray == nil {
 			stray = fmt.Errorf("%w: plugin %s was registered into %s after that context had loaded",
 				ErrInvalidPlugin, n.pending[0].name, n.ctx.Path())
@@ -155,7 +156,7 @@ func (a *instance) compile() error {
 	if stray != nil {
 		return stray
 	}
-	a.root.walk((*node).sortHooks)
+	a.walk((*node).sortHooks)
 	a.slots = a.root.ctx.Slots()
 	a.types = make([]reflect.Type, a.slots)
 	for _, si := range a.initial {
@@ -168,13 +169,13 @@ func (a *instance) compile() error {
 	}
 	var twins []twin
 	var errs error
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		for _, def := range n.routes {
 			if errs != nil {
 				return
 			}
 			ro := RouteOptions{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
-			if err := runOnRoute(n, &ro); err != nil {
+			if err := a.runOnRoute(n, &ro); err != nil {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
@@ -203,7 +204,7 @@ func (a *instance) compile() error {
 			// the body). OnRoute hooks see it too; of their edits, only
 			// Path and an emptied Method (no twin) apply.
 			tro := RouteOptions{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
-			if err := runOnRoute(n, &tro); err != nil {
+			if err := a.runOnRoute(n, &tro); err != nil {
 				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
@@ -238,6 +239,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		return &RouteError{Method: method, Path: path, Context: n.ctx.Path(), Err: err}
 	}
 	rt := &route{node: n, a: a}
+	line := a.lineage(n)
 	rt.info = httpx.RouteInfo{
 		Method:  method,
 		Pattern: path,
@@ -263,28 +265,28 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		if kind == OnRequest || kind == PreParsing {
 			opt = compileOptions{inputPhase: "in a " + kind.String() + " hook, which runs before the body is parsed"}
 		}
-		if rt.phases[i], err = compileHooks(n, kind, own, opt); err != nil {
+		if rt.phases[i], err = compileHooks(n, line, kind, own, opt); err != nil {
 			return nil, fail(err)
 		}
 	}
-	if rt.onResponse, err = compileHooks(n, OnResponse, own, withInput); err != nil {
+	if rt.onResponse, err = compileHooks(n, line, OnResponse, own, withInput); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onError, err = compileHooks(n, OnError, own, compileOptions{allowError: true, inputs: needs}); err != nil {
+	if rt.onError, err = compileHooks(n, line, OnError, own, compileOptions{allowError: true, inputs: needs}); err != nil {
 		return nil, fail(err)
 	}
 	concurrent := compileOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
-	if rt.onTimeout, err = compileHooks(n, OnTimeout, own, concurrent); err != nil {
+	if rt.onTimeout, err = compileHooks(n, line, OnTimeout, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onAbort, err = compileHooks(n, OnRequestAbort, own, concurrent); err != nil {
+	if rt.onAbort, err = compileHooks(n, line, OnRequestAbort, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
 	if rt.in, err = a.newInputPlan(n, bodyLimit, needs); err != nil {
 		return nil, fail(err)
 	}
 	for kind := range Hook(numHooks) {
-		for _, d := range n.chain(kind, own) {
+		for _, d := range chain(line, kind, own) {
 			name := d.name
 			if name == "" {
 				name = "anonymous"
@@ -292,8 +294,8 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 			rt.hookNames[kind] = append(rt.hookNames[kind], name)
 		}
 	}
-	setSendHooks(&rt.plan, n.chain(PreSerialization, own), n.chain(OnSend, own))
-	for p := n; p != nil; p = p.parent {
+	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
+	for _, p := range slices.Backward(line) {
 		if p.errorHandler == nil {
 			continue
 		}
@@ -306,8 +308,8 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	return rt, nil
 }
 
-func compileHooks(n *node, kind Hook, own []hookDef, opt compileOptions) ([]invoker, error) {
-	defs := n.chain(kind, own)
+func compileHooks(n *node, line []*node, kind Hook, own []hookDef, opt compileOptions) ([]invoker, error) {
+	defs := chain(line, kind, own)
 	if len(defs) == 0 {
 		return nil, nil
 	}
@@ -341,7 +343,7 @@ type notFoundRoute struct {
 
 func (a *instance) compileNotFound() error {
 	var errs error
-	a.root.walk(func(n *node) {
+	a.walk(func(n *node) {
 		if errs != nil || (n.notFound == nil && n != a.root) {
 			return
 		}
@@ -384,12 +386,4 @@ func (a *instance) findNotFound(path string, escaped bool) *route {
 		}
 	}
 	return nil
-}
-
-// walk visits n and its descendants, parents first.
-func (n *node) walk(fn func(*node)) {
-	fn(n)
-	for _, k := range n.kids {
-		k.walk(fn)
-	}
 }

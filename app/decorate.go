@@ -1,14 +1,12 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
-
-	"go.uber.org/dig"
 
 	"github.com/burrow-go/burrow/scope"
 )
@@ -43,16 +41,12 @@ func (s *Server) DecorateRequest(name string, value any) error {
 		if err := sharesNothing(name, value); err != nil {
 			return fmt.Errorf("%w: request decorator %q in %s %w", ErrInvalidDecorator, name, s.Path(), err)
 		}
-		d, err := s.n.ctx.Declare(scope.Decl{
-			Key:       scope.Key{Kind: scope.Request, Name: name},
-			ValueType: reflect.TypeOf(value),
-			Plugin:    s.from,
-		})
+		d, err := s.n.ctx.DeclareRequest(name, reflect.TypeOf(value), s.from)
 		if err != nil {
 			return err
 		}
 		s.a.initial = append(s.a.initial, slotInit{decl: d, value: value})
-		return s.n.ctx.ProvideSlot(d)
+		return nil
 	})
 }
 
@@ -175,79 +169,15 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 		if service == nil {
 			return fmt.Errorf("%w: nil service in %s", ErrInvalidDecorator, s.Path())
 		}
-		ctor := service
-		t := reflect.TypeOf(service)
-		var keys []scope.Key
-		if t.Kind() == reflect.Func {
-			for i := range t.NumOut() {
-				if out := t.Out(i); out != typeError {
-					keys = append(keys, serviceKeys(out, o.name)...)
-				}
-			}
-		} else {
-			v := reflect.ValueOf(service)
-			ctor = reflect.MakeFunc(reflect.FuncOf(nil, []reflect.Type{t}, false),
-				func([]reflect.Value) []reflect.Value { return []reflect.Value{v} }).Interface()
-			keys = serviceKeys(t, o.name)
-		}
-		var digOpts []dig.ProvideOption
-		if o.name != "" {
-			digOpts = append(digOpts, dig.Name(o.name))
-		}
-		var decls []scope.Decl
-		for _, k := range keys {
-			decls = append(decls, scope.Decl{Key: k, Plugin: s.from})
-		}
-		for _, d := range decls {
-			if d.Group != "" {
-				continue // a group takes values from many constructors
-			}
-			if prev := s.n.ctx.Lookup(d.Key); prev != nil && prev.Context == s.n.ctx {
-				return &scope.DuplicateError{Key: d.Key, In: s.n.ctx, Prev: prev}
-			}
-		}
-		if err := s.n.ctx.Scope().Provide(ctor, digOpts...); err != nil {
-			return fmt.Errorf("%w: in %s: %w", ErrInvalidDecorator, s.Path(), err)
-		}
-		for _, d := range decls {
-			if _, err := s.n.ctx.Declare(d); err != nil {
+		if err := s.n.ctx.Provide(service, o.name, s.from); err != nil {
+			if errors.Is(err, scope.ErrDuplicate) {
 				return err
 			}
+			return fmt.Errorf("%w: in %s: %w", ErrInvalidDecorator, s.Path(), err)
 		}
 		return nil
 	})
 }
-
-// serviceKeys are the services a constructor result of type t provides:
-// t itself (under name, if any), or, for a dig.Out result struct, each of
-// its fields — by type, by name, or into a value group — as dig sees them.
-func serviceKeys(t reflect.Type, name string) []scope.Key {
-	if !dig.IsOut(t) || t.Kind() != reflect.Struct {
-		return []scope.Key{{Kind: scope.Service, Name: name, Type: t}}
-	}
-	var keys []scope.Key
-	for i := range t.NumField() {
-		f := t.Field(i)
-		switch {
-		case f.Anonymous && f.Type == typeOut, !f.IsExported():
-			continue // dig refuses unexported fields itself
-		case dig.IsOut(f.Type):
-			keys = append(keys, serviceKeys(f.Type, "")...)
-		case f.Tag.Get("group") != "":
-			group, opts, _ := strings.Cut(f.Tag.Get("group"), ",")
-			ft := f.Type
-			if opts == "flatten" && ft.Kind() == reflect.Slice {
-				ft = ft.Elem() // a flattened slice adds each element
-			}
-			keys = append(keys, scope.Key{Kind: scope.Service, Type: ft, Group: group})
-		default:
-			keys = append(keys, scope.Key{Kind: scope.Service, Type: f.Type, Name: f.Tag.Get("name")})
-		}
-	}
-	return keys
-}
-
-var typeOut = reflect.TypeFor[dig.Out]()
 
 // slotInit is a request decorator's starting value.
 type slotInit struct {

@@ -41,7 +41,7 @@ func (s *Server) SetNotFoundHandler(fn any) error {
 		if fn == nil {
 			return fmt.Errorf("%w: nil not-found handler in %s", ErrInvalidHandler, s.Path())
 		}
-		if s.n.parent != nil && (s.n.prefix == "" || s.n.prefix == s.n.parent.prefix) {
+		if parent := s.a.parent(s.n); parent != nil && (s.n.prefix == "" || s.n.prefix == parent.prefix) {
 			return fmt.Errorf("%w: %s has no prefix of its own, so its not-found handler would shadow its parent's; register it with app.Prefix",
 				ErrInvalidHandler, s.Path())
 		}

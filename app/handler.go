@@ -288,7 +288,7 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 					return nil, fmt.Errorf("needs request decorator %q as %v (field %s), but it holds %v: %w",
 						name, f.Type, f.Name, d.ValueType, ErrDecoratorType)
 				}
-				fp.slot = slot.Index
+				fp.slot = slot
 				sp.fields = append(sp.fields, fp)
 				continue
 			}

@@ -130,16 +130,13 @@ func (n *node) sortHooks() {
 	}
 }
 
-// chain collects the hooks of kind that apply to a route of n: root's
-// first, down to n's, then the route's own.
-func (n *node) chain(kind Hook, own []hookDef) []hookDef {
-	var path []*node
-	for p := n; p != nil; p = p.parent {
-		path = append(path, p)
-	}
+// chain collects the hooks of kind that apply to a route whose context
+// has lineage line: root's first, down to the route's context's, then the
+// route's own.
+func chain(line []*node, kind Hook, own []hookDef) []hookDef {
 	var out []hookDef
-	for i := len(path) - 1; i >= 0; i-- {
-		out = append(out, path[i].hooks[kind]...)
+	for _, p := range line {
+		out = append(out, p.hooks[kind]...)
 	}
 	for _, h := range own {
 		if h.kind == kind {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/burrow-go/burrow/httpx"
@@ -89,7 +90,7 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 	}
 	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes, timeout: a.cfg.bodyTimeout}
 	limitSet := false
-	for c := n; c != nil; c = c.parent {
+	for _, c := range slices.Backward(a.lineage(n)) {
 		p.parsers = append(p.parsers, c.parsers...)
 		if c.bodyLimit > 0 && !limitSet {
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's

@@ -25,7 +25,7 @@ func (s *Server) PrintPlugins() string {
 	defer s.a.mu.Unlock()
 	var b strings.Builder
 	root := s.a.root
-	fmt.Fprintf(&b, "%s %s\n", root.name, fmtDuration(root.loadTime))
+	fmt.Fprintf(&b, "%s %s\n", root.ctx.Name(), fmtDuration(root.loadTime))
 	var draw func(n *node, indent string)
 	draw = func(n *node, indent string) {
 		for i, rec := range n.loaded {
@@ -64,10 +64,10 @@ func (s *Server) PrintVisibility() string {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
 	var b strings.Builder
-	s.a.root.walk(func(n *node) {
+	s.a.walk(func(n *node) {
 		b.WriteString(n.ctx.Path())
-		if len(n.wrapped) > 0 {
-			fmt.Fprintf(&b, "  [wrapped plugins: %s]", strings.Join(n.wrapped, ", "))
+		if wrapped := n.wrapped(); len(wrapped) > 0 {
+			fmt.Fprintf(&b, "  [wrapped plugins: %s]", strings.Join(wrapped, ", "))
 		}
 		b.WriteString("\n")
 		own := n.ctx.Decls()
@@ -78,7 +78,7 @@ func (s *Server) PrintVisibility() string {
 		}
 		writeDecls(&b, "sees", seen, n.ctx)
 		var hidden []*scope.Decl
-		s.a.root.walk(func(o *node) {
+		s.a.walk(func(o *node) {
 			for _, d := range o.ctx.Decls() {
 				if n.ctx.Lookup(d.Key) == nil {
 					hidden = append(hidden, d)
@@ -137,11 +137,11 @@ func (s *Server) DOT() string {
 	defer s.a.mu.Unlock()
 	var b strings.Builder
 	b.WriteString("digraph burrow {\n\trankdir=TB;\n\tnode [shape=box, fontname=\"Helvetica\"];\n")
-	ids := map[*node]string{}
-	s.a.root.walk(func(n *node) {
+	ids := map[*scope.Context]string{}
+	s.a.walk(func(n *node) {
 		id := fmt.Sprintf("c%d", len(ids))
-		ids[n] = id
-		lines := []string{n.name}
+		ids[n.ctx] = id
+		lines := []string{n.ctx.Name()}
 		if n.prefix != "" {
 			lines = append(lines, "prefix "+n.prefix)
 		}
@@ -149,10 +149,10 @@ func (s *Server) DOT() string {
 			lines = append(lines, declString(d))
 		}
 		fmt.Fprintf(&b, "\t%s [label=%s];\n", id, dotQuote(strings.Join(lines, "\n")))
-		if n.parent != nil {
-			fmt.Fprintf(&b, "\t%s -> %s;\n", ids[n.parent], id)
+		if p := n.ctx.Parent(); p != nil {
+			fmt.Fprintf(&b, "\t%s -> %s;\n", ids[p], id)
 		}
-		for i, w := range n.wrapped {
+		for i, w := range n.wrapped() {
 			wid := fmt.Sprintf("%s_w%d", id, i)
 			fmt.Fprintf(&b, "\t%s [label=%s, shape=note, style=dashed];\n\t%s -> %s [style=dashed, arrowhead=none];\n",
 				wid, dotQuote(w+" (wrapped)"), id, wid)

@@ -106,11 +106,11 @@ func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 		return fmt.Errorf("%w: supports Burrow %s, this is %s", ErrVersionMismatch, m.version, Version)
 	}
 	for _, dep := range m.dependencies {
-		if hasPlugin(n, dep) {
+		if a.hasPlugin(n, dep) {
 			continue
 		}
 		var elsewhere []string
-		a.root.walk(func(o *node) {
+		a.walk(func(o *node) {
 			if slices.Contains(o.plugins, dep) {
 				elsewhere = append(elsewhere, o.ctx.Path())
 			}
@@ -132,9 +132,9 @@ func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 
 // hasPlugin reports whether a plugin called name has started loading in n
 // or an ancestor.
-func hasPlugin(n *node, name string) bool {
-	for ; n != nil; n = n.parent {
-		if slices.Contains(n.plugins, name) {
+func (a *instance) hasPlugin(n *node, name string) bool {
+	for _, p := range a.lineage(n) {
+		if slices.Contains(p.plugins, name) {
 			return true
 		}
 	}

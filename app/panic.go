@@ -49,6 +49,26 @@ func (e *panicError) Format(f fmt.State, verb rune) {
 	}
 }
 
+// recoverError is every recovery of the framework's: deferred directly
+// (recover only works there), it turns a panic into *err. With keepAbort,
+// http.ErrAbortHandler panics on, as net/http's signal to drop the
+// connection; code that runs where nothing above it would recover, such
+// as a goroutine of its own, recovers that one too.
+func recoverError(err *error, keepAbort bool) {
+	if p := recover(); p != nil {
+		if keepAbort && p == http.ErrAbortHandler {
+			panic(p)
+		}
+		*err = errorOf(p)
+	}
+}
+
+// protectCall runs fn, turning any panic into an error.
+func protectCall(fn func() error) (err error) {
+	defer recoverError(&err, false)
+	return fn()
+}
+
 // logPanic logs err once, at error level with its stack, when it is a
 // recovered panic; it reports whether it was.
 func logPanic(log *zap.Logger, reqID string, err error) bool {

@@ -127,7 +127,7 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 func (s *Server) HasPlugin(name string) bool {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
-	return hasPlugin(s.n, name)
+	return s.a.hasPlugin(s.n, name)
 }
 
 // funcName is the name of fn without its package: "publicContext" for
@@ -199,18 +199,10 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		if p.wrapped {
 			h.from = p.name
 			h.seq = &callSeq{base: p.pos}
-			target.wrapped = append(target.wrapped, p.name)
-			target.ctx.AddWrapped(p.name)
 		}
 		a.mu.Unlock()
 		if err := a.runPlugin(p, h); err != nil {
-			var inner *PluginError
-			if errors.As(err, &inner) {
-				// A plugin this one registered was refused: that one is
-				// the culprit, and its error already says where.
-				return inner
-			}
-			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+			return bodyFailed(p, target, err)
 		}
 		a.mu.Lock()
 		sub := target.pending
@@ -218,11 +210,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		err = a.bootErr
 		a.mu.Unlock()
 		if err != nil {
-			var inner *PluginError
-			if errors.As(err, &inner) {
-				return inner
-			}
-			return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+			return bodyFailed(p, target, err)
 		}
 		if err := a.load(target, sub); err != nil {
 			return err
@@ -237,17 +225,26 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 	return nil
 }
 
+// bodyFailed is the error of p, whose body ran in target and failed with
+// err. When err holds a *PluginError, a plugin p registered was refused:
+// that one is the culprit, and its error already says where.
+func bodyFailed(p *pendingPlugin, target *node, err error) error {
+	var inner *PluginError
+	if errors.As(err, &inner) {
+		return inner
+	}
+	return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+}
+
 // child creates the context of an encapsulated plugin below n.
 func (a *instance) child(n *node, p *pendingPlugin) *node {
 	ctx := n.ctx.Child(p.name)
 	c := &node{
 		ctx:    ctx,
-		parent: n,
-		name:   p.name,
 		prefix: joinPrefix(n.prefix, p.prefix),
 		log:    a.log.With(zap.String("context", ctx.Path())),
 	}
-	n.kids = append(n.kids, c)
+	a.nodes[ctx] = c
 	return c
 }
 
@@ -268,19 +265,11 @@ func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
 // plugin time-out. fn then keeps running on its goroutine until it
 // returns, as Go cannot stop it.
 func (a *instance) bounded(fn func() error) error {
-	run := func() (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = errorOf(r)
-			}
-		}()
-		return fn()
-	}
 	if a.cfg.pluginTimeout <= 0 {
-		return run()
+		return protectCall(fn)
 	}
 	done := make(chan error, 1)
-	go func() { done <- run() }()
+	go func() { done <- protectCall(fn) }()
 	t := time.NewTimer(a.cfg.pluginTimeout)
 	defer t.Stop()
 	select {

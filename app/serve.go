@@ -259,15 +259,10 @@ func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
 // would, and there is no response of theirs to abort.
 func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
 	for _, h := range hooks {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					err = errorOf(p)
-				}
-			}()
-			_, err = h(x, nil)
+		err := protectCall(func() error {
+			_, err := h(x, nil)
 			return err
-		}()
+		})
 		if err != nil {
 			rt.node.log.Error(kind+" hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
 		}
@@ -278,14 +273,7 @@ func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
 // sends a reply ends the chain.
 func (rt *route) run(x *httpx.Exchange) (err error) {
 	rep := x.Reply()
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	for i := range rt.phases {
 		for _, h := range rt.phases[i] {
 			if _, err := h(x, nil); err != nil {
@@ -377,27 +365,13 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 // an error, as protect does for hooks: the error path's own sends must
 // not drop the connection.
 func sendProtected(rep *httpx.Reply, v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	return rep.Send(v)
 }
 
 // protect calls h, turning a panic into an error.
 func protect(h invoker, x *httpx.Exchange, in error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = errorOf(p)
-		}
-	}()
+	defer recoverError(&err, true)
 	_, err = h(x, in)
 	return err
 }

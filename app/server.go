@@ -59,6 +59,7 @@ type instance struct {
 	interrupted bool            // Close began during the boot
 	closeCtx    context.Context // that Close's context, for the close the boot runs
 	root        *node
+	nodes       map[*scope.Context]*node // the node of every context
 
 	router   httpx.Router[*route]
 	routes   []*route
@@ -81,30 +82,6 @@ type instance struct {
 	servers  []*http.Server
 	closeErr error
 	closed   chan struct{}
-}
-
-// node is one encapsulation context with what was registered in it.
-type node struct {
-	ctx    *scope.Context
-	parent *node
-	kids   []*node
-	name   string
-	prefix string
-	log    *zap.Logger
-
-	pending      []*pendingPlugin
-	seq          callSeq  // numbers the calls made through this context's handles
-	plugins      []string // names of the plugins registered here, in load order
-	routes       []*routeDef
-	hooks        hookLists
-	errorHandler *handlerDef
-	notFound     *handlerDef
-	parsers      []parserDef
-	bodyLimit    int64
-	loadTime     time.Duration // the plugin body and everything it registered
-	loaded       []*loadRecord // plugins loaded into this context, in order
-	wrapped      []string
-	app          appHooks
 }
 
 // config holds New's options.
@@ -277,7 +254,8 @@ func New(opts ...Option) *Server {
 	}
 	a.router.MaxParamLength = cfg.maxParamLength
 	ctx := scope.New(cfg.name)
-	a.root = &node{ctx: ctx, name: cfg.name, log: cfg.logger.With(zap.String("context", ctx.Path()))}
+	a.root = &node{ctx: ctx, log: cfg.logger.With(zap.String("context", ctx.Path()))}
+	a.nodes = map[*scope.Context]*node{ctx: a.root}
 	a.pool.New = func() any { return new(httpx.Exchange) }
 	return &Server{a: a, n: a.root}
 }
@@ -286,7 +264,7 @@ func New(opts ...Option) *Server {
 func (s *Server) Log() *zap.Logger { return s.n.log }
 
 // Name is the name of this handle's context.
-func (s *Server) Name() string { return s.n.name }
+func (s *Server) Name() string { return s.n.ctx.Name() }
 
 // Path is this handle's context path, e.g. "root > publicContext".
 func (s *Server) Path() string { return s.n.ctx.Path() }

@@ -18,23 +18,19 @@ type Context struct {
 	children []*Context
 	depth    int
 
-	container *dig.Container // root only
-	scope     *dig.Scope
+	scope *dig.Scope
 
-	decls   []*Decl
-	wrapped []string // names of wrapped plugins loaded into this context
-	slots   *int     // shared by the whole tree: the next request slot index
+	decls []*Decl
+	slots *int // shared by the whole tree: the next request slot index
 }
 
 // New returns the root context of a new tree, backed by a new dig.Container
 // built with opts.
 func New(name string, opts ...dig.Option) *Context {
-	c := dig.New(opts...)
 	return &Context{
-		name:      name,
-		container: c,
-		scope:     c.Scope(name),
-		slots:     new(int),
+		name:  name,
+		scope: dig.New(opts...).Scope(name),
+		slots: new(int),
 	}
 }
 
@@ -57,20 +53,8 @@ func (c *Context) Name() string { return c.name }
 // Parent is the context c was created in, or nil for the root.
 func (c *Context) Parent() *Context { return c.parent }
 
-// Children are the contexts created in c, in creation order.
-func (c *Context) Children() []*Context { return c.children }
-
-// Depth is 0 for the root, 1 for its children, and so on.
-func (c *Context) Depth() int { return c.depth }
-
-// Scope is the dig scope backing c. Use it only at start-up.
-func (c *Context) Scope() *dig.Scope { return c.scope }
-
-// Container is the dig container of the whole tree.
-func (c *Context) Container() *dig.Container { return c.Root().container }
-
-// Root is the top of c's tree.
-func (c *Context) Root() *Context {
+// root is the top of c's tree.
+func (c *Context) root() *Context {
 	for c.parent != nil {
 		c = c.parent
 	}
@@ -90,15 +74,9 @@ func (c *Context) Path() string {
 // String is the context's path.
 func (c *Context) String() string { return c.Path() }
 
-// AddWrapped records that a wrapped plugin named name was loaded into c.
-func (c *Context) AddWrapped(name string) { c.wrapped = append(c.wrapped, name) }
-
-// Wrapped lists the wrapped plugins loaded into c, in load order.
-func (c *Context) Wrapped() []string { return c.wrapped }
-
-// IsAncestorOf reports whether c is other or one of other's ancestors, that
+// isAncestorOf reports whether c is other or one of other's ancestors, that
 // is, whether what c declares is visible from other.
-func (c *Context) IsAncestorOf(other *Context) bool {
+func (c *Context) isAncestorOf(other *Context) bool {
 	for n := other; n != nil; n = n.parent {
 		if n == c {
 			return true
@@ -124,9 +102,9 @@ func (c *Context) Walk(fn func(*Context) bool) bool {
 // relation describes where other stands as seen from c, for error messages.
 func (c *Context) relation(other *Context) string {
 	switch {
-	case other.IsAncestorOf(c):
+	case other.isAncestorOf(c):
 		return "ancestor context"
-	case c.IsAncestorOf(other):
+	case c.isAncestorOf(other):
 		if other.parent == c {
 			return "child context"
 		}

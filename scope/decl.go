@@ -81,13 +81,13 @@ func (d *Decl) Where() string {
 	return d.Context.Path()
 }
 
-// Declare records d in c. A request decorator whose name is already visible
+// declare records d in c. A request decorator whose name is already visible
 // from c is refused, like Fastify refuses re-declaring a value decorator; a
 // service may shadow one an ancestor provides, but not one provided in c
 // itself. A value group takes any number of values: declaring one c
 // already declares returns that declaration. A new request decorator gets
 // the next free slot.
-func (c *Context) Declare(d Decl) (*Decl, error) {
+func (c *Context) declare(d Decl) (*Decl, error) {
 	switch {
 	case d.Kind == Request:
 		if prev := c.Lookup(d.Key); prev != nil {
@@ -159,7 +159,7 @@ func (c *Context) Visible(kind Kind) []*Decl {
 // order, whether or not c can see it.
 func (c *Context) Providers(k Key) []*Decl {
 	var out []*Decl
-	c.Root().Walk(func(n *Context) bool {
+	c.root().Walk(func(n *Context) bool {
 		for _, d := range n.decls {
 			if k.matches(d) {
 				out = append(out, d)

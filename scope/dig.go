@@ -1,32 +1,128 @@
 package scope
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"go.uber.org/dig"
 )
 
-// Slot is the token a request decorator is provided as in its context's dig
+// slot is the token a request decorator is provided as in its context's dig
 // scope, under the decorator's name. Resolving it from a route's scope is
 // how dig itself decides whether the decorator is visible there; the value
 // tells the route which request slot holds it.
-type Slot struct{ Index int }
+type slot struct{ index int }
 
-// ProvideSlot provides d's slot token into c's dig scope under d's name.
-func (c *Context) ProvideSlot(d *Decl) error {
-	slot := Slot{Index: d.Slot}
-	return c.scope.Provide(func() Slot { return slot }, dig.Name(d.Name))
+// DeclareRequest declares a request decorator called name, holding values
+// of type valueType, in c, on behalf of the wrapped plugin plugin ("" for
+// none). It records the declaration and provides the decorator's slot token
+// in c's dig scope, so dig and the registry agree on where it is visible.
+// A name already visible from c is refused with a *DuplicateError.
+func (c *Context) DeclareRequest(name string, valueType reflect.Type, plugin string) (*Decl, error) {
+	d, err := c.declare(Decl{Key: Key{Kind: Request, Name: name}, ValueType: valueType, Plugin: plugin})
+	if err != nil {
+		return nil, err
+	}
+	token := slot{index: d.Slot}
+	if err := c.scope.Provide(func() slot { return token }, dig.Name(name)); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// ResolveSlot asks dig, from c, for the slot token of the request decorator
-// called name.
-func (c *Context) ResolveSlot(name string) (Slot, error) {
-	v, err := c.Resolve(reflect.TypeFor[Slot](), name, false)
-	if err != nil {
-		return Slot{}, err
+// Provide provides a service in c on behalf of the wrapped plugin plugin
+// ("" for none): service is a value, shared as is, or a dig constructor
+// whose results become services, each under name when name is not "". It
+// provides service in c's dig scope and records every service it yields,
+// so dig and the registry agree on where each is visible. A service c
+// itself already provides is refused with a *DuplicateError; an error from
+// dig is returned as dig gives it.
+func (c *Context) Provide(service any, name, plugin string) error {
+	if service == nil {
+		return errors.New("nil service")
 	}
-	return v.Interface().(Slot), nil
+	ctor := service
+	t := reflect.TypeOf(service)
+	var keys []Key
+	if t.Kind() == reflect.Func {
+		for i := range t.NumOut() {
+			if out := t.Out(i); out != typeError {
+				keys = append(keys, serviceKeys(out, name)...)
+			}
+		}
+	} else {
+		v := reflect.ValueOf(service)
+		ctor = reflect.MakeFunc(reflect.FuncOf(nil, []reflect.Type{t}, false),
+			func([]reflect.Value) []reflect.Value { return []reflect.Value{v} }).Interface()
+		keys = serviceKeys(t, name)
+	}
+	var opts []dig.ProvideOption
+	if name != "" {
+		opts = append(opts, dig.Name(name))
+	}
+	for _, k := range keys {
+		if k.Group != "" {
+			continue // a group takes values from many constructors
+		}
+		if prev := c.Lookup(k); prev != nil && prev.Context == c {
+			return &DuplicateError{Key: k, In: c, Prev: prev}
+		}
+	}
+	if err := c.scope.Provide(ctor, opts...); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if _, err := c.declare(Decl{Key: k, Plugin: plugin}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var (
+	typeError = reflect.TypeFor[error]()
+	typeOut   = reflect.TypeFor[dig.Out]()
+)
+
+// serviceKeys are the services a constructor result of type t provides:
+// t itself (under name, if any), or, for a dig.Out result struct, each of
+// its fields — by type, by name, or into a value group — as dig sees them.
+func serviceKeys(t reflect.Type, name string) []Key {
+	if !dig.IsOut(t) || t.Kind() != reflect.Struct {
+		return []Key{{Kind: Service, Name: name, Type: t}}
+	}
+	var keys []Key
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case f.Anonymous && f.Type == typeOut, !f.IsExported():
+			continue // dig refuses unexported fields itself
+		case dig.IsOut(f.Type):
+			keys = append(keys, serviceKeys(f.Type, "")...)
+		case f.Tag.Get("group") != "":
+			group, opts, _ := strings.Cut(f.Tag.Get("group"), ",")
+			ft := f.Type
+			if opts == "flatten" && ft.Kind() == reflect.Slice {
+				ft = ft.Elem() // a flattened slice adds each element
+			}
+			keys = append(keys, Key{Kind: Service, Type: ft, Group: group})
+		default:
+			keys = append(keys, Key{Kind: Service, Type: f.Type, Name: f.Tag.Get("name")})
+		}
+	}
+	return keys
+}
+
+// ResolveSlot asks dig, from c, for the request slot of the request
+// decorator called name: it fails where dig cannot see the decorator.
+func (c *Context) ResolveSlot(name string) (int, error) {
+	v, err := c.Resolve(reflect.TypeFor[slot](), name, false)
+	if err != nil {
+		return 0, err
+	}
+	return v.Interface().(slot).index, nil
 }
 
 // Resolve asks dig, from c, for the value of type t provided under name

@@ -11,7 +11,9 @@ func ExampleContext_Require() {
 	root := scope.New("root")
 	public := root.Child("publicContext")
 	authenticated := root.Child("authenticatedContext")
-	public.Declare(scope.Decl{Key: scope.Key{Kind: scope.Request, Name: "foo"}, ValueType: reflect.TypeFor[string]()})
+	if _, err := public.DeclareRequest("foo", reflect.TypeFor[string](), ""); err != nil {
+		panic(err)
+	}
 
 	_, err := authenticated.Require(scope.Key{Kind: scope.Request, Name: "foo"})
 	fmt.Println(err)

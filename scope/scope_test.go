@@ -1,4 +1,4 @@
-package scope_test
+package scope
 
 import (
 	"reflect"
@@ -6,47 +6,46 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/burrow-go/burrow/scope"
+	"go.uber.org/dig"
 )
 
-func req(name string) scope.Decl {
-	return scope.Decl{Key: scope.Key{Kind: scope.Request, Name: name}, ValueType: reflect.TypeFor[string]()}
+func req(name string) Decl {
+	return Decl{Key: Key{Kind: Request, Name: name}, ValueType: reflect.TypeFor[string]()}
 }
 
-func svc(t reflect.Type) scope.Decl {
-	return scope.Decl{Key: scope.Key{Kind: scope.Service, Type: t}}
+func svc(t reflect.Type) Decl {
+	return Decl{Key: Key{Kind: Service, Type: t}}
 }
 
 func TestTreeAndPaths(t *testing.T) {
-	root := scope.New("root")
+	root := New("root")
 	a := root.Child("a")
 	a1 := a.Child("a1")
 	b := root.Child("b")
 	assert.Equal(t, "root > a > a1", a1.Path())
-	assert.Equal(t, 2, a1.Depth())
-	assert.Same(t, root, a1.Root())
-	assert.True(t, a.IsAncestorOf(a1))
-	assert.True(t, a.IsAncestorOf(a))
-	assert.False(t, a1.IsAncestorOf(a))
-	assert.False(t, b.IsAncestorOf(a1))
+	assert.Equal(t, 2, a1.depth)
+	assert.Same(t, root, a1.root())
+	assert.True(t, a.isAncestorOf(a1))
+	assert.True(t, a.isAncestorOf(a))
+	assert.False(t, a1.isAncestorOf(a))
+	assert.False(t, b.isAncestorOf(a1))
 	var order []string
-	root.Walk(func(c *scope.Context) bool { order = append(order, c.Name()); return true })
+	root.Walk(func(c *Context) bool { order = append(order, c.Name()); return true })
 	assert.Equal(t, []string{"root", "a", "a1", "b"}, order)
 }
 
 func TestDeclareAndLookup(t *testing.T) {
-	root := scope.New("root")
+	root := New("root")
 	a := root.Child("a")
 	a1 := a.Child("a1")
 	b := root.Child("b")
 
-	d, err := a.Declare(req("foo"))
+	d, err := a.declare(req("foo"))
 	require.NoError(t, err)
-	_, err = a1.Declare(req("foo"))
-	require.ErrorIs(t, err, scope.ErrDuplicate)
+	_, err = a1.declare(req("foo"))
+	require.ErrorIs(t, err, ErrDuplicate)
 	assert.EqualError(t, err, `request decorator "foo" is already declared in ancestor context root > a and visible from root > a > a1`)
-	_, err = b.Declare(req("foo"))
+	_, err = b.declare(req("foo"))
 	require.NoError(t, err, "siblings may reuse a name")
 	assert.Equal(t, 2, root.Slots())
 
@@ -54,30 +53,29 @@ func TestDeclareAndLookup(t *testing.T) {
 	assert.Nil(t, root.Lookup(d.Key))
 
 	tp := reflect.TypeFor[*int]()
-	_, err = root.Declare(svc(tp))
+	_, err = root.declare(svc(tp))
 	require.NoError(t, err)
-	_, err = a.Declare(svc(tp))
+	_, err = a.declare(svc(tp))
 	require.NoError(t, err, "a child may shadow a service")
-	_, err = a.Declare(svc(tp))
-	require.ErrorIs(t, err, scope.ErrDuplicate)
-	assert.Equal(t, a, a1.Lookup(scope.Key{Kind: scope.Service, Type: tp}).Context, "nearest first")
-	assert.Len(t, a1.Visible(scope.Service), 1, "shadowed services are listed once")
+	_, err = a.declare(svc(tp))
+	require.ErrorIs(t, err, ErrDuplicate)
+	assert.Equal(t, a, a1.Lookup(Key{Kind: Service, Type: tp}).Context, "nearest first")
+	assert.Len(t, a1.Visible(Service), 1, "shadowed services are listed once")
 }
 
 func TestRequireSaysWhere(t *testing.T) {
-	root := scope.New("root")
+	root := New("root")
 	a := root.Child("a")
 	a1 := a.Child("a1")
 	a11 := a1.Child("a11")
 	b := root.Child("b")
-	a11.AddWrapped("plug")
-	_, err := a11.Declare(scope.Decl{Key: scope.Key{Kind: scope.Request, Name: "deep"}, ValueType: reflect.TypeFor[int](), Plugin: "plug"})
+	_, err := a11.declare(Decl{Key: Key{Kind: Request, Name: "deep"}, ValueType: reflect.TypeFor[int](), Plugin: "plug"})
 	require.NoError(t, err)
-	_, err = a1.Declare(req("mid"))
+	_, err = a1.declare(req("mid"))
 	require.NoError(t, err)
 
 	tests := []struct {
-		from *scope.Context
+		from *Context
 		name string
 		msg  string
 	}{
@@ -87,32 +85,31 @@ func TestRequireSaysWhere(t *testing.T) {
 		{root, "none", `request decorator "none", which no context provides`},
 	}
 	for _, tt := range tests {
-		_, err := tt.from.Require(scope.Key{Kind: scope.Request, Name: tt.name})
-		require.ErrorIs(t, err, scope.ErrNotVisible)
-		var nv *scope.NotVisibleError
+		_, err := tt.from.Require(Key{Kind: Request, Name: tt.name})
+		require.ErrorIs(t, err, ErrNotVisible)
+		var nv *NotVisibleError
 		require.ErrorAs(t, err, &nv)
 		assert.EqualError(t, err, tt.msg)
 	}
 	c := root.Child("c")
 	c2 := root.Child("c2")
-	_, err = c2.Declare(req("sib"))
+	_, err = c2.declare(req("sib"))
 	require.NoError(t, err)
-	_, err = c.Require(scope.Key{Kind: scope.Request, Name: "sib"})
+	_, err = c.Require(Key{Kind: Request, Name: "sib"})
 	assert.EqualError(t, err, `request decorator "sib", which is only provided in sibling context root > c2`)
 }
 
 func TestSlotsThroughDig(t *testing.T) {
-	root := scope.New("root")
+	root := New("root")
 	a := root.Child("a")
 	a1 := a.Child("a1") // created before a provides: dig still propagates
 	b := root.Child("b")
-	d, err := a.Declare(req("foo"))
+	d, err := a.DeclareRequest("foo", reflect.TypeFor[string](), "")
 	require.NoError(t, err)
-	require.NoError(t, a.ProvideSlot(d))
 
 	s, err := a1.ResolveSlot("foo")
 	require.NoError(t, err)
-	assert.Equal(t, d.Slot, s.Index)
+	assert.Equal(t, d.Slot, s)
 	_, err = b.ResolveSlot("foo")
 	assert.Error(t, err, "a sibling cannot resolve it")
 	_, err = root.ResolveSlot("foo")
@@ -124,20 +121,83 @@ func TestSlotsThroughDig(t *testing.T) {
 }
 
 func TestValueGroupsAccumulate(t *testing.T) {
-	root := scope.New("root")
+	root := New("root")
 	a := root.Child("a")
 	tp := reflect.TypeFor[*int]()
-	group := scope.Decl{Key: scope.Key{Kind: scope.Service, Type: tp, Group: "g"}}
-	d1, err := root.Declare(group)
+	group := Decl{Key: Key{Kind: Service, Type: tp, Group: "g"}}
+	d1, err := root.declare(group)
 	require.NoError(t, err)
-	d2, err := root.Declare(group)
+	d2, err := root.declare(group)
 	require.NoError(t, err, "a group takes many values")
 	assert.Same(t, d1, d2, "and is declared once per context")
-	_, err = a.Declare(group)
+	_, err = a.declare(group)
 	require.NoError(t, err)
-	_, err = a.Declare(svc(tp))
+	_, err = a.declare(svc(tp))
 	require.NoError(t, err, "the plain service of the same type is another key")
-	assert.Len(t, a.Visible(scope.Service), 3, "a's group, root's group, a's plain service")
+	assert.Len(t, a.Visible(Service), 3, "a's group, root's group, a's plain service")
 	assert.Equal(t, `service *int in group "g"`, group.Key.String())
-	assert.Nil(t, root.Lookup(scope.Key{Kind: scope.Service, Type: tp}), "a group value is not the plain service")
+	assert.Nil(t, root.Lookup(Key{Kind: Service, Type: tp}), "a group value is not the plain service")
+}
+
+func TestProvideKeepsDigAndRegistryInStep(t *testing.T) {
+	t.Parallel()
+	type out struct {
+		dig.Out
+		Port  int    `name:"port"`
+		Tags  string `group:"tags"`
+		Other string `group:"tags"`
+	}
+	root := New("root")
+	a := root.Child("a")
+	b := root.Child("b")
+	require.NoError(t, a.Provide(func() (out, error) { return out{Port: 8080, Tags: "x", Other: "y"}, nil }, "", "plug"))
+	require.NoError(t, a.Provide(3.5, "ratio", ""))
+
+	tests := []struct {
+		key   Key
+		typ   reflect.Type
+		name  string
+		value any
+	}{
+		{Key{Kind: Service, Type: reflect.TypeFor[int](), Name: "port"}, reflect.TypeFor[int](), "port", 8080},
+		{Key{Kind: Service, Type: reflect.TypeFor[float64](), Name: "ratio"}, reflect.TypeFor[float64](), "ratio", 3.5},
+	}
+	for _, tt := range tests {
+		d, err := a.Require(tt.key)
+		require.NoError(t, err, "the registry sees %v", tt.key)
+		v, err := a.Resolve(tt.typ, tt.name, false)
+		require.NoError(t, err, "and so does dig")
+		assert.Equal(t, tt.value, v.Interface())
+		_, err = b.Require(tt.key)
+		require.ErrorIs(t, err, ErrNotVisible, "a sibling sees it in neither")
+		_, err = b.Resolve(tt.typ, tt.name, false)
+		assert.Error(t, err)
+		if tt.name == "port" {
+			assert.Equal(t, "plug", d.Plugin, "the wrapped plugin is recorded")
+		}
+	}
+	group := Key{Kind: Service, Type: reflect.TypeFor[string](), Group: "tags"}
+	assert.Len(t, a.Providers(group), 1, "one group declaration per context, whatever the fields")
+
+	err := a.Provide(func() int { return 1 }, "port", "")
+	require.ErrorIs(t, err, ErrDuplicate)
+	assert.EqualError(t, err, `service int named "port" is already declared in root > a (by wrapped plugin plug)`)
+	require.NoError(t, root.Provide(func() int { return 2 }, "", ""))
+	err = root.Provide(7, "", "")
+	require.ErrorIs(t, err, ErrDuplicate, "a value is a service like a constructor's result")
+	require.Error(t, root.Provide(nil, "", ""))
+}
+
+func TestDeclareRequestRefusesAVisibleName(t *testing.T) {
+	t.Parallel()
+	root := New("root")
+	a := root.Child("a")
+	_, err := root.DeclareRequest("user", reflect.TypeFor[string](), "")
+	require.NoError(t, err)
+	_, err = a.DeclareRequest("user", reflect.TypeFor[int](), "")
+	require.ErrorIs(t, err, ErrDuplicate)
+	slot, err := a.ResolveSlot("user")
+	require.NoError(t, err)
+	assert.Equal(t, 0, slot, "dig still holds the ancestor's slot")
+	assert.Equal(t, 1, root.Slots(), "the refused one took no slot")
 }
