@@ -18,7 +18,7 @@ import (
 	"github.com/burrow-go/burrow/scope"
 )
 
-// The reference topology of DESIGN §1: the root context with three root
+// The reference topology of the encapsulation model: the root context with three root
 // plugins; two child contexts, each with two child plugins and one
 // grandchild context; each grandchild context with three child plugins.
 //
@@ -108,7 +108,7 @@ func buildTopology(t *testing.T, s *app.Server, spec ctxSpec, names []string, wr
 	}
 }
 
-// expected computes, from DESIGN §1 alone, what the route of each context
+// expected computes, from the rules of encapsulation alone, what the route of each context
 // or plain plugin sees: the "ctx:" decorator of itself and every ancestor
 // context, plus the "plugin:" decorator of every wrapped plugin registered
 // in one of those contexts, plus its own when it is a plain plugin.
