@@ -1,10 +1,8 @@
 package burrow_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/scope"
 )
 
-// The reference topology of DESIGN §1: the root context with three root
+// The reference topology of the encapsulation model: the root context with three root
 // plugins; two child contexts, each with two child plugins and one
 // grandchild context; each grandchild context with three child plugins.
 //
@@ -108,7 +107,7 @@ func buildTopology(t *testing.T, s *app.Server, spec ctxSpec, names []string, wr
 	}
 }
 
-// expected computes, from DESIGN §1 alone, what the route of each context
+// expected computes, from the rules of encapsulation alone, what the route of each context
 // or plain plugin sees: the "ctx:" decorator of itself and every ancestor
 // context, plus the "plugin:" decorator of every wrapped plugin registered
 // in one of those contexts, plus its own when it is a plain plugin.
@@ -140,6 +139,7 @@ func expected(spec ctxSpec, wrapped bool) map[string][]string {
 }
 
 func TestVisibilityMatrix(t *testing.T) {
+	t.Parallel()
 	names := allNames(topology)
 	for _, wrapped := range []bool{false, true} {
 		t.Run(fmt.Sprintf("wrapped=%v", wrapped), func(t *testing.T) {
@@ -148,11 +148,10 @@ func TestVisibilityMatrix(t *testing.T) {
 			require.NoError(t, s.Ready())
 			want := expected(topology, wrapped)
 			for route, vis := range want {
-				res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/"+route, nil))
-				require.NoError(t, err)
+				res := apptest.Get(t, s, "/"+route)
 				require.Equal(t, http.StatusOK, res.StatusCode, route)
 				var got []string
-				require.NoError(t, jsonDecode(res, &got))
+				res.JSON(t, &got)
 				slices.Sort(got)
 				assert.Equal(t, vis, got, "what GET /%s sees", route)
 			}
@@ -163,15 +162,14 @@ func TestVisibilityMatrix(t *testing.T) {
 // TestVisibilityFacts spells out the rules the matrix is built from, so a
 // bug in expected() cannot hide one.
 func TestVisibilityFacts(t *testing.T) {
+	t.Parallel()
 	names := allNames(topology)
 	s := app.New()
 	buildTopology(t, s, topology, names, false, nil)
 	require.NoError(t, s.Ready())
 	sees := func(route, decorator string) bool {
-		res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/"+route, nil))
-		require.NoError(t, err)
 		var got []string
-		require.NoError(t, jsonDecode(res, &got))
+		apptest.Get(t, s, "/"+route).JSON(t, &got)
 		return slices.Contains(got, decorator)
 	}
 	tests := []struct {
@@ -198,6 +196,7 @@ func TestVisibilityFacts(t *testing.T) {
 }
 
 func TestHasPluginFollowsRegistration(t *testing.T) {
+	t.Parallel()
 	names := allNames(topology)
 	// Plugin registrations are recorded in the registering context, so
 	// they follow rule 4 the same way for plain and wrapped plugins.
@@ -235,6 +234,7 @@ func TestHasPluginFollowsRegistration(t *testing.T) {
 // decorator that context cannot see, and checks that Ready refuses to
 // start with an error naming the route, the value and where it is.
 func TestInvisibleDependencyFailsReady(t *testing.T) {
+	t.Parallel()
 	names := allNames(topology)
 	want := expected(topology, false)
 	all := []string{"ctx:root", "ctx:c1", "ctx:g1", "ctx:c2", "ctx:g2"}
@@ -273,9 +273,4 @@ func needing(name string) any {
 	fn := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{in}, []reflect.Type{reflect.TypeFor[error]()}, false),
 		func([]reflect.Value) []reflect.Value { return []reflect.Value{reflect.Zero(reflect.TypeFor[error]())} })
 	return fn.Interface()
-}
-
-func jsonDecode(res *http.Response, v any) error {
-	defer res.Body.Close()
-	return json.NewDecoder(res.Body).Decode(v)
 }

@@ -3,7 +3,6 @@ package app_test
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,26 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/scope"
 )
 
-// do injects one request and returns its status and body.
+// do injects one request and returns its status, body and headers.
 func do(t *testing.T, s *app.Server, method, target string, header ...string) (int, string, http.Header) {
 	t.Helper()
-	req := httptest.NewRequest(method, target, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	res, err := s.Inject(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, string(b), res.Header
+	res := apptest.Do(t, s, method, target, nil, header...)
+	return res.StatusCode, res.Body, res.Header
 }
 
 func TestMutationAfterReadyFails(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	var child *app.Server
 	require.NoError(t, s.Register(func(c *app.Server) error { child = c; return nil }))
@@ -58,6 +51,7 @@ func TestMutationAfterReadyFails(t *testing.T) {
 }
 
 func TestRequestDecoratorRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		build func(s *app.Server)
@@ -97,6 +91,7 @@ func TestRequestDecoratorRules(t *testing.T) {
 }
 
 func TestDuplicateDecoratorErrorSaysWhere(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.DecorateRequest("user", "")
 	s.Register(func(c *app.Server) error { return c.DecorateRequest("user", "") }, app.Name("auth"))
@@ -112,6 +107,7 @@ func TestDuplicateDecoratorErrorSaysWhere(t *testing.T) {
 
 type counter struct{ n int }
 
+// Not parallel: testing.AllocsPerRun refuses to run beside other tests.
 func TestServicesAreResolvedOnceAtStartup(t *testing.T) {
 	built := 0
 	s := app.New()
@@ -147,6 +143,7 @@ func TestServicesAreResolvedOnceAtStartup(t *testing.T) {
 }
 
 func TestServiceShadowingAndErrors(t *testing.T) {
+	t.Parallel()
 	type DB struct{ name string }
 	s := app.New()
 	require.NoError(t, s.Decorate(&DB{name: "root"}))
@@ -178,6 +175,7 @@ func TestServiceShadowingAndErrors(t *testing.T) {
 }
 
 func TestNamedServicesAndOptionalFields(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.Decorate("primary", app.Named("dsn"))
 	type deps struct {
@@ -194,6 +192,7 @@ func TestNamedServicesAndOptionalFields(t *testing.T) {
 }
 
 func TestHandlerSignatures(t *testing.T) {
+	t.Parallel()
 	type payload struct {
 		A string `json:"a"`
 	}
@@ -238,6 +237,7 @@ func TestHandlerSignatures(t *testing.T) {
 func errorsJoin(err error) error { return errors.Join(errors.New("context"), err) }
 
 func TestInvalidHandlersFailReady(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		handler any
@@ -263,6 +263,7 @@ func TestInvalidHandlersFailReady(t *testing.T) {
 }
 
 func TestDecoratorTypeMismatchFailsReady(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	type deps struct {
@@ -276,6 +277,7 @@ func TestDecoratorTypeMismatchFailsReady(t *testing.T) {
 }
 
 func TestPrefixesAndParams(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.Register(func(v1 *app.Server) error {
 		v1.Get("/", func() (string, error) { return "index", nil })
@@ -304,6 +306,7 @@ func TestPrefixesAndParams(t *testing.T) {
 }
 
 func TestDuplicateRouteAcrossContextsFailsReady(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	h := func() error { return nil }
 	s.Register(func(c *app.Server) error { return c.Get("/same", h) }, app.Name("a"))
@@ -314,6 +317,7 @@ func TestDuplicateRouteAcrossContextsFailsReady(t *testing.T) {
 }
 
 func TestExplicitHeadRouteWinsOverTwin(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.Get("/r", func() (string, error) { return "get", nil })
 	s.Head("/r", func(rep *httpx.Reply) error { rep.SetHeader("X-Head", "1"); return rep.Send(nil) })
@@ -322,6 +326,7 @@ func TestExplicitHeadRouteWinsOverTwin(t *testing.T) {
 }
 
 func TestJSONReplyHeaders(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	big := strings.Repeat("x", 5000)
 	s.Get("/big", func() (map[string]string, error) { return map[string]string{"v": big}, nil })
@@ -339,6 +344,7 @@ func TestJSONReplyHeaders(t *testing.T) {
 }
 
 func TestNotReadyAnswers503(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
@@ -347,6 +353,7 @@ func TestNotReadyAnswers503(t *testing.T) {
 }
 
 func TestRegisterRejectsNonPlugins(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	assert.ErrorIs(t, s.Register(42), app.ErrInvalidPlugin)
 	assert.ErrorIs(t, s.Register((*app.Plugin)(nil)), app.ErrInvalidPlugin)
@@ -354,6 +361,7 @@ func TestRegisterRejectsNonPlugins(t *testing.T) {
 }
 
 func TestRequestIDHeader(t *testing.T) {
+	t.Parallel()
 	s := app.New(app.WithRequestIDHeader("X-Request-Id"))
 	s.Get("/", func(req *httpx.Request) (string, error) { return req.ID(), nil })
 	for _, tt := range []struct {

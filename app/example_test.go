@@ -1,8 +1,12 @@
 package app_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 
@@ -204,4 +208,136 @@ func ExampleTyped() {
 	// 200 {"answer":42}
 	// 200 hello ada
 	// 400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"querystring/name is required","validation":[{"path":"querystring/name","rule":"required","message":"is required"}]}
+}
+
+// inventory is a service: built once, shared by every request.
+type inventory struct{ stock map[string]int }
+
+func (inv *inventory) count(item string) int { return inv.stock[item] }
+
+// A service is provided with Decorate and received as a plain parameter
+// of its type; a handler whose context provides none fails Ready.
+func ExampleServer_Decorate() {
+	s := app.New()
+	s.Decorate(&inventory{stock: map[string]int{"apple": 3}})
+	s.Get("/stock/:item", func(inv *inventory, req *httpx.Request) (string, error) {
+		return fmt.Sprint(inv.count(req.Param("item"))), nil
+	})
+	fmt.Println(get(s, "/stock/apple"))
+
+	bare := app.New()
+	bare.Get("/stock/:item", func(*inventory) error { return nil })
+	fmt.Println(bare.Ready())
+	// Output:
+	// 200 3
+	// route GET /stock/:item (root) needs service *app_test.inventory, which no context provides
+}
+
+// An error handler answers the errors of its context's routes; one that
+// fails passes the new error to its parent's, up to the default handler,
+// which writes Fastify's JSON shape.
+func ExampleServer_SetErrorHandler() {
+	errOutOfStock := errors.New("out of stock")
+	s := app.New()
+	s.Register(func(shop *app.Server) error {
+		shop.SetErrorHandler(func(err error, rep *httpx.Reply) error {
+			if errors.Is(err, errOutOfStock) {
+				return rep.Code(409).Send(map[string]string{"problem": err.Error()})
+			}
+			return fmt.Errorf("shop: %w", err) // the parent's handler answers
+		})
+		shop.Get("/buy", func() error { return errOutOfStock })
+		return shop.Get("/pay", func() error { return httpx.NewError(402, "PAY_FIRST", "payment required") })
+	}, app.Name("shop"))
+
+	fmt.Println(get(s, "/buy"))
+	fmt.Println(get(s, "/pay"))
+	// Output:
+	// 409 {"problem":"out of stock"}
+	// 402 {"statusCode":402,"code":"PAY_FIRST","error":"Payment Required","message":"payment required"}
+}
+
+// A request decorator starts every request with the same value; a hook
+// replaces it for one request with SetDecorator, and the handler reads
+// what the hook set.
+func ExampleServer_DecorateRequest() {
+	type caller struct {
+		app.In
+		User string `name:"user"`
+	}
+	s := app.New()
+	s.DecorateRequest("user", "anonymous")
+	s.AddHook(app.OnRequest, func(req *httpx.Request) error {
+		if name := req.Header("X-User"); name != "" {
+			return req.SetDecorator("user", name)
+		}
+		return nil
+	})
+	s.Get("/whoami", func(c caller) (string, error) { return c.User, nil })
+
+	req := httptest.NewRequest("GET", "/whoami", nil)
+	req.Header.Set("X-User", "ada")
+	res, _ := s.Inject(req)
+	b, _ := io.ReadAll(res.Body)
+	fmt.Println(string(b))
+	fmt.Println(get(s, "/whoami"))
+	// Output:
+	// ada
+	// 200 anonymous
+}
+
+// Inject answers a request without a socket, through the whole request
+// path (hooks, typed input, the error handler), booting the server first;
+// it is how tests talk to a server (see package apptest).
+func ExampleServer_Inject() {
+	s := app.New()
+	s.Post("/echo", func(b app.Body[map[string]any]) (map[string]any, error) { return b.Value, nil })
+
+	req := httptest.NewRequest("POST", "/echo", strings.NewReader(`{"hello":"world"}`))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := s.Inject(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := io.ReadAll(res.Body)
+	fmt.Println(res.StatusCode, res.Header.Get("Content-Type"), string(b))
+	// Output: 200 application/json; charset=utf-8 {"hello":"world"}
+}
+
+// Close drains the server: PreClose hooks run while requests are still
+// possible, OnClose hooks once the in-flight requests have finished, and
+// Serve then returns nil.
+func ExampleServer_Close() {
+	s := app.New()
+	s.Get("/", func() (string, error) { return "hello", nil })
+	s.PreClose(func(context.Context) error { fmt.Println("preClose: stop background work"); return nil })
+	s.OnClose(func(context.Context) error { fmt.Println("onClose: release the database"); return nil })
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	res, err := http.Get("http://" + ln.Addr().String() + "/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	fmt.Println(string(b))
+
+	fmt.Println("close:", s.Close(context.Background()))
+	fmt.Println("serve:", <-served)
+	fmt.Println("ready after close:", s.Ready())
+	// Output:
+	// hello
+	// preClose: stop background work
+	// onClose: release the database
+	// close: <nil>
+	// serve: <nil>
+	// ready after close: burrow: server closed
 }

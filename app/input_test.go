@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -540,4 +541,36 @@ func TestConnectionCloseRepliesDoNotWaitForTheBody(t *testing.T) {
 			assert.ErrorIs(t, err, io.EOF, "the server closed the connection instead of reading on")
 		})
 	}
+}
+
+// A Parser reading past the limit gets an error matching ErrBodyTooLarge
+// (the contract http.MaxBytesReader's *http.MaxBytesError would not
+// keep), and wrapping it still answers 413 and closes the connection,
+// whose unread rest cannot be reused.
+func TestParserReadingPastTheLimitGetsErrBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	var matched atomic.Bool
+	s := app.New()
+	require.NoError(t, s.AddContentTypeParser("text/csv", func(_ *httpx.Request, body io.Reader, v any) error {
+		_, err := io.ReadAll(body)
+		matched.Store(errors.Is(err, app.ErrBodyTooLarge))
+		return fmt.Errorf("reading the csv: %w", err)
+	}))
+	s.Post("/", func(app.Body[string]) (string, error) { return "ok", nil }, app.BodyLimit(64))
+	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	// No Content-Length: chunked, so the limit is met while reading.
+	req, err := http.NewRequest("POST", srv.URL, io.MultiReader(strings.NewReader(strings.Repeat("a", 65))))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "text/csv")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.True(t, matched.Load())
+	assert.Equal(t, 413, res.StatusCode)
+	assert.True(t, res.Close, "connection: close")
+	assert.JSONEq(t, `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`, string(b))
 }

@@ -140,6 +140,16 @@ func mediaType(ct string) string {
 }
 
 // limitedReader fails with errTooLarge once more than n bytes are read.
+//
+// It is not http.MaxBytesReader because the error is the contract: a
+// Parser is promised an error matching ErrBodyTooLarge, and this one is
+// the 413 itself, so a parser that wraps or returns it answers 413.
+// MaxBytesReader's *http.MaxBytesError matches neither, and it wants an
+// io.ReadCloser, which a stream set by SetBodyReader (a decompressor)
+// need not be. Its one side effect — telling net/http's own writer to
+// close the connection — parseBody gets by answering "connection: close",
+// which works for Inject's writer and for a limit met by decompressed
+// bytes alike.
 type limitedReader struct {
 	r io.Reader
 	n int64

@@ -2,8 +2,6 @@ package app_test
 
 import (
 	"fmt"
-	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -53,18 +52,16 @@ func typedServer(t *testing.T, fn any) *app.Server {
 	return s
 }
 
+// inject sends body as JSON, when there is one, and returns the status,
+// body and content type of the answer.
 func inject(t *testing.T, s *app.Server, method, target, body string) (int, string, string) {
 	t.Helper()
-	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	var header []string
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		header = []string{"Content-Type", "application/json"}
 	}
-	res, err := s.Inject(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, string(b), res.Header.Get("Content-Type")
+	res := apptest.Do(t, s, method, target, strings.NewReader(body), header...)
+	return res.StatusCode, res.Body, res.Header.Get("Content-Type")
 }
 
 // TestTypedHandlersAnswerLikeReflectiveOnes runs each shape twice, once
@@ -72,6 +69,7 @@ func inject(t *testing.T, s *app.Server, method, target, body string) (int, stri
 // TypedValue, and expects the same answer to every request: the fast
 // path changes how the function is called, nothing else.
 func TestTypedHandlersAnswerLikeReflectiveOnes(t *testing.T) {
+	t.Parallel()
 	inStruct := func(rep *httpx.Reply, d typedDeps) error {
 		return rep.Send(map[string]any{"answer": d.Answer, "foo": d.Foo, "bar": d.Bar, "clock": d.Clock.now})
 	}
@@ -127,6 +125,7 @@ func TestTypedHandlersAnswerLikeReflectiveOnes(t *testing.T) {
 // decorator only a sibling declares names the route, the value and where
 // it is provided.
 func TestTypedHandlerMissingDecoratorFailsReady(t *testing.T) {
+	t.Parallel()
 	type needsBar struct {
 		app.In
 		Bar string `name:"bar"`
@@ -150,6 +149,7 @@ func TestTypedHandlerMissingDecoratorFailsReady(t *testing.T) {
 // Typed works as a hook (it may answer early; printing shows the
 // wrapped function's name) and as an error handler.
 func TestTypedHookAndErrorHandler(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.AddHook(app.OnRequest, app.Typed(guard))

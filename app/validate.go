@@ -24,6 +24,9 @@ import (
 //	validate:"required,min=1,max=64,len=8,enum=a|b|c,format=email"
 //	pattern:"^[a-z]+$"
 //
+// go-playground/validator's spellings of these rules are accepted too
+// (burrowSpelling).
+//
 // min, max and len count characters of a string, items of a slice and
 // entries of a map, and bound the value of a number. A field that is not
 // required is checked only when it is not its zero value, so "absent"
@@ -216,6 +219,43 @@ var (
 	}
 )
 
+// burrowSpelling turns go-playground/validator's spelling of a rule
+// Burrow has into Burrow's own, so a struct already tagged for that
+// validator works unchanged: email, uuid, url, uri, ipv4 and ipv6 are
+// formats, gte and lte are min and max (inclusive, and counting a
+// string's characters as min and max do), and oneof is enum with its
+// values separated by spaces. A failing field reports Burrow's rule name.
+func burrowSpelling(rule, arg string) (string, string) {
+	switch rule {
+	case "email", "uuid", "ipv4", "ipv6", "uri":
+		if arg == "" {
+			return "format", rule
+		}
+	case "url":
+		if arg == "" {
+			return "format", "uri"
+		}
+	case "gte":
+		return "min", arg
+	case "lte":
+		return "max", arg
+	}
+	return rule, arg
+}
+
+// ruleHints names Burrow's way to say what other validators' rules say.
+var ruleHints = map[string]string{
+	"gt":       "Burrow's bounds include the bound: use min=",
+	"lt":       "Burrow's bounds include the bound: use max=",
+	"eq":       "use len= for a size, enum= for a value",
+	"ip":       "use format=ipv4 or format=ipv6",
+	"datetime": "use format=date-time (RFC 3339) or format=date",
+	"dive":     "validation descends into slices and maps of structs by itself: put the rules on the item type's fields",
+	"alpha":    `use the pattern tag, as pattern:"^[a-zA-Z]+$"`,
+	"alphanum": `use the pattern tag, as pattern:"^[a-zA-Z0-9]+$"`,
+	"numeric":  `use the pattern tag, as pattern:"^[0-9]+$"`,
+}
+
 // parse reads f's validate and pattern tags.
 func (fr *fieldRules) parse(f reflect.StructField) error {
 	t := f.Type
@@ -239,31 +279,35 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 	}
 	for _, part := range strings.Split(spec, ",") {
 		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
+		rule, arg = burrowSpelling(rule, arg)
 		switch rule {
 		case "required":
 			fr.required = true
+		case "omitempty":
+			// Burrow's own rule for what is not required, where the two agree.
+			if k := f.Type.Kind(); isNumber(k) || k == reflect.Struct || k == reflect.Array {
+				return fmt.Errorf("%w: omitempty on %v: Burrow checks a %v even when it is zero; make the field a pointer to make it optional",
+					ErrInvalidConstraint, f.Type, k)
+			}
 		case "min", "max", "len":
 			c, err := boundCheck(rule, arg, t)
 			if err != nil {
 				return err
 			}
 			fr.checks = append(fr.checks, c)
-		case "enum":
-			if arg == "" {
-				return fmt.Errorf("%w: enum needs values, as enum=a|b", ErrInvalidConstraint)
-			}
+		case "enum", "oneof":
 			allowed := strings.Split(arg, "|")
+			if rule == "oneof" {
+				allowed = strings.Fields(arg)
+			}
+			if arg == "" || len(allowed) == 0 {
+				return fmt.Errorf("%w: %s needs values, as enum=a|b or oneof=a b", ErrInvalidConstraint, rule)
+			}
 			if t.Kind() != reflect.String {
-				return fmt.Errorf("%w: enum on %v", ErrInvalidConstraint, t)
+				return fmt.Errorf("%w: %s on %v", ErrInvalidConstraint, rule, t)
 			}
 			fr.checks = append(fr.checks, check{"enum", func(v reflect.Value) bool {
-				s := v.String()
-				for _, a := range allowed {
-					if s == a {
-						return true
-					}
-				}
-				return false
+				return slices.Contains(allowed, v.String())
 			}, "must be equal to one of the allowed values: " + strings.Join(allowed, ", ")})
 		case "format":
 			ok := formats[arg]
@@ -274,7 +318,11 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 				fmt.Sprintf("must match format %q", arg)})
 		case "":
 		default:
-			return fmt.Errorf("%w: unknown rule %q", ErrInvalidConstraint, rule)
+			if hint := ruleHints[rule]; hint != "" {
+				return fmt.Errorf("%w: unknown rule %q: %s", ErrInvalidConstraint, rule, hint)
+			}
+			return fmt.Errorf("%w: unknown rule %q: Burrow's rules are required, min, max, len, enum, format and the pattern tag",
+				ErrInvalidConstraint, rule)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -54,13 +55,8 @@ func validate[T any](t *testing.T, body string) (int, string) {
 	t.Helper()
 	s := app.New()
 	s.Post("/", func(app.Body[T]) (string, error) { return "ok", nil })
-	req := httptest.NewRequest("POST", "/", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := s.Inject(req)
-	require.NoError(t, err)
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	out := string(b)
+	res := apptest.Do(t, s, "POST", "/", strings.NewReader(body), "Content-Type", "application/json")
+	out := res.Body
 	if _, list, ok := strings.Cut(out, `"validation":`); ok {
 		out = strings.TrimSuffix(list, "}")
 	}

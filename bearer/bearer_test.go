@@ -2,7 +2,6 @@ package bearer_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -41,19 +41,19 @@ func newApp(t testing.TB, opts []app.Option, bearerOpts ...bearer.Option) *app.S
 	return s
 }
 
+// inject sends GET path with an authorization header for each of auth.
 func inject(t testing.TB, s *app.Server, path string, auth ...string) (int, string, http.Header) {
-	req := httptest.NewRequest("GET", path, nil)
+	t.Helper()
+	var header []string
 	for _, a := range auth {
-		req.Header.Add("Authorization", a)
+		header = append(header, "Authorization", a)
 	}
-	res, err := s.Inject(req)
-	require.NoError(t, err)
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, string(b), res.Header
+	res := apptest.Get(t, s, path, header...)
+	return res.StatusCode, res.Body, res.Header
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	s := newApp(t, nil, bearer.Keys("k1", "second-key"))
 	tests := []struct {
 		name      string
@@ -96,6 +96,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestSiblingIsNotProtected(t *testing.T) {
+	t.Parallel()
 	s := newApp(t, nil, bearer.Keys("k1"))
 	for _, auth := range [][]string{nil, {"Bearer wrong"}, {"Basic x"}, {"a", "b"}} {
 		status, body, _ := inject(t, s, "/public", auth...)
@@ -105,6 +106,7 @@ func TestSiblingIsNotProtected(t *testing.T) {
 }
 
 func TestOverRealHTTP(t *testing.T) {
+	t.Parallel()
 	s := newApp(t, nil, bearer.Keys("k1"))
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -125,6 +127,7 @@ func TestOverRealHTTP(t *testing.T) {
 }
 
 func TestCustomScheme(t *testing.T) {
+	t.Parallel()
 	s := newApp(t, nil, bearer.Keys("k1"), bearer.Scheme("Token"))
 	status, _, _ := inject(t, s, "/private", "Token k1")
 	assert.Equal(t, 200, status)
@@ -135,6 +138,7 @@ func TestCustomScheme(t *testing.T) {
 }
 
 func TestKeysNeverLogged(t *testing.T) {
+	t.Parallel()
 	keys := []string{"very-secret-key-1", "very-secret-key-2"}
 	sent := []string{"Bearer very-secret-key-1", "Bearer wrong-secret-guess", "bearer very-secret-key-2", "Basic very-secret-key-1"}
 	for _, mode := range []string{"hook", "verify"} {
@@ -211,6 +215,7 @@ func TestRefusalsAreNotErrors(t *testing.T) {
 }
 
 func TestLogLevelOption(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.DebugLevel)
 	s := newApp(t, []app.Option{app.WithLogger(zap.New(core))}, bearer.Keys("k1"), bearer.LogLevel(zapcore.WarnLevel))
 	inject(t, s, "/private", "Bearer nope")
@@ -221,6 +226,7 @@ func TestLogLevelOption(t *testing.T) {
 }
 
 func TestHandlerNotReachedOnFailure(t *testing.T) {
+	t.Parallel()
 	reached := 0
 	s := app.New()
 	s.Register(bearer.Plugin(bearer.Keys("k1")))

@@ -3,8 +3,6 @@ package bearer_test
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,11 +12,13 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
 
 func TestStrictScheme(t *testing.T) {
+	t.Parallel()
 	lenient := newApp(t, nil, bearer.Keys("k1"))
 	strict := newApp(t, nil, bearer.Keys("k1"), bearer.Strict(true))
 	tests := []struct {
@@ -45,6 +45,7 @@ func TestStrictScheme(t *testing.T) {
 }
 
 func TestAuthFunction(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.DebugLevel)
 	auth := func(key string, req *httpx.Request) (bool, error) {
 		switch {
@@ -71,12 +72,13 @@ func TestAuthFunction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := mustGet(t, "/private", tt.auth)
-			req.Header.Set("X-Tenant", tt.tenant)
-			res, err := s.Inject(req)
-			require.NoError(t, err)
+			header := []string{"X-Tenant", tt.tenant}
+			if tt.auth != "" {
+				header = append(header, "Authorization", tt.auth)
+			}
+			res := apptest.Get(t, s, "/private", header...)
 			assert.Equal(t, tt.status, res.StatusCode)
-			assert.Equal(t, tt.body, readBody(t, res))
+			assert.Equal(t, tt.body, res.Body)
 		})
 	}
 	logged := logs.FilterMessage("bearer auth check failed").All()
@@ -85,6 +87,7 @@ func TestAuthFunction(t *testing.T) {
 }
 
 func TestErrorResponseAndContentType(t *testing.T) {
+	t.Parallel()
 	s := newApp(t, nil, bearer.Keys("k1"),
 		bearer.ContentType("application/problem+json"),
 		bearer.ErrorResponse(func(err error) any {
@@ -114,6 +117,7 @@ func TestErrorResponseAndContentType(t *testing.T) {
 // are open unless they attach the verifier, which the plugin provides as
 // a service. Failures go through the error handler with Fastify's codes.
 func TestAddHookFalseGuardsChosenRoutesOnly(t *testing.T) {
+	t.Parallel()
 	verify := func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }
 	s := app.New()
 	s.Register(func(s *app.Server) error {
@@ -143,6 +147,7 @@ func TestAddHookFalseGuardsChosenRoutesOnly(t *testing.T) {
 }
 
 func TestVerifierFromNewWithAnErrorHandler(t *testing.T) {
+	t.Parallel()
 	v, err := bearer.New(bearer.Keys("k1"))
 	require.NoError(t, err)
 	s := app.New()
@@ -163,6 +168,7 @@ func TestVerifierFromNewWithAnErrorHandler(t *testing.T) {
 }
 
 func TestExposeIdentity(t *testing.T) {
+	t.Parallel()
 	type caller struct {
 		app.In
 		Who bearer.Identity `name:"caller"`
@@ -211,6 +217,7 @@ func TestExposeIdentityWithAHandPlacedVerify(t *testing.T) {
 }
 
 func TestInvalidOptions(t *testing.T) {
+	t.Parallel()
 	auth := func(string, *httpx.Request) (bool, error) { return true, nil }
 	tests := []struct {
 		name string
@@ -257,6 +264,7 @@ func TestInvalidOptions(t *testing.T) {
 }
 
 func TestRegisteredTwiceInOneContext(t *testing.T) {
+	t.Parallel()
 	s := app.New()
 	s.Register(bearer.Plugin(bearer.Keys("k1")))
 	s.Register(bearer.Plugin(bearer.Keys("k2")))
@@ -268,19 +276,4 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
-}
-
-func mustGet(t *testing.T, path, auth string) *http.Request {
-	req, err := http.NewRequest("GET", "http://example.test"+path, nil)
-	require.NoError(t, err)
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	return req
-}
-
-func readBody(t *testing.T, res *http.Response) string {
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return string(b)
 }

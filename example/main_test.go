@@ -32,9 +32,10 @@ type exchange struct {
 	header             map[string]string // extra headers expected
 }
 
-// designTable is DESIGN §2 (and the default answers of §4) as requests and
+// referenceTable is the reference example (README, "The reference example",
+// with the default answers of "Behaviour") as requests and
 // exact answers; share selects the variant with the grandchild wrapped.
-func designTable(share bool) []exchange {
+func referenceTable(share bool) []exchange {
 	two := `{"answer":42,"foo":"foo"}`
 	if share {
 		two = `{"answer":42,"foo":"foo","bar":"bar"}`
@@ -79,11 +80,11 @@ func designTable(share bool) []exchange {
 	}
 }
 
-func TestDesignTableInject(t *testing.T) {
+func TestReferenceTableInject(t *testing.T) {
 	for _, share := range []bool{false, true} {
 		s := build([]string{"k1", "k2"}, share)
 		require.NoError(t, s.Ready())
-		for _, ex := range designTable(share) {
+		for _, ex := range referenceTable(share) {
 			t.Run(name(share, ex), func(t *testing.T) {
 				req := httptest.NewRequest(ex.method, ex.path, strings.NewReader(ex.sent))
 				if ex.ctype != "" {
@@ -100,12 +101,12 @@ func TestDesignTableInject(t *testing.T) {
 	}
 }
 
-func TestDesignTableOverSocket(t *testing.T) {
+func TestReferenceTableOverSocket(t *testing.T) {
 	for _, share := range []bool{false, true} {
 		s := build([]string{"k1", "k2"}, share)
 		require.NoError(t, s.Ready())
 		srv := httptest.NewServer(s)
-		for _, ex := range designTable(share) {
+		for _, ex := range referenceTable(share) {
 			t.Run(name(share, ex), func(t *testing.T) {
 				req, err := http.NewRequest(ex.method, srv.URL+ex.path, strings.NewReader(ex.sent))
 				require.NoError(t, err)
@@ -201,7 +202,7 @@ func TestKeysFromFlagsAndEnv(t *testing.T) {
 	assert.GreaterOrEqual(t, len(k1), 32)
 }
 
-// TestPrintFlag checks -print against DESIGN §2: the plugin tree, the
+// TestPrintFlag checks -print against the reference example: the plugin tree, the
 // routes with bearer-auth's hook on /one only, and what each context sees
 // — in both variants.
 func TestPrintFlag(t *testing.T) {

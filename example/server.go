@@ -56,7 +56,7 @@ func readiness(s *app.Server) func(*httpx.Reply) error {
 	}
 }
 
-// build assembles the reference server of DESIGN §2. With share, the
+// build assembles the reference server (README, "The reference example"). With share, the
 // grandchild context is wrapped, so what it declares lands in
 // publicContext.
 func build(keys []string, share bool, opts ...app.Option) *app.Server {

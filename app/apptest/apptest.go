@@ -1,0 +1,111 @@
+// Package apptest helps test a Burrow server: a server closed when the
+// test ends, a request answered in one line with its body read, and a
+// check that no test leaves a goroutine behind.
+//
+//	func TestHello(t *testing.T) {
+//		s := apptest.New(t)
+//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		res := apptest.Get(t, s, "/hello")
+//		if res.StatusCode != 200 || res.Body != "hi" {
+//			t.Fatalf("got %d %q", res.StatusCode, res.Body)
+//		}
+//	}
+//
+// Requests go through Server.Inject: no socket, the whole request path
+// (routing, hooks, typed input, the error handler) as a client meets it.
+// The helpers fail the test themselves when the request cannot be made
+// and leave every assertion to the caller: they import no assertion
+// library, only the standard library, Burrow and goleak.
+package apptest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+// closeTimeout bounds how long the Close that ends a test made with New
+// waits for the server's in-flight requests and OnClose hooks.
+const closeTimeout = 10 * time.Second
+
+// New returns a server made with opts, closed when tb and its subtests
+// end; a Close that fails fails tb.
+func New(tb testing.TB, opts ...app.Option) *app.Server {
+	tb.Helper()
+	s := app.New(opts...)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			tb.Errorf("apptest: closing the server: %v", err)
+		}
+	})
+	return s
+}
+
+// Response is an answer with its body read.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       string
+}
+
+// JSON decodes the body into v, failing tb when it is not JSON that
+// fits v.
+func (r *Response) JSON(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal([]byte(r.Body), v); err != nil {
+		tb.Fatalf("apptest: decoding the %d answer %q into %T: %v", r.StatusCode, r.Body, v, err)
+	}
+}
+
+// Do sends method target to s with body (nil for none) and the headers
+// given as name, value pairs, and returns the answer. A request s cannot
+// answer (s fails Ready, say) fails tb.
+func Do(tb testing.TB, s *app.Server, method, target string, body io.Reader, header ...string) *Response {
+	tb.Helper()
+	if len(header)%2 != 0 {
+		tb.Fatalf("apptest: headers come in name, value pairs; %q has no value", header[len(header)-1])
+	}
+	req := httptest.NewRequest(method, target, body)
+	for i := 0; i < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	return Inject(tb, s, req)
+}
+
+// Get is Do with method GET and no body.
+func Get(tb testing.TB, s *app.Server, target string, header ...string) *Response {
+	tb.Helper()
+	return Do(tb, s, http.MethodGet, target, nil, header...)
+}
+
+// Inject sends req to s as it is and returns the answer.
+func Inject(tb testing.TB, s *app.Server, req *http.Request) *Response {
+	tb.Helper()
+	res, err := s.Inject(req)
+	if err != nil {
+		tb.Fatalf("apptest: %s %s: %v", req.Method, req.URL, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatalf("apptest: reading the answer to %s %s: %v", req.Method, req.URL, err)
+	}
+	return &Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(b)}
+}
+
+// Main runs a package's tests and fails the package if any goroutine is
+// left running after them: a server not closed, a hook still running, a
+// watcher not stopped. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { apptest.Main(m) }
+func Main(m *testing.M) { goleak.VerifyTestMain(m) }

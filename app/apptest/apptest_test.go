@@ -1,0 +1,122 @@
+package apptest_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+func TestMain(m *testing.M) { apptest.Main(m) }
+
+type echoed struct {
+	Method string `json:"method"`
+	Header string `json:"header"`
+	Body   string `json:"body"`
+}
+
+func echoServer(t *testing.T) *app.Server {
+	s := apptest.New(t)
+	echo := func(req *httpx.Request, b app.Body[string]) (echoed, error) {
+		return echoed{req.Method(), req.Header("X-Test"), b.Value}, nil
+	}
+	require.NoError(t, s.Get("/echo", echo))
+	require.NoError(t, s.Post("/echo", echo))
+	return s
+}
+
+func TestDoSendsTheRequestAndReadsTheAnswer(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t)
+	tests := []struct {
+		name string
+		res  *apptest.Response
+		want echoed
+	}{
+		{"Do", apptest.Do(t, s, "POST", "/echo", strings.NewReader("hello"), "Content-Type", "text/plain", "X-Test", "yes"),
+			echoed{"POST", "yes", "hello"}},
+		{"Get", apptest.Get(t, s, "/echo", "X-Test", "no"), echoed{"GET", "no", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, 200, tt.res.StatusCode)
+			assert.Equal(t, "application/json; charset=utf-8", tt.res.Header.Get("Content-Type"))
+			var got echoed
+			tt.res.JSON(t, &got)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestNewClosesTheServerWhenTheTestEnds(t *testing.T) {
+	t.Parallel()
+	closed := false
+	t.Run("uses a server", func(t *testing.T) {
+		s := apptest.New(t)
+		require.NoError(t, s.OnClose(func(context.Context) error { closed = true; return nil }))
+		require.NoError(t, s.Get("/", func() (string, error) { return "ok", nil }))
+		assert.Equal(t, "ok", apptest.Get(t, s, "/").Body)
+		assert.False(t, closed)
+	})
+	assert.True(t, closed)
+}
+
+// fatalTB records the first Fatalf and stops its goroutine, as testing's
+// own does.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func (f *fatalTB) Helper() {}
+
+// fatal runs fn with a fatalTB and returns what it failed with.
+func fatal(t *testing.T, fn func(tb testing.TB)) string {
+	tb := &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(tb)
+	}()
+	<-done
+	return tb.msg
+}
+
+func TestHelpersFailTheTestOnWhatTheyCannotDo(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t)
+	broken := apptest.New(t)
+	require.NoError(t, broken.Get("/", func(int) {}))
+	tests := []struct {
+		name string
+		fn   func(tb testing.TB)
+		msg  string
+	}{
+		{"a header without a value", func(tb testing.TB) { apptest.Get(tb, s, "/echo", "X-Test") },
+			`apptest: headers come in name, value pairs; "X-Test" has no value`},
+		{"a server that fails Ready", func(tb testing.TB) { apptest.Get(tb, broken, "/") },
+			"apptest: GET /: route GET / (root) needs service int"},
+		{"a body that does not fit", func(tb testing.TB) {
+			var n int
+			apptest.Get(tb, s, "/echo").JSON(tb, &n)
+		}, `apptest: decoding the 200 answer "{\"method\":\"GET\",\"header\":\"\",\"body\":\"\"}" into *int: json: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Contains(t, fatal(t, tt.fn), tt.msg)
+		})
+	}
+}
