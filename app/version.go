@@ -7,7 +7,7 @@ import (
 )
 
 // Version is this Burrow's version, which plugins check with Supports.
-const Version = "0.4.0"
+const Version = "0.5.0"
 
 // version is major.minor.patch; pre-release and build suffixes are not
 // part of Burrow's versions, so they are not parsed.
