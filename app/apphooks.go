@@ -7,6 +7,8 @@ import (
 	"net"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Application hooks, as in Fastify, but typed. Each is registered in a
@@ -90,7 +92,7 @@ func (s *Server) addLateHook(isNil bool, add func()) error {
 func appHook(s *Server, isNil bool, add func()) func() error {
 	return func() error {
 		if isNil {
-			return fmt.Errorf("%w: nil application hook in %s", ErrInvalidHandler, s.Path())
+			return errkind.New(ErrInvalidHandler, "invalid application hook in %s: nil", s.Path())
 		}
 		add()
 		return nil
@@ -107,7 +109,7 @@ func (a *instance) runOnRegister(c *node) error {
 		a.mu.Unlock()
 		for _, fn := range hooks {
 			if err := fn(h); err != nil {
-				return fmt.Errorf("onRegister hook: %w", err)
+				return err
 			}
 		}
 	}

@@ -41,7 +41,7 @@ func TestOnRegisterSeesEncapsulatedChildrenOnly(t *testing.T) {
 	err := s.Ready()
 	var pe *app.PluginError
 	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, "plugin x (root > x): onRegister hook: no", err.Error())
+	assert.Equal(t, "plugin x (root > x) failed in an onRegister hook: no", err.Error())
 }
 
 func TestOnRouteEditsRoutesAndSeesTwins(t *testing.T) {

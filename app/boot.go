@@ -13,6 +13,7 @@ import (
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/compiled"
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/urlpath"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -149,8 +150,8 @@ func (a *instance) compile() error {
 	var stray error
 	a.walk(func(n *node) {
 		if len(n.pending) > 0 && stray == nil {
-			stray = fmt.Errorf("%w: plugin %s was registered into %s after that context had loaded",
-				ErrInvalidPlugin, n.pending[0].name, n.ctx.Path())
+			stray = errkind.New(ErrInvalidPlugin, "plugin %s was registered into %s after that context had loaded",
+				n.pending[0].name, n.ctx.Path())
 		}
 	})
 	if stray != nil {
@@ -192,7 +193,7 @@ func (a *instance) compile() error {
 			}
 			for _, p := range paths {
 				if err := a.router.Add(ro.Method, p, rt); err != nil {
-					errs = &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: fmt.Errorf("cannot be added: %w", err)}
+					errs = &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: notAdded(err)}
 					return
 				}
 			}
@@ -225,7 +226,7 @@ func (a *instance) compile() error {
 		for _, p := range tw.paths {
 			// An explicit HEAD route wins over a twin.
 			if err := a.router.Add(http.MethodHead, p, tw.rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
-				return &RouteError{Method: http.MethodHead, Path: p, Context: tw.rt.info.Context, Err: fmt.Errorf("cannot be added: %w", err)}
+				return &RouteError{Method: http.MethodHead, Path: p, Context: tw.rt.info.Context, Err: notAdded(err)}
 			}
 			tw.rt.twins = append(tw.rt.twins, p)
 		}
@@ -258,12 +259,15 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	needs := &inputNeeds{}
 	withInput := compileOptions{inputs: needs}
 	if rt.handler, err = compile(handler, n.ctx, withInput); err != nil {
+		if invalidShape(err) {
+			err = fmt.Errorf("has an invalid handler: %w", err)
+		}
 		return nil, fail(err)
 	}
 	for i, kind := range phases {
 		opt := withInput
 		if kind == OnRequest || kind == PreParsing {
-			opt = compileOptions{inputPhase: "in a " + kind.String() + " hook, which runs before the body is parsed"}
+			opt = compileOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
 		}
 		if rt.phases[i], err = compileHooks(n, line, kind, own, opt); err != nil {
 			return nil, fail(err)
@@ -301,7 +305,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 		inv, err := compile(p.errorHandler.fn, n.ctx, compileOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
-			return nil, fail(fmt.Errorf("has an invalid error handler from %s: %w", p.ctx.Path(), err))
+			return nil, fail(phraseHook("error handler from "+p.ctx.Path(), err))
 		}
 		rt.errorHandlers = append(rt.errorHandlers, inv)
 	}
@@ -317,11 +321,48 @@ func compileHooks(n *node, line []*node, kind Hook, own []hookDef, opt compileOp
 	for i, d := range defs {
 		inv, err := compile(d.fn, n.ctx, opt)
 		if err != nil {
-			return nil, fmt.Errorf("has an invalid %v hook %s: %w", kind, d.name, err)
+			what := kind.String() + " hook"
+			if d.name != "" {
+				what += " " + d.name
+			}
+			return nil, phraseHook(what, err)
 		}
 		out[i] = inv
 	}
 	return out, nil
+}
+
+// notAdded phrases a router error to follow a RouteError's route.
+func notAdded(err error) error {
+	if errors.Is(err, httpx.ErrDuplicateRoute) {
+		return errkind.New(httpx.ErrDuplicateRoute, "is already registered")
+	}
+	return fmt.Errorf("cannot be added: %w", err)
+}
+
+// invalidShape reports whether a compile error is about the function's
+// shape (its parameters or results) rather than what it needs.
+func invalidShape(err error) bool {
+	return errors.Is(err, ErrInvalidHandler) || errors.Is(err, ErrInvalidInput)
+}
+
+// phraseHook phrases a compile error of a hook or error handler (what)
+// to follow a RouteError's route: "has an invalid onRequest hook: func()
+// int must return error or (T, error)", "has an error handler from root
+// that needs service *db.DB, which no context provides".
+func phraseHook(what string, err error) error {
+	if invalidShape(err) {
+		return fmt.Errorf("has an invalid %s: %w", what, err)
+	}
+	return fmt.Errorf("has %s %s that %w", article(what), what, err)
+}
+
+// article is "a" or "an" for a hook or handler name.
+func article(what string) string {
+	if strings.HasPrefix(what, "on") || strings.HasPrefix(what, "error") {
+		return "an"
+	}
+	return "a"
 }
 
 // setSendHooks sets the preSerialization and onSend hooks a route's

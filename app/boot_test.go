@@ -355,7 +355,7 @@ func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
 	})
 	err := s.Ready()
 	require.ErrorIs(t, err, app.ErrPluginTimeout)
-	assert.Contains(t, err.Error(), "onReady hook in root: burrow: plugin timed out after 50ms")
+	assert.Contains(t, err.Error(), "onReady hook in root: timed out after 50ms")
 	<-hookDone
 	assert.Same(t, err, injected, "the waiting call gets the boot's result and returns")
 }

@@ -28,7 +28,7 @@ var timeoutReply = func() []byte {
 
 // errDeadline is the cause of a request context ended by the request
 // time-out, which tells it from a client that went away.
-var errDeadline = errors.New("burrow: request time-out")
+var errDeadline = errors.New("request time-out")
 
 // deadlineWriter stands between a request with a time-out and its
 // ResponseWriter. At the deadline, unless the handler has begun its

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // fieldDecoder fills struct fields from text values: the query string or
@@ -27,7 +28,7 @@ var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 // tag ("query" or "param").
 func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("%w: %v must be a struct", ErrInvalidInput, t)
+		return nil, errkind.New(ErrInvalidInput, "%v must be a struct", t)
 	}
 	d := &fieldDecoder{}
 	for i := range t.NumField() {
@@ -41,7 +42,7 @@ func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
 		}
 		set, err := textSetter(f.Type)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v.%s: %w", ErrInvalidInput, t, f.Name, err)
+			return nil, errkind.New(ErrInvalidInput, "%v.%s: %w", t, f.Name, err)
 		}
 		d.fields = append(d.fields, textField{index: i, name: name, set: set})
 	}

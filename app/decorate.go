@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -32,14 +33,14 @@ import (
 func (s *Server) DecorateRequest(name string, value any) error {
 	return s.mutate(func() error {
 		if name == "" {
-			return fmt.Errorf("%w: empty request decorator name in %s", ErrInvalidDecorator, s.Path())
+			return errkind.New(ErrInvalidDecorator, "invalid request decorator in %s: empty name", s.Path())
 		}
 		if value == nil {
-			return fmt.Errorf("%w: request decorator %q in %s has no value, so no type; use a typed nil",
-				ErrInvalidDecorator, name, s.Path())
+			return errkind.New(ErrInvalidDecorator, "invalid request decorator %q in %s: it has no value, so no type; use a typed nil",
+				name, s.Path())
 		}
 		if err := sharesNothing(name, value); err != nil {
-			return fmt.Errorf("%w: request decorator %q in %s %w", ErrInvalidDecorator, name, s.Path(), err)
+			return errkind.New(ErrInvalidDecorator, "invalid request decorator %q in %s: it %w", name, s.Path(), err)
 		}
 		d, err := s.n.ctx.DeclareRequest(name, reflect.TypeOf(value), s.from)
 		if err != nil {
@@ -167,13 +168,13 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 			opt(&o)
 		}
 		if service == nil {
-			return fmt.Errorf("%w: nil service in %s", ErrInvalidDecorator, s.Path())
+			return errkind.New(ErrInvalidDecorator, "invalid service in %s: nil", s.Path())
 		}
 		if err := s.n.ctx.Provide(service, o.name, s.from); err != nil {
 			if errors.Is(err, scope.ErrDuplicate) {
 				return err
 			}
-			return fmt.Errorf("%w: in %s: %w", ErrInvalidDecorator, s.Path(), err)
+			return errkind.New(ErrInvalidDecorator, "invalid service in %s: %w", s.Path(), err)
 		}
 		return nil
 	})

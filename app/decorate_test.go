@@ -59,7 +59,7 @@ func TestDecoratorValuesThatShareAreRefused(t *testing.T) {
 
 	s := app.New()
 	err := s.DecorateRequest("session", &session{})
-	assert.EqualError(t, err, `burrow: invalid decorator: request decorator "session" in root would share `+
+	assert.EqualError(t, err, `invalid request decorator "session" in root: it would share `+
 		`its *app_test.session value with every request; declare it with a typed nil, DecorateRequest("session", (*app_test.session)(nil)), `+
 		`and set a fresh value per request with req.SetDecorator in a hook (or provide a service with Decorate to share one on purpose)`)
 

@@ -92,10 +92,19 @@
 // sends Fastify's JSON shape: {"statusCode","code","error","message"}.
 // httpx.NewError and httpx.Errorf make errors that carry a status and a
 // code; wrapped, they are still found. A panic in a handler or hook is a
-// 500 through the same path, and the server keeps serving. Start-up
-// errors are sentences that name the route or plugin and its context
-// path, and wrap sentinels ([ErrAlreadyStarted], [ErrMissingDependency],
-// [ErrInvalidConstraint], scope.ErrNotVisible, …) for errors.Is.
+// 500 through the same path, and the server keeps serving.
+//
+// Start-up errors name their subject once and read as one sentence.
+// Sentinels ([ErrAlreadyStarted], [ErrMissingDependency],
+// [ErrInvalidConstraint], scope.ErrNotVisible, …) carry no package
+// prefix: they classify, for errors.Is, and the message that matches one
+// does not repeat its words. The outermost error names what failed — a
+// route ([RouteError]: "route GET / (root) has an invalid onRequest hook
+// auth: func(int, ...int) is variadic"), a plugin ([PluginError]: "plugin
+// db (root > api) failed: boom"), a context ("invalid request decorator
+// in root: empty name"), or, for an option's own argument, the option as
+// Go code ("bearer.Keys: empty key") — and what follows never names it
+// again.
 //
 // # Lifecycle
 //

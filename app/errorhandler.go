@@ -2,7 +2,8 @@ package app
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // handlerDef is a recorded error or not-found handler.
@@ -12,7 +13,7 @@ type handlerDef struct {
 
 // ErrHandlerSet is returned when a context sets a second error or
 // not-found handler.
-var ErrHandlerSet = errors.New("burrow: handler already set")
+var ErrHandlerSet = errors.New("handler already set")
 
 // SetErrorHandler sets the error handler of this context's routes (and of
 // descendants that set none). fn takes the same parameters as a handler
@@ -22,10 +23,10 @@ var ErrHandlerSet = errors.New("burrow: handler already set")
 func (s *Server) SetErrorHandler(fn any) error {
 	return s.mutate(func() error {
 		if fn == nil {
-			return fmt.Errorf("%w: nil error handler in %s", ErrInvalidHandler, s.Path())
+			return errkind.New(ErrInvalidHandler, "invalid error handler in %s: nil", s.Path())
 		}
 		if s.n.errorHandler != nil {
-			return fmt.Errorf("%w: error handler of %s", ErrHandlerSet, s.Path())
+			return errkind.New(ErrHandlerSet, "the error handler of %s is already set", s.Path())
 		}
 		s.n.errorHandler = &handlerDef{fn: fn}
 		return nil
@@ -39,14 +40,14 @@ func (s *Server) SetErrorHandler(fn any) error {
 func (s *Server) SetNotFoundHandler(fn any) error {
 	return s.mutate(func() error {
 		if fn == nil {
-			return fmt.Errorf("%w: nil not-found handler in %s", ErrInvalidHandler, s.Path())
+			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: nil", s.Path())
 		}
 		if parent := s.a.parent(s.n); parent != nil && (s.n.prefix == "" || s.n.prefix == parent.prefix) {
-			return fmt.Errorf("%w: %s has no prefix of its own, so its not-found handler would shadow its parent's; register it with app.Prefix",
-				ErrInvalidHandler, s.Path())
+			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: the context has no prefix of its own, so it would shadow its parent's; register the plugin with app.Prefix",
+				s.Path())
 		}
 		if s.n.notFound != nil {
-			return fmt.Errorf("%w: not-found handler of %s", ErrHandlerSet, s.Path())
+			return errkind.New(ErrHandlerSet, "the not-found handler of %s is already set", s.Path())
 		}
 		s.n.notFound = &handlerDef{fn: fn}
 		return nil

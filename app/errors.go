@@ -3,43 +3,50 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"github.com/burrow-go/burrow/httpx"
 )
 
-// Sentinel errors. Start-up failures wrap one of these (or one from the
-// scope and httpx packages), so callers test them with errors.Is.
+// Sentinel errors. Start-up failures match one of these (or one from the
+// scope and httpx packages) with errors.Is. Their text carries no package
+// prefix and is rarely printed: the error that matches one says what
+// failed in its own words (see the package doc, "Errors").
 var (
 	// ErrAlreadyStarted is returned by every mutating call made after Ready.
-	ErrAlreadyStarted = errors.New("burrow: server already started")
+	ErrAlreadyStarted = errors.New("server already started")
 	// ErrBootFailed is returned by calls made after Ready failed.
-	ErrBootFailed = errors.New("burrow: boot failed")
+	ErrBootFailed = errors.New("boot failed")
 	// ErrClosed is returned by Ready and registrations once Close has
 	// begun, and by Inject once the drain delay is over (Listen and Serve
 	// return nil then).
-	ErrClosed = errors.New("burrow: server closed")
+	ErrClosed = errors.New("server closed")
 	// ErrInvalidPlugin is returned by Register for a value that is not a
 	// plugin.
-	ErrInvalidPlugin = errors.New("burrow: invalid plugin")
+	ErrInvalidPlugin = errors.New("invalid plugin")
 	// ErrPlugin wraps an error returned (or a panic raised) by a plugin
 	// body.
-	ErrPlugin = errors.New("burrow: plugin failed")
+	ErrPlugin = errors.New("plugin failed")
 	// ErrPluginTimeout is returned when a plugin body does not return within
 	// the plugin time-out.
-	ErrPluginTimeout = errors.New("burrow: plugin timed out")
+	ErrPluginTimeout = errors.New("plugin timed out")
 	// ErrInvalidHandler is returned for a handler or hook whose signature
 	// Burrow cannot call.
-	ErrInvalidHandler = errors.New("burrow: invalid handler")
-	// ErrDecoratorType is returned when a handler asks for a request
-	// decorator with a type its value does not have.
-	ErrDecoratorType = errors.New("burrow: decorator type mismatch")
+	ErrInvalidHandler = errors.New("invalid handler")
+	// ErrDecoratorType is httpx.ErrDecoratorType, which both packages
+	// return for a request decorator used with a type its value does not
+	// have.
+	//
+	// Deprecated: use httpx.ErrDecoratorType.
+	ErrDecoratorType = httpx.ErrDecoratorType
 	// ErrInvalidDecorator is returned for a malformed decorator
 	// declaration.
-	ErrInvalidDecorator = errors.New("burrow: invalid decorator")
+	ErrInvalidDecorator = errors.New("invalid decorator")
 	// ErrInvalidConstraint is returned at Ready for a validate or pattern
 	// tag Burrow cannot apply.
-	ErrInvalidConstraint = errors.New("burrow: invalid constraint")
+	ErrInvalidConstraint = errors.New("invalid constraint")
 	// ErrInvalidInput is returned at Ready for a Body, Query or Params
 	// parameter Burrow cannot fill.
-	ErrInvalidInput = errors.New("burrow: invalid input type")
+	ErrInvalidInput = errors.New("invalid input type")
 )
 
 // RouteError is a start-up error about one route (or one of its hooks).
@@ -51,12 +58,13 @@ type RouteError struct {
 
 func (e *RouteError) Error() string {
 	// Causes are phrased to follow the route: "needs request decorator …",
-	// "has an invalid handler: …".
+	// "has an invalid handler: …", "is already registered".
 	return fmt.Sprintf("route %s %s (%s) %v", e.Method, e.Path, e.Context, e.Err)
 }
 
-// Unwrap returns the cause: a *scope.NotVisibleError, or an error wrapping
-// ErrDecoratorType or ErrInvalidHandler.
+// Unwrap returns the cause: a *scope.NotVisibleError, or an error that
+// matches ErrDecoratorType, ErrInvalidHandler, ErrInvalidInput,
+// ErrInvalidConstraint or one of httpx's route errors.
 func (e *RouteError) Unwrap() error { return e.Err }
 
 // PluginError is a start-up error raised while loading a plugin.
@@ -67,7 +75,9 @@ type PluginError struct {
 }
 
 func (e *PluginError) Error() string {
-	return fmt.Sprintf("plugin %s (%s): %v", e.Plugin, e.Context, e.Err)
+	// Causes are phrased to follow the plugin, as RouteError's are:
+	// "failed: …", "timed out after 10s", "needs plugin …".
+	return fmt.Sprintf("plugin %s (%s) %v", e.Plugin, e.Context, e.Err)
 }
 
 // Unwrap returns the cause.

@@ -133,7 +133,7 @@ func Example_pluginContract() {
 	// Output:
 	// audit: anonymous /orders
 	// 200 []
-	// plugin audit (root): burrow: missing plugin dependency: needs plugin "session", which is not registered before it in root or an ancestor
+	// plugin audit (root) needs plugin "session", which is not registered before it in root or an ancestor
 }
 
 // A handler takes the body as a typed, validated value; a client that
@@ -339,5 +339,5 @@ func ExampleServer_Close() {
 	// onClose: release the database
 	// close: <nil>
 	// serve: <nil>
-	// ready after close: burrow: server closed
+	// ready after close: server closed
 }

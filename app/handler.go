@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -93,8 +94,8 @@ type compileOptions struct {
 // with the handler's) or a request decorator (the handler's hooks may be
 // changing it).
 func errBeside(what string) error {
-	return fmt.Errorf("has an invalid handler: %w: %s cannot be taken in onTimeout and onRequestAbort hooks, "+
-		"which run beside the handler on another goroutine", ErrInvalidHandler, what)
+	return errkind.New(ErrInvalidHandler, "%s cannot be taken in onTimeout and onRequestAbort hooks, "+
+		"which run beside the handler on another goroutine", what)
 }
 
 // compile builds the invoker for fn, resolving every parameter through c.
@@ -102,7 +103,7 @@ func errBeside(what string) error {
 func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 	switch f := fn.(type) {
 	case nil:
-		return nil, fmt.Errorf("has an invalid handler: %w: nil", ErrInvalidHandler)
+		return nil, errkind.New(ErrInvalidHandler, "nil")
 	case func(*httpx.Request, *httpx.Reply) error:
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
@@ -121,25 +122,25 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
 	if ft.Kind() != reflect.Func {
-		return nil, fmt.Errorf("has an invalid handler: %w: %v is not a function", ErrInvalidHandler, ft)
+		return nil, errkind.New(ErrInvalidHandler, "%v is not a function", ft)
 	}
 	if ft.IsVariadic() {
-		return nil, fmt.Errorf("has an invalid handler: %w: %v is variadic", ErrInvalidHandler, ft)
+		return nil, errkind.New(ErrInvalidHandler, "%v is variadic", ft)
 	}
 	returnsValue := false
 	switch ft.NumOut() {
 	case 0:
 	case 1:
 		if ft.Out(0) != typeError {
-			return nil, fmt.Errorf("has an invalid handler: %w: %v must return error or (T, error)", ErrInvalidHandler, ft)
+			return nil, errkind.New(ErrInvalidHandler, "%v must return error or (T, error)", ft)
 		}
 	case 2:
 		if ft.Out(1) != typeError {
-			return nil, fmt.Errorf("has an invalid handler: %w: %v must return error or (T, error)", ErrInvalidHandler, ft)
+			return nil, errkind.New(ErrInvalidHandler, "%v must return error or (T, error)", ft)
 		}
 		returnsValue = true
 	default:
-		return nil, fmt.Errorf("has an invalid handler: %w: %v returns too many values", ErrInvalidHandler, ft)
+		return nil, errkind.New(ErrInvalidHandler, "%v returns too many values", ft)
 	}
 	args := make([]argPlan, ft.NumIn())
 	for i := range args {
@@ -234,11 +235,11 @@ func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, err
 		return planInput(t, opt)
 	}
 	if t.Kind() == reflect.Pointer && dig.IsIn(t.Elem()) {
-		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: take an In struct by value", ErrInvalidHandler, t)
+		return argPlan{}, errkind.New(ErrInvalidHandler, "%v: take an In struct by value", t)
 	}
 	if dig.IsIn(t) {
 		if t.Kind() != reflect.Struct {
-			return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: an In parameter must be a struct value", ErrInvalidHandler, t)
+			return argPlan{}, errkind.New(ErrInvalidHandler, "%v: an In parameter must be a struct value", t)
 		}
 		st, err := planStruct(t, c, opt.beside)
 		if err != nil {
@@ -260,15 +261,15 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 		f := t.Field(i)
 		if f.Anonymous && dig.IsIn(f.Type) {
 			if f.Type != reflect.TypeFor[dig.In]() {
-				return nil, fmt.Errorf("has an invalid handler: %w: %v: nested In structs are not supported", ErrInvalidHandler, t)
+				return nil, errkind.New(ErrInvalidHandler, "%v: nested In structs are not supported", t)
 			}
 			continue
 		}
 		if !f.IsExported() {
-			return nil, fmt.Errorf("has an invalid handler: %w: %v.%s is not exported", ErrInvalidHandler, t, f.Name)
+			return nil, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, f.Name)
 		}
 		if f.Tag.Get("group") != "" {
-			return nil, fmt.Errorf("has an invalid handler: %w: %v.%s: value groups are not supported in handlers", ErrInvalidHandler, t, f.Name)
+			return nil, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, f.Name)
 		}
 		name := f.Tag.Get("name")
 		optional := f.Tag.Get("optional") == "true"
@@ -285,8 +286,8 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 					return nil, fmt.Errorf("needs request decorator %q: %w", name, err)
 				}
 				if !d.ValueType.AssignableTo(f.Type) {
-					return nil, fmt.Errorf("needs request decorator %q as %v (field %s), but it holds %v: %w",
-						name, f.Type, f.Name, d.ValueType, ErrDecoratorType)
+					return nil, errkind.New(httpx.ErrDecoratorType, "needs request decorator %q as %v (field %s), but it holds %v",
+						name, f.Type, f.Name, d.ValueType)
 				}
 				fp.slot = slot
 				sp.fields = append(sp.fields, fp)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Hook names a point of the request lifecycle:
@@ -86,7 +87,7 @@ func (s *Server) AddHook(kind Hook, fn any) error {
 	return s.mutate(func() error {
 		d, err := newHookDef(kind, fn)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.Path(), err)
+			return fmt.Errorf("invalid %v hook in %s: %w", kind, s.Path(), err)
 		}
 		d.pos = s.calls().take()
 		s.n.hooks[kind] = append(s.n.hooks[kind], d)
@@ -96,10 +97,10 @@ func (s *Server) AddHook(kind Hook, fn any) error {
 
 func newHookDef(kind Hook, fn any) (hookDef, error) {
 	if kind >= numHooks {
-		return hookDef{}, fmt.Errorf("%w: unknown hook %v", ErrInvalidHandler, kind)
+		return hookDef{}, errkind.New(ErrInvalidHandler, "no such hook")
 	}
 	if fn == nil {
-		return hookDef{}, fmt.Errorf("%w: nil %v hook", ErrInvalidHandler, kind)
+		return hookDef{}, errkind.New(ErrInvalidHandler, "nil")
 	}
 	switch kind {
 	case PreSerialization:
@@ -108,7 +109,7 @@ func newHookDef(kind Hook, fn any) (hookDef, error) {
 		case func(*httpx.Request, *httpx.Reply, any) (any, error):
 			fn = PreSerializationFunc(f)
 		default:
-			return hookDef{}, fmt.Errorf("%w: a preSerialization hook is a PreSerializationFunc, not %T", ErrInvalidHandler, fn)
+			return hookDef{}, errkind.New(ErrInvalidHandler, "a preSerialization hook is a PreSerializationFunc, not %T", fn)
 		}
 	case OnSend:
 		switch f := fn.(type) {
@@ -116,7 +117,7 @@ func newHookDef(kind Hook, fn any) (hookDef, error) {
 		case func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error):
 			fn = OnSendFunc(f)
 		default:
-			return hookDef{}, fmt.Errorf("%w: an onSend hook is an OnSendFunc, not %T", ErrInvalidHandler, fn)
+			return hookDef{}, errkind.New(ErrInvalidHandler, "an onSend hook is an OnSendFunc, not %T", fn)
 		}
 	}
 	return hookDef{kind: kind, fn: fn, name: funcName(fn)}, nil

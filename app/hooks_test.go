@@ -135,7 +135,7 @@ func TestHookReplacesDecoratorForOneRequest(t *testing.T) {
 	s2.Get("/", func() {})
 	status, body, _ := do(t, s2, "GET", "/")
 	assert.Equal(t, 500, status)
-	assert.Contains(t, body, "wrong type for request decorator")
+	assert.Contains(t, body, `request decorator \"user\" holds string, not int`)
 }
 
 func TestTypedHookParameters(t *testing.T) {
@@ -164,7 +164,7 @@ func TestTypedHookParameters(t *testing.T) {
 	}, app.Name("c"))
 	err := s2.Ready()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `route GET / (root > c) has an invalid onRequest hook`)
+	assert.Contains(t, err.Error(), `route GET / (root > c) has an onRequest hook that needs service string named "role", which no context provides`)
 	assert.Contains(t, err.Error(), `"role"`)
 }
 

@@ -38,10 +38,10 @@ func (s *Server) serveRecovered(w http.ResponseWriter, r *http.Request) (err err
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
-				err = fmt.Errorf("burrow: the handler aborted the response: %w", http.ErrAbortHandler)
+				err = fmt.Errorf("the handler aborted the response: %w", http.ErrAbortHandler)
 				return
 			}
-			err = fmt.Errorf("burrow: serving the request failed: %w", errorOf(p))
+			err = fmt.Errorf("serving the request failed: %w", errorOf(p))
 		}
 	}()
 	s.ServeHTTP(w, r)

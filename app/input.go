@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Body is a handler or hook parameter holding the request body decoded
@@ -65,7 +66,7 @@ type inputNeeds struct {
 
 func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
 	if prev := in.types[k]; prev != nil && prev != t {
-		return fmt.Errorf("%w: %s asked for as %v and as %v", ErrInvalidInput, inputNames[k], prev, t)
+		return errkind.New(ErrInvalidInput, "%s asked for as %v and as %v", inputNames[k], prev, t)
 	}
 	in.types[k] = t
 	return nil
@@ -257,14 +258,14 @@ func planInput(t reflect.Type, opt compileOptions) (argPlan, error) {
 		if where == "" {
 			where = "here"
 		}
-		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v cannot be taken %s", ErrInvalidInput, t, where)
+		return argPlan{}, errkind.New(ErrInvalidInput, "%v cannot be taken %s", t, where)
 	}
 	target := t.Field(0).Type
 	if k != inputBody && target.Kind() != reflect.Struct {
-		return argPlan{}, fmt.Errorf("has an invalid handler: %w: %v: %s must be decoded into a struct", ErrInvalidInput, t, inputNames[k])
+		return argPlan{}, errkind.New(ErrInvalidInput, "%v: %s must be decoded into a struct", t, inputNames[k])
 	}
 	if err := opt.inputs.need(k, target); err != nil {
-		return argPlan{}, fmt.Errorf("has an invalid handler: %w", err)
+		return argPlan{}, err
 	}
 	return argPlan{kind: argInput, input: k, wrapper: t}, nil
 }

@@ -338,7 +338,7 @@ func TestInputMisuseFailsReady(t *testing.T) {
 	}{
 		{"body in onRequest", func(s *app.Server) {
 			s.Post("/", func() {}, app.WithHook(app.OnRequest, func(app.Body[string]) {}))
-		}, "cannot be taken in a onRequest hook, which runs before the body is parsed"},
+		}, "cannot be taken in an onRequest hook, which runs before the body is parsed"},
 		{"two body types", func(s *app.Server) {
 			s.Post("/", func(app.Body[string]) {}, app.WithHook(app.PreHandler, func(app.Body[int]) {}))
 		}, "body asked for as string and as int"},

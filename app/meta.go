@@ -2,11 +2,11 @@ package app
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -15,16 +15,16 @@ import (
 var (
 	// ErrMissingDependency: a plugin named in DependsOn is not registered
 	// in the registering context or an ancestor, before the plugin.
-	ErrMissingDependency = errors.New("burrow: missing plugin dependency")
+	ErrMissingDependency = errors.New("missing plugin dependency")
 	// ErrMissingDecorator: a request decorator or service named in Needs…
 	// is not visible from the registering context. The error also wraps a
 	// *scope.NotVisibleError saying where the value is provided.
-	ErrMissingDecorator = errors.New("burrow: missing decorator")
+	ErrMissingDecorator = errors.New("missing decorator")
 	// ErrVersionMismatch: the plugin does not support this Burrow version.
-	ErrVersionMismatch = errors.New("burrow: version mismatch")
+	ErrVersionMismatch = errors.New("version mismatch")
 	// ErrDuplicatePlugin: a wrapped plugin of the same name is already
 	// registered in the context.
-	ErrDuplicatePlugin = errors.New("burrow: duplicate plugin")
+	ErrDuplicatePlugin = errors.New("duplicate plugin")
 )
 
 // meta is what a plugin declares about itself, checked before its body
@@ -99,11 +99,11 @@ func Check(fn func() error) PluginOption {
 // it, before p loads.
 func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 	if p.wrapped && slices.Contains(n.plugins, p.name) {
-		return fmt.Errorf("%w: %s is already registered in %s", ErrDuplicatePlugin, p.name, n.ctx.Path())
+		return errkind.New(ErrDuplicatePlugin, "is already registered in %s", n.ctx.Path())
 	}
 	m := p.meta
 	if m.constraint != nil && !m.constraint.allows(mustVersion(Version)) {
-		return fmt.Errorf("%w: supports Burrow %s, this is %s", ErrVersionMismatch, m.version, Version)
+		return errkind.New(ErrVersionMismatch, "supports Burrow %s, this is %s", m.version, Version)
 	}
 	for _, dep := range m.dependencies {
 		if a.hasPlugin(n, dep) {
@@ -116,15 +116,15 @@ func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 			}
 		})
 		if len(elsewhere) > 0 {
-			return fmt.Errorf("%w: needs plugin %q, which is only registered in %s, not in %s or an ancestor",
-				ErrMissingDependency, dep, strings.Join(elsewhere, " and "), n.ctx.Path())
+			return errkind.New(ErrMissingDependency, "needs plugin %q, which is only registered in %s, not in %s or an ancestor",
+				dep, strings.Join(elsewhere, " and "), n.ctx.Path())
 		}
-		return fmt.Errorf("%w: needs plugin %q, which is not registered before it in %s or an ancestor",
-			ErrMissingDependency, dep, n.ctx.Path())
+		return errkind.New(ErrMissingDependency, "needs plugin %q, which is not registered before it in %s or an ancestor",
+			dep, n.ctx.Path())
 	}
 	for _, k := range m.needs {
 		if _, err := n.ctx.Require(k); err != nil {
-			return fmt.Errorf("%w: needs %w", ErrMissingDecorator, err)
+			return errkind.New(ErrMissingDecorator, "needs %w", err)
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ func TestPluginContract(t *testing.T) {
 				}, app.Name("api"))
 			},
 			is:  app.ErrMissingDependency,
-			msg: `plugin users (root > api): burrow: missing plugin dependency: needs plugin "db", which is not registered before it in root > api or an ancestor`,
+			msg: `plugin users (root > api) needs plugin "db", which is not registered before it in root > api or an ancestor`,
 		},
 		{
 			name: "dependency registered after the plugin",
@@ -55,7 +55,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Describe(noop, app.PluginName("db")))
 			},
 			is:  app.ErrMissingDependency,
-			msg: `plugin users (root): burrow: missing plugin dependency: needs plugin "db", which is not registered before it in root or an ancestor`,
+			msg: `plugin users (root) needs plugin "db", which is not registered before it in root or an ancestor`,
 		},
 		{
 			name: "dependency only in a sibling",
@@ -68,7 +68,7 @@ func TestPluginContract(t *testing.T) {
 				}, app.Name("api"))
 			},
 			is:  app.ErrMissingDependency,
-			msg: `plugin users (root > api): burrow: missing plugin dependency: needs plugin "db", which is only registered in root > other, not in root > api or an ancestor`,
+			msg: `plugin users (root > api) needs plugin "db", which is only registered in root > other, not in root > api or an ancestor`,
 		},
 		{
 			name: "decorator visible",
@@ -85,7 +85,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
 			},
 			is:  app.ErrMissingDecorator,
-			msg: `plugin audit (root): burrow: missing decorator: needs request decorator "user", which no context provides`,
+			msg: `plugin audit (root) needs request decorator "user", which no context provides`,
 		},
 		{
 			name: "decorator only in a sibling",
@@ -96,7 +96,7 @@ func TestPluginContract(t *testing.T) {
 				}, app.Name("api"))
 			},
 			is:  scope.ErrNotVisible,
-			msg: `plugin audit (root > api): burrow: missing decorator: needs request decorator "user", which is only provided in sibling context root > auth`,
+			msg: `plugin audit (root > api) needs request decorator "user", which is only provided in sibling context root > auth`,
 		},
 		{
 			name: "service visible",
@@ -111,7 +111,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Describe(noop, app.PluginName("repo"), app.NeedsService[*database]()))
 			},
 			is:  app.ErrMissingDecorator,
-			msg: `plugin repo (root): burrow: missing decorator: needs service *app_test.database, which no context provides`,
+			msg: `plugin repo (root) needs service *app_test.database, which no context provides`,
 		},
 		{
 			name: "supported version",
@@ -127,7 +127,7 @@ func TestPluginContract(t *testing.T) {
 				}, app.Name("api"))
 			},
 			is:  app.ErrVersionMismatch,
-			msg: `plugin old (root > api): burrow: version mismatch: supports Burrow ^0.1.0, this is ` + app.Version,
+			msg: `plugin old (root > api) supports Burrow ^0.1.0, this is ` + app.Version,
 		},
 		{
 			name: "same wrapped plugin twice in one context",
@@ -136,7 +136,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Wrap(noop, app.PluginName("metrics")))
 			},
 			is:  app.ErrDuplicatePlugin,
-			msg: `plugin metrics (root): burrow: duplicate plugin: metrics is already registered in root`,
+			msg: `plugin metrics (root) is already registered in root`,
 		},
 		{
 			name: "same wrapped plugin in two sibling contexts",
@@ -167,7 +167,7 @@ func TestInvalidVersionRangeFailsRegister(t *testing.T) {
 	s := app.New()
 	err := s.Register(app.Wrap(noop, app.PluginName("odd"), app.Supports(">=banana")))
 	require.ErrorIs(t, err, app.ErrInvalidPlugin)
-	assert.Equal(t, `plugin odd (root): burrow: invalid plugin: burrow: invalid version range ">=banana": bad version "banana"`, err.Error())
+	assert.Equal(t, `plugin odd (root) is invalid: invalid version range ">=banana": bad version "banana"`, err.Error())
 	var pe *app.PluginError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "odd", pe.Plugin)
@@ -185,5 +185,5 @@ func TestCheckRefusesAPluginAtRegister(t *testing.T) {
 	err := s.Ready()
 	require.ErrorIs(t, err, app.ErrInvalidPlugin)
 	assert.Equal(t, registerErr, err)
-	assert.Equal(t, "plugin cache (root > api): burrow: invalid plugin: cache: size must be positive", err.Error())
+	assert.Equal(t, "plugin cache (root > api) is invalid: cache: size must be positive", err.Error())
 }

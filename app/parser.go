@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Parser decodes a request body into v, a pointer to the type the route
@@ -31,7 +32,7 @@ const maxJSONDepth = 100
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads
 // past the body limit.
-var ErrBodyTooLarge = errors.New("burrow: request body is too large")
+var ErrBodyTooLarge = errors.New("request body is too large")
 
 var (
 	errTooLarge = &httpx.Error{StatusCode: http.StatusRequestEntityTooLarge, Code: "FST_ERR_CTP_BODY_TOO_LARGE",
@@ -74,14 +75,14 @@ func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
 		mt := strings.ToLower(strings.TrimSpace(mediaType))
 		typ, sub, ok := strings.Cut(mt, "/")
 		if !ok || typ == "" || sub == "" || strings.ContainsAny(mt, " ;,") || (typ == "*" && sub != "*") {
-			return fmt.Errorf("%w: media type %q in %s", ErrInvalidInput, mediaType, s.Path())
+			return errkind.New(ErrInvalidInput, "invalid parser in %s: bad media type %q", s.Path(), mediaType)
 		}
 		if p == nil {
-			return fmt.Errorf("%w: nil parser for %q in %s", ErrInvalidInput, mediaType, s.Path())
+			return errkind.New(ErrInvalidInput, "invalid parser for %q in %s: nil", mediaType, s.Path())
 		}
 		for _, d := range s.n.parsers {
 			if d.pattern == mt {
-				return fmt.Errorf("%w: a parser for %q is already added in %s", ErrInvalidInput, mt, s.Path())
+				return errkind.New(ErrInvalidInput, "invalid parser for %q in %s: one is already added", mt, s.Path())
 			}
 		}
 		s.n.parsers = append(s.n.parsers, parserDef{mt, p})
@@ -94,7 +95,7 @@ func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
 func (s *Server) SetBodyLimit(n int64) error {
 	return s.mutate(func() error {
 		if n <= 0 {
-			return fmt.Errorf("%w: body limit %d in %s", ErrInvalidInput, n, s.Path())
+			return errkind.New(ErrInvalidInput, "invalid body limit %d in %s", n, s.Path())
 		}
 		s.n.bodyLimit = n
 		return nil
@@ -105,7 +106,7 @@ func (s *Server) SetBodyLimit(n int64) error {
 func BodyLimit(n int64) RouteOption {
 	return func(r *routeDef) error {
 		if n <= 0 {
-			return fmt.Errorf("%w: body limit %d", ErrInvalidInput, n)
+			return errkind.New(ErrInvalidInput, "has an invalid body limit %d", n)
 		}
 		r.bodyLimit = n
 		return nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Plugin is a plugin made with Wrap or Describe: a body plus what it
@@ -93,17 +95,17 @@ func (s *Server) Register(plugin any, opts ...RegisterOption) error {
 			p.fn, p.name = func(s *Server) error { v(s); return nil }, funcName(v)
 		case *Plugin:
 			if v == nil || v.fn == nil {
-				return fmt.Errorf("%w: nil plugin", ErrInvalidPlugin)
+				return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: nil *app.Plugin", s.Path())
 			}
 			if v.err != nil {
-				return &PluginError{Plugin: v.name, Context: s.Path(), Err: fmt.Errorf("%w: %w", ErrInvalidPlugin, v.err)}
+				return &PluginError{Plugin: v.name, Context: s.Path(), Err: errkind.New(ErrInvalidPlugin, "is invalid: %w", v.err)}
 			}
 			p.fn, p.name, p.wrapped, p.meta = v.fn, v.name, v.wrapped, v.meta
 		default:
-			return fmt.Errorf("%w: %T is not a func(*app.Server) error or *app.Plugin", ErrInvalidPlugin, plugin)
+			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: %T is not a func(*app.Server) error or *app.Plugin", s.Path(), plugin)
 		}
 		if p.fn == nil {
-			return fmt.Errorf("%w: nil plugin function", ErrInvalidPlugin)
+			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: nil function", s.Path())
 		}
 		for _, o := range opts {
 			o(p)
@@ -185,7 +187,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 			target = a.child(n, p)
 			a.mu.Unlock()
 			if err := a.runOnRegister(target); err != nil {
-				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: fmt.Errorf("failed in an onRegister hook: %w", err)}
 			}
 		}
 		start := time.Now()
@@ -255,7 +257,7 @@ func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
 		if errors.Is(err, ErrPluginTimeout) {
 			return err
 		}
-		return fmt.Errorf("%w: %w", ErrPlugin, err)
+		return errkind.New(ErrPlugin, "failed: %w", err)
 	}
 	return nil
 }
@@ -276,7 +278,7 @@ func (a *instance) bounded(fn func() error) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		return fmt.Errorf("%w after %v", ErrPluginTimeout, a.cfg.pluginTimeout)
+		return errkind.New(ErrPluginTimeout, "timed out after %v", a.cfg.pluginTimeout)
 	}
 }
 

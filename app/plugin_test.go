@@ -30,12 +30,12 @@ func TestPluginFailuresNameThePlugin(t *testing.T) {
 		is      error
 		msg     string
 	}{
-		{"error", func(*app.Server) error { return boom }, 0, boom, "plugin db (root > api > db): burrow: plugin failed: boom"},
-		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db): burrow: plugin failed: panic: kaboom"},
+		{"error", func(*app.Server) error { return boom }, 0, boom, "plugin db (root > api > db) failed: boom"},
+		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db) failed: panic: kaboom"},
 		{"time-out", func(*app.Server) error { <-release; return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
-			"plugin db (root > api > db): burrow: plugin timed out after 20ms"},
+			"plugin db (root > api > db) timed out after 20ms"},
 		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.PluginName("db")), 0, boom,
-			"plugin db (root > api): burrow: plugin failed: boom"},
+			"plugin db (root > api) failed: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // routeDef is a route as registered, before Ready compiles it.
@@ -27,7 +28,7 @@ func WithHook(kind Hook, fn any) RouteOption {
 	return func(r *routeDef) error {
 		d, err := newHookDef(kind, fn)
 		if err != nil {
-			return err
+			return fmt.Errorf("has an invalid %v hook: %w", kind, err)
 		}
 		r.hooks = append(r.hooks, d)
 		return nil
@@ -51,15 +52,15 @@ func WithHook(kind Hook, fn any) RouteOption {
 func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
 	return s.mutate(func() error {
 		if method == "" || strings.ToUpper(method) != method || strings.ContainsAny(method, " \t/") {
-			return fmt.Errorf("%w: method %q in %s", httpx.ErrInvalidPath, method, s.Path())
+			return errkind.New(httpx.ErrInvalidMethod, "invalid method %q in %s: a method is an upper-case token", method, s.Path())
 		}
 		if !strings.HasPrefix(path, "/") {
-			return fmt.Errorf("%w: %q in %s must start with /", httpx.ErrInvalidPath, path, s.Path())
+			return errkind.New(httpx.ErrInvalidPath, "invalid path %q in %s: it must start with /", path, s.Path())
 		}
 		r := &routeDef{method: method, path: s.n.prefix + path, handler: handler}
 		for _, o := range opts {
 			if err := o(r); err != nil {
-				return fmt.Errorf("route %s %s: %w", method, r.path, err)
+				return &RouteError{Method: method, Path: r.path, Context: s.Path(), Err: err}
 			}
 		}
 		if s.n.prefix != "" && path == "/" {

@@ -294,9 +294,9 @@ func TestRequestAndReplyKeptPastTheHandlerPanic(t *testing.T) {
 	_, body, _ = do(t, s, "GET", "/keep/2") // served with the same buffers
 	require.Equal(t, "2", body)
 
-	const reqMsg = "httpx: Request used after its handler returned; " +
+	const reqMsg = "httpx.Request used after its handler returned; " +
 		"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request"
-	const repMsg = "httpx: Reply used after its handler returned; a reply is sent before the handler (or the hook) returns"
+	const repMsg = "httpx.Reply used after its handler returned; a reply is sent before the handler (or the hook) returns"
 	for name, use := range map[string]func(){
 		"Param":     func() { first.Param("id") },
 		"Header":    func() { first.Header("X-Any") },

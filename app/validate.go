@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // A validator checks a value against the constraints in the tags of the
@@ -264,11 +265,11 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 	}
 	if p, ok := f.Tag.Lookup("pattern"); ok {
 		if t.Kind() != reflect.String {
-			return fmt.Errorf("%w: pattern on %v", ErrInvalidConstraint, t)
+			return errkind.New(ErrInvalidConstraint, "pattern on %v", t)
 		}
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return fmt.Errorf("%w: pattern: %w", ErrInvalidConstraint, err)
+			return errkind.New(ErrInvalidConstraint, "pattern: %w", err)
 		}
 		fr.checks = append(fr.checks, check{"pattern", func(v reflect.Value) bool { return re.MatchString(v.String()) },
 			fmt.Sprintf("must match pattern %q", p)})
@@ -286,8 +287,8 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 		case "omitempty":
 			// Burrow's own rule for what is not required, where the two agree.
 			if k := f.Type.Kind(); isNumber(k) || k == reflect.Struct || k == reflect.Array {
-				return fmt.Errorf("%w: omitempty on %v: Burrow checks a %v even when it is zero; make the field a pointer to make it optional",
-					ErrInvalidConstraint, f.Type, k)
+				return errkind.New(ErrInvalidConstraint, "omitempty on %v: Burrow checks a %v even when it is zero; make the field a pointer to make it optional",
+					f.Type, k)
 			}
 		case "min", "max", "len":
 			c, err := boundCheck(rule, arg, t)
@@ -301,10 +302,10 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 				allowed = strings.Fields(arg)
 			}
 			if arg == "" || len(allowed) == 0 {
-				return fmt.Errorf("%w: %s needs values, as enum=a|b or oneof=a b", ErrInvalidConstraint, rule)
+				return errkind.New(ErrInvalidConstraint, "%s needs values, as enum=a|b or oneof=a b", rule)
 			}
 			if t.Kind() != reflect.String {
-				return fmt.Errorf("%w: %s on %v", ErrInvalidConstraint, rule, t)
+				return errkind.New(ErrInvalidConstraint, "%s on %v", rule, t)
 			}
 			fr.checks = append(fr.checks, check{"enum", func(v reflect.Value) bool {
 				return slices.Contains(allowed, v.String())
@@ -312,17 +313,17 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 		case "format":
 			ok := formats[arg]
 			if ok == nil || t.Kind() != reflect.String {
-				return fmt.Errorf("%w: format %q on %v", ErrInvalidConstraint, arg, t)
+				return errkind.New(ErrInvalidConstraint, "format %q on %v", arg, t)
 			}
 			fr.checks = append(fr.checks, check{"format", func(v reflect.Value) bool { return ok(v.String()) },
 				fmt.Sprintf("must match format %q", arg)})
 		case "":
 		default:
 			if hint := ruleHints[rule]; hint != "" {
-				return fmt.Errorf("%w: unknown rule %q: %s", ErrInvalidConstraint, rule, hint)
+				return errkind.New(ErrInvalidConstraint, "unknown rule %q: %s", rule, hint)
 			}
-			return fmt.Errorf("%w: unknown rule %q: Burrow's rules are required, min, max, len, enum, format and the pattern tag",
-				ErrInvalidConstraint, rule)
+			return errkind.New(ErrInvalidConstraint, "unknown rule %q: Burrow's rules are required, min, max, len, enum, format and the pattern tag",
+				rule)
 		}
 	}
 	return nil
@@ -331,7 +332,7 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 // boundCheck builds min, max or len for type t.
 func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 	bad := func() (check, error) {
-		return check{}, fmt.Errorf("%w: %s=%q on %v", ErrInvalidConstraint, rule, arg, t)
+		return check{}, errkind.New(ErrInvalidConstraint, "%s=%q on %v", rule, arg, t)
 	}
 	cmp := func(n, bound float64) bool {
 		switch rule {

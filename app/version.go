@@ -92,13 +92,13 @@ func parseConstraint(s string) (constraint, error) {
 	for _, alt := range strings.Split(s, "||") {
 		fields := strings.Fields(alt)
 		if len(fields) == 0 {
-			return nil, fmt.Errorf("burrow: invalid version range %q", s)
+			return nil, fmt.Errorf("invalid version range %q", s)
 		}
 		var all []span
 		for _, f := range fields {
 			sp, err := parseComparator(f)
 			if err != nil {
-				return nil, fmt.Errorf("burrow: invalid version range %q: %w", s, err)
+				return nil, fmt.Errorf("invalid version range %q: %w", s, err)
 			}
 			all = append(all, sp)
 		}

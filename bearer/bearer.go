@@ -50,14 +50,14 @@ const (
 // ErrNoKeys is returned when the plugin has neither a key nor an Auth
 // function: a server that rejects every request is a configuration
 // mistake.
-var ErrNoKeys = errors.New("bearer: no keys configured")
+var ErrNoKeys = errors.New("no bearer keys configured: give bearer.Keys or bearer.Auth")
 
 // ErrIdentityNeedsPlugin is returned by New given ExposeIdentity. The
 // identity lives in a request decorator that Plugin declares in the
 // context it guards (with AddHook(false) too, next to the Verifier it
 // provides); a Verifier from New is attached to routes that nothing
 // declared it for, so every accepted key would answer 500.
-var ErrIdentityNeedsPlugin = errors.New("bearer: ExposeIdentity needs bearer.Plugin")
+var ErrIdentityNeedsPlugin = errors.New("bearer.ExposeIdentity needs bearer.Plugin")
 
 // Identity is the value of the request decorator declared by
 // ExposeIdentity: which key matched.

@@ -43,7 +43,7 @@ func Keys(keys ...string) Option {
 		c.keysGiven = true
 		for _, k := range keys {
 			if k == "" {
-				c.fail(errors.New("bearer: empty key"))
+				c.fail(errors.New("bearer.Keys: empty key"))
 				continue
 			}
 			c.keys = append(c.keys, sha256.Sum256([]byte(k)))
@@ -56,7 +56,7 @@ func Keys(keys ...string) Option {
 func Auth(fn AuthFunc) Option {
 	return func(c *config) {
 		if fn == nil {
-			c.fail(errors.New("bearer: nil Auth function"))
+			c.fail(errors.New("bearer.Auth: nil function"))
 			return
 		}
 		c.auth = fn
@@ -67,7 +67,7 @@ func Auth(fn AuthFunc) Option {
 func Scheme(name string) Option {
 	return func(c *config) {
 		if name == "" || strings.ContainsAny(name, " \t\r\n,\"") {
-			c.fail(fmt.Errorf("bearer: invalid scheme %q", name))
+			c.fail(fmt.Errorf("bearer.Scheme: invalid scheme %q", name))
 			return
 		}
 		c.scheme = name
@@ -93,7 +93,7 @@ func AddHook(on bool) Option { return func(c *config) { c.addHook = on } }
 func ContentType(ct string) Option {
 	return func(c *config) {
 		if strings.TrimSpace(ct) == "" || strings.ContainsAny(ct, "\r\n") {
-			c.fail(fmt.Errorf("bearer: invalid content type %q", ct))
+			c.fail(fmt.Errorf("bearer.ContentType: invalid content type %q", ct))
 			return
 		}
 		c.contentType = ct
@@ -106,7 +106,7 @@ func ContentType(ct string) Option {
 func ErrorResponse(fn func(err error) any) Option {
 	return func(c *config) {
 		if fn == nil {
-			c.fail(errors.New("bearer: nil ErrorResponse function"))
+			c.fail(errors.New("bearer.ErrorResponse: nil function"))
 			return
 		}
 		c.errResponse = fn
@@ -121,7 +121,7 @@ func ErrorResponse(fn func(err error) any) Option {
 func ExposeIdentity(name string) Option {
 	return func(c *config) {
 		if name == "" {
-			c.fail(errors.New("bearer: empty identity decorator name"))
+			c.fail(errors.New("bearer.ExposeIdentity: empty decorator name"))
 			return
 		}
 		c.identity = name
@@ -138,7 +138,7 @@ func ExposeIdentity(name string) Option {
 func LogLevel(l zapcore.Level) Option {
 	return func(c *config) {
 		if l < zapcore.DebugLevel || l > zapcore.FatalLevel {
-			c.fail(fmt.Errorf("bearer: invalid log level %d", l))
+			c.fail(fmt.Errorf("bearer.LogLevel: invalid level %d", l))
 			return
 		}
 		c.logLevel = l
@@ -155,7 +155,7 @@ func newConfig(opts []Option) (*config, error) {
 	case c.err != nil:
 		return nil, c.err
 	case c.auth != nil && c.keysGiven:
-		return nil, errors.New("bearer: Keys and Auth are exclusive")
+		return nil, errors.New("bearer.Keys and bearer.Auth are exclusive")
 	case c.auth == nil && len(c.keys) == 0:
 		return nil, ErrNoKeys
 	}

@@ -212,7 +212,7 @@ func TestExposeIdentityWithAHandPlacedVerify(t *testing.T) {
 
 	_, err := bearer.New(bearer.Keys("k1"), bearer.ExposeIdentity("who"))
 	require.ErrorIs(t, err, bearer.ErrIdentityNeedsPlugin)
-	assert.EqualError(t, err, `bearer: ExposeIdentity needs bearer.Plugin, which declares the request decorator "who"; `+
+	assert.EqualError(t, err, `bearer.ExposeIdentity needs bearer.Plugin, which declares the request decorator "who"; `+
 		`register bearer.Plugin(…, bearer.AddHook(false)) and take the *bearer.Verifier it provides where you attach Verify`)
 }
 
@@ -224,23 +224,23 @@ func TestInvalidOptions(t *testing.T) {
 		opts []bearer.Option
 		msg  string
 	}{
-		{"no keys", nil, "no keys configured"},
-		{"empty key", []bearer.Option{bearer.Keys("k1", "")}, "empty key"},
-		{"keys and auth", []bearer.Option{bearer.Keys("k1"), bearer.Auth(auth)}, "Keys and Auth are exclusive"},
-		{"nil auth", []bearer.Option{bearer.Auth(nil)}, "nil Auth function"},
-		{"empty scheme", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("")}, "invalid scheme"},
-		{"scheme with a space", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("a b")}, "invalid scheme"},
-		{"empty content type", []bearer.Option{bearer.Keys("k1"), bearer.ContentType(" ")}, "invalid content type"},
-		{"content type with a newline", []bearer.Option{bearer.Keys("k1"), bearer.ContentType("a\r\nb")}, "invalid content type"},
-		{"nil error response", []bearer.Option{bearer.Keys("k1"), bearer.ErrorResponse(nil)}, "nil ErrorResponse"},
-		{"empty identity", []bearer.Option{bearer.Keys("k1"), bearer.ExposeIdentity("")}, "empty identity"},
-		{"log level", []bearer.Option{bearer.Keys("k1"), bearer.LogLevel(zapcore.Level(42))}, "invalid log level"},
+		{"no keys", nil, "no bearer keys configured: give bearer.Keys or bearer.Auth"},
+		{"empty key", []bearer.Option{bearer.Keys("k1", "")}, "bearer.Keys: empty key"},
+		{"keys and auth", []bearer.Option{bearer.Keys("k1"), bearer.Auth(auth)}, "bearer.Keys and bearer.Auth are exclusive"},
+		{"nil auth", []bearer.Option{bearer.Auth(nil)}, "bearer.Auth: nil function"},
+		{"empty scheme", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("")}, `bearer.Scheme: invalid scheme ""`},
+		{"scheme with a space", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("a b")}, `bearer.Scheme: invalid scheme "a b"`},
+		{"empty content type", []bearer.Option{bearer.Keys("k1"), bearer.ContentType(" ")}, `bearer.ContentType: invalid content type " "`},
+		{"content type with a newline", []bearer.Option{bearer.Keys("k1"), bearer.ContentType("a\r\nb")}, `bearer.ContentType: invalid content type "a\r\nb"`},
+		{"nil error response", []bearer.Option{bearer.Keys("k1"), bearer.ErrorResponse(nil)}, "bearer.ErrorResponse: nil function"},
+		{"empty identity", []bearer.Option{bearer.Keys("k1"), bearer.ExposeIdentity("")}, "bearer.ExposeIdentity: empty decorator name"},
+		{"log level", []bearer.Option{bearer.Keys("k1"), bearer.LogLevel(zapcore.Level(42))}, "bearer.LogLevel: invalid level 42"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := bearer.New(tt.opts...)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.msg)
+			assert.EqualError(t, err, tt.msg)
 
 			s := app.New()
 			var registerErr error
@@ -255,7 +255,7 @@ func TestInvalidOptions(t *testing.T) {
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, bearer.PluginName, pe.Plugin)
 			assert.Equal(t, "root > authenticatedContext", pe.Context, "wrapped: it loads into the registering context")
-			assert.Contains(t, err.Error(), tt.msg)
+			assert.EqualError(t, err, "plugin bearer-auth (root > authenticatedContext) is invalid: "+tt.msg)
 			if tt.opts == nil {
 				assert.ErrorIs(t, err, bearer.ErrNoKeys)
 			}

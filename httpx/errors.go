@@ -133,15 +133,16 @@ func echo(target string) string {
 // Sentinel errors of the request and reply API.
 var (
 	// ErrAlreadySent is returned by Send when the reply was already sent.
-	ErrAlreadySent = errors.New("httpx: reply was already sent")
+	ErrAlreadySent = errors.New("reply was already sent")
 	// ErrInvalidStatus is returned by Send for a status it cannot write:
 	// outside 200–999 (net/http panics on those outside 100–999, and an
 	// informational 1xx is not a reply).
-	ErrInvalidStatus = errors.New("httpx: invalid status code")
+	ErrInvalidStatus = errors.New("invalid status code")
 	// ErrUnknownDecorator is returned for a request decorator name that the
 	// route cannot see.
-	ErrUnknownDecorator = errors.New("httpx: request decorator not visible from this route")
+	ErrUnknownDecorator = errors.New("request decorator not visible from this route")
 	// ErrDecoratorType is returned when a value of the wrong type is stored
-	// in a request decorator.
-	ErrDecoratorType = errors.New("httpx: wrong type for request decorator")
+	// in a request decorator, and (by app, at Ready) when a handler asks
+	// for one as a type its value does not have.
+	ErrDecoratorType = errors.New("wrong type for request decorator")
 )

@@ -39,7 +39,7 @@ type hookRef int16
 
 // Reply builds the response to one request. Like Request, it is only
 // valid until the handler and the hooks of its request have returned;
-// after that every method panics ("httpx: Reply used after its handler
+// after that every method panics ("httpx.Reply used after its handler
 // returned") rather than write into another client's response.
 type Reply struct {
 	r *reply // nil once the request has ended
@@ -81,7 +81,7 @@ func (e *encoding) encoder() *json.Encoder {
 }
 
 // errReplyEnded is what a Reply panics with once its request is over.
-var errReplyEnded = errors.New("httpx: Reply used after its handler returned; " +
+var errReplyEnded = errors.New("httpx.Reply used after its handler returned; " +
 	"a reply is sent before the handler (or the hook) returns")
 
 // live is the reply's state, or a panic naming the mistake when the

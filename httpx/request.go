@@ -3,7 +3,6 @@ package httpx
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/internal/compiled"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // RouteInfo is what a request knows of the route it matched: its method
@@ -31,7 +31,7 @@ type routePlan = compiled.Route[Request, Reply]
 // Request is one incoming request as a handler and its hooks see it. It
 // is only valid until the handler and the hooks of the request have
 // returned: its buffers then serve the next request, and the Request
-// itself panics ("httpx: Request used after its handler returned") on
+// itself panics ("httpx.Request used after its handler returned") on
 // every method. Keep what a goroutine needs — the ID, header values, the
 // decoded input, the context, the logger — not the *Request.
 type Request struct {
@@ -60,7 +60,7 @@ type requestState struct {
 }
 
 // errRequestEnded is what a Request panics with once its request is over.
-var errRequestEnded = errors.New("httpx: Request used after its handler returned; " +
+var errRequestEnded = errors.New("httpx.Request used after its handler returned; " +
 	"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request")
 
 // live is the request's state, or a panic naming the mistake when the
@@ -264,14 +264,14 @@ func (s *requestState) slot(name string) (int, bool) {
 func (r *Request) SetDecorator(name string, v any) error {
 	s := r.live()
 	if s.route == nil {
-		return fmt.Errorf("%w: %q", ErrUnknownDecorator, name)
+		return errkind.New(ErrUnknownDecorator, "request decorator %q is not visible here", name)
 	}
 	i, ok := s.slot(name)
 	if !ok {
-		return fmt.Errorf("%w: %q from %s %s", ErrUnknownDecorator, name, s.route.Method, s.route.Pattern)
+		return errkind.New(ErrUnknownDecorator, "request decorator %q is not visible from route %s %s", name, s.route.Method, s.route.Pattern)
 	}
 	if want := s.plan.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
-		return fmt.Errorf("%w: %q holds %v, got %T", ErrDecoratorType, name, want, v)
+		return errkind.New(ErrDecoratorType, "request decorator %q holds %v, not %T", name, want, v)
 	}
 	s.values[i] = v
 	return nil

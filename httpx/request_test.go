@@ -57,7 +57,7 @@ func TestRequestAccessors(t *testing.T) {
 	assert.Error(t, r.Context().Err())
 
 	x.End()
-	assert.PanicsWithError(t, "httpx: Request used after its handler returned; "+
+	assert.PanicsWithError(t, "httpx.Request used after its handler returned; "+
 		"keep the values a goroutine needs (ID, headers, decoded input, context, logger), not the *httpx.Request",
 		func() { r.Params() })
 	r2, _ := x.Begin(httptest.NewRecorder(), raw, route, decorators, 1, "from-header", nil)

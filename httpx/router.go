@@ -2,10 +2,10 @@ package httpx
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/urlpath"
 )
 
@@ -14,6 +14,7 @@ var (
 	ErrDuplicateRoute = errors.New("duplicate route")
 	ErrRouteConflict  = errors.New("conflicting route")
 	ErrInvalidPath    = errors.New("invalid route path")
+	ErrInvalidMethod  = errors.New("invalid method")
 )
 
 // DefaultMaxParamLength is the longest path parameter the router matches;
@@ -88,10 +89,10 @@ type methodHandler[H any] struct {
 // name differs from one declared at the same place by another pattern.
 func (r *Router[H]) Add(method, pattern string, h H) error {
 	if method == "" || strings.ContainsAny(method, " \t\r\n") {
-		return fmt.Errorf("%w: method %q", ErrInvalidPath, method)
+		return errkind.New(ErrInvalidMethod, "invalid method %q", method)
 	}
 	if !strings.HasPrefix(pattern, "/") {
-		return fmt.Errorf("%w: %q must start with /", ErrInvalidPath, pattern)
+		return errkind.New(ErrInvalidPath, "invalid path %q: it must start with /", pattern)
 	}
 	n := &r.root
 	rest := pattern[1:]
@@ -100,7 +101,7 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 		switch {
 		case seg == "*":
 			if more {
-				return fmt.Errorf("%w: %q: * must be the last segment", ErrInvalidPath, pattern)
+				return errkind.New(ErrInvalidPath, "invalid path %q: * must be the last segment", pattern)
 			}
 			if n.wildcard == nil {
 				n.wildcard = &node[H]{name: "*"}
@@ -109,18 +110,18 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 		case strings.HasPrefix(seg, ":"):
 			name := seg[1:]
 			if name == "" || strings.ContainsAny(name, ":*") {
-				return fmt.Errorf("%w: %q: bad parameter %q", ErrInvalidPath, pattern, seg)
+				return errkind.New(ErrInvalidPath, "invalid path %q: bad parameter %q", pattern, seg)
 			}
 			if n.param == nil {
 				n.param = &node[H]{name: name}
 			} else if n.param.name != name {
-				return fmt.Errorf("%w: %q names parameter %q where another route names it %q",
-					ErrRouteConflict, pattern, name, n.param.name)
+				return errkind.New(ErrRouteConflict, "path %q names parameter %q where another route names it %q",
+					pattern, name, n.param.name)
 			}
 			n = n.param
 		default:
 			if strings.ContainsAny(seg, "*") {
-				return fmt.Errorf("%w: %q: * must be a whole segment", ErrInvalidPath, pattern)
+				return errkind.New(ErrInvalidPath, "invalid path %q: * must be a whole segment", pattern)
 			}
 			var next *node[H]
 			for _, c := range n.static {
@@ -143,7 +144,7 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 	}
 	for _, mh := range n.handlers {
 		if mh.method == method {
-			return fmt.Errorf("%w: %s %s", ErrDuplicateRoute, method, pattern)
+			return errkind.New(ErrDuplicateRoute, "%s %s is already registered", method, pattern)
 		}
 	}
 	n.pattern = pattern

@@ -1,0 +1,169 @@
+package app_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// Named functions, so that the messages that name a hook are stable.
+func variadicHook(int, ...int)                  {}
+func needsLoggerNamedX(struct{ Z *zap.Logger }) {}
+
+type sessionDep struct {
+	app.In
+	Session int `name:"session"`
+}
+
+type badRule struct {
+	Name string `json:"name" validate:"email2"`
+}
+
+// TestStartupErrorTexts pins the full text of each start-up error: each
+// names its subject (a route, a plugin, a context) once and reads as one
+// sentence, and each matches its sentinel with errors.Is.
+func TestStartupErrorTexts(t *testing.T) {
+	t.Parallel()
+	nothing := func(*httpx.Reply) error { return nil }
+	tests := []struct {
+		name  string
+		build func(s *app.Server) error // the first error of its registrations, or nil
+		is    error
+		msg   string
+	}{
+		// Invalid handler shapes.
+		{"nil handler", func(s *app.Server) error { return s.Get("/", nil) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: nil"},
+		{"not a function", func(s *app.Server) error { return s.Get("/", 42) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: int is not a function"},
+		{"variadic handler", func(s *app.Server) error { return s.Get("/", func(int, ...int) {}) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: func(int, ...int) is variadic"},
+		{"bad result", func(s *app.Server) error { return s.Get("/", func() int { return 0 }) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: func() int must return error or (T, error)"},
+		{"too many results", func(s *app.Server) error {
+			return s.Get("/", func() (int, int, error) { return 0, 0, nil })
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid handler: func() (int, int, error) returns too many values"},
+		{"pointer to In", func(s *app.Server) error { return s.Get("/", func(*sessionDep) {}) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: *app_test.sessionDep: take an In struct by value"},
+		// What a route needs.
+		{"decorator not visible", func(s *app.Server) error { return s.Get("/", func(sessionDep) {}) },
+			scope.ErrNotVisible, `route GET / (root) needs service int named "session", which no context provides`},
+		{"decorator type", func(s *app.Server) error {
+			if err := s.DecorateRequest("session", ""); err != nil {
+				return err
+			}
+			return s.Get("/", func(sessionDep) {})
+		}, httpx.ErrDecoratorType, `route GET / (root) needs request decorator "session" as int (field Session), but it holds string`},
+		{"service not visible", func(s *app.Server) error { return s.Get("/", func(*testing.T) {}) },
+			scope.ErrNotVisible, "route GET / (root) needs service *testing.T, which no context provides"},
+		// Hooks and error handlers.
+		{"invalid hook", func(s *app.Server) error {
+			if err := s.AddHook(app.OnRequest, variadicHook); err != nil {
+				return err
+			}
+			return s.Get("/", nothing)
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid onRequest hook variadicHook: func(int, ...int) is variadic"},
+		{"hook that needs a service", func(s *app.Server) error {
+			if err := s.AddHook(app.PreHandler, needsLoggerNamedX); err != nil {
+				return err
+			}
+			return s.Get("/", nothing)
+		}, scope.ErrNotVisible, "route GET / (root) has a preHandler hook needsLoggerNamedX that needs service struct { Z *zap.Logger }, which no context provides"},
+		{"nil hook", func(s *app.Server) error { return s.AddHook(app.OnRequest, nil) },
+			app.ErrInvalidHandler, "invalid onRequest hook in root: nil"},
+		{"onSend hook of the wrong type", func(s *app.Server) error { return s.AddHook(app.OnSend, nothing) },
+			app.ErrInvalidHandler, "invalid onSend hook in root: an onSend hook is an OnSendFunc, not func(*httpx.Reply) error"},
+		{"nil route hook", func(s *app.Server) error { return s.Get("/", nothing, app.WithHook(app.OnRequest, nil)) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid onRequest hook: nil"},
+		{"input in a hook", func(s *app.Server) error {
+			if err := s.AddHook(app.OnRequest, func(app.Body[badRule]) {}); err != nil {
+				return err
+			}
+			return s.Get("/", nothing)
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid onRequest hook: app.Body[github.com/burrow-go/burrow/app_test.badRule] " +
+			"cannot be taken in an onRequest hook, which runs before the body is parsed"},
+		{"invalid error handler", func(s *app.Server) error {
+			if err := s.SetErrorHandler(func(int, ...int) {}); err != nil {
+				return err
+			}
+			return s.Get("/", nothing)
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid error handler from root: func(int, ...int) is variadic"},
+		{"error handler set twice", func(s *app.Server) error {
+			_ = s.SetErrorHandler(func(error) error { return nil })
+			return s.SetErrorHandler(func(error) error { return nil })
+		}, app.ErrHandlerSet, "the error handler of root is already set"},
+		// Input types.
+		{"unknown rule", func(s *app.Server) error { return s.Post("/", func(app.Body[badRule]) {}) },
+			app.ErrInvalidConstraint, `route POST / (root) has an invalid body type: app_test.badRule.Name: unknown rule "email2": ` +
+				"Burrow's rules are required, min, max, len, enum, format and the pattern tag"},
+		{"bad body limit", func(s *app.Server) error { return s.Post("/", nothing, app.BodyLimit(-1)) },
+			app.ErrInvalidInput, "route POST / (root) has an invalid body limit -1"},
+		// Methods and paths.
+		{"bad method", func(s *app.Server) error { return s.Route("get", "/", nothing) },
+			httpx.ErrInvalidMethod, `invalid method "get" in root: a method is an upper-case token`},
+		{"path without a slash", func(s *app.Server) error { return s.Get("x", nothing) },
+			httpx.ErrInvalidPath, `invalid path "x" in root: it must start with /`},
+		{"wildcard not last", func(s *app.Server) error { return s.Get("/a/*/b", nothing) },
+			httpx.ErrInvalidPath, `route GET /a/*/b (root) cannot be added: invalid path "/a/*/b": * must be the last segment`},
+		{"duplicate route", func(s *app.Server) error {
+			_ = s.Get("/x", nothing)
+			return s.Get("/x", nothing)
+		}, httpx.ErrDuplicateRoute, "route GET /x (root) is already registered"},
+		{"conflicting parameter", func(s *app.Server) error {
+			_ = s.Get("/u/:id", nothing)
+			return s.Get("/u/:name/x", nothing)
+		}, httpx.ErrRouteConflict, `route GET /u/:name/x (root) cannot be added: path "/u/:name/x" names parameter "name" where another route names it "id"`},
+		// Plugins.
+		{"plugin failed", func(s *app.Server) error {
+			return s.Register(func(*app.Server) error { return errors.New("boom") }, app.Name("db"))
+		}, app.ErrPlugin, "plugin db (root > db) failed: boom"},
+		{"not a plugin", func(s *app.Server) error { return s.Register(42) },
+			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error or *app.Plugin"},
+		{"nil plugin", func(s *app.Server) error { return s.Register((*app.Plugin)(nil)) },
+			app.ErrInvalidPlugin, "invalid plugin in root: nil *app.Plugin"},
+		{"version mismatch", func(s *app.Server) error {
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.PluginName("old"), app.Supports("^0.1.0")))
+		}, app.ErrVersionMismatch, "plugin old (root) supports Burrow ^0.1.0, this is " + app.Version},
+		{"missing dependency", func(s *app.Server) error {
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.PluginName("users"), app.DependsOn("db")))
+		}, app.ErrMissingDependency, `plugin users (root) needs plugin "db", which is not registered before it in root or an ancestor`},
+		{"plugin registered twice", func(s *app.Server) error {
+			p := app.Wrap(func(*app.Server) error { return nil }, app.PluginName("metrics"))
+			_ = s.Register(p)
+			return s.Register(p)
+		}, app.ErrDuplicatePlugin, "plugin metrics (root) is already registered in root"},
+		// Decorators and services.
+		{"empty decorator name", func(s *app.Server) error { return s.DecorateRequest("", 0) },
+			app.ErrInvalidDecorator, "invalid request decorator in root: empty name"},
+		{"untyped decorator", func(s *app.Server) error { return s.DecorateRequest("user", nil) },
+			app.ErrInvalidDecorator, `invalid request decorator "user" in root: it has no value, so no type; use a typed nil`},
+		{"decorator declared twice", func(s *app.Server) error {
+			_ = s.DecorateRequest("user", "")
+			return s.DecorateRequest("user", "")
+		}, scope.ErrDuplicate, `request decorator "user" is already declared in root`},
+		{"nil service", func(s *app.Server) error { return s.Decorate(nil) },
+			app.ErrInvalidDecorator, "invalid service in root: nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := app.New()
+			err := tt.build(s)
+			if err == nil {
+				err = s.Ready()
+			} else {
+				assert.Equal(t, err, s.Ready(), "Ready reports the registration's error")
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.is)
+			assert.EqualError(t, err, tt.msg)
+		})
+	}
+}
