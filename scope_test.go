@@ -91,7 +91,7 @@ func buildTopology(t *testing.T, s *app.Server, spec ctxSpec, names []string, wr
 			return ps.Get("/"+p, report(ps, names))
 		}
 		if wrapped {
-			require.NoError(t, s.Register(app.Wrap(body, app.PluginName(p))))
+			require.NoError(t, s.Register(app.Wrap(body, app.Name(p))))
 		} else {
 			require.NoError(t, s.Register(body, app.Name(p)))
 		}

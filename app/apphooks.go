@@ -16,24 +16,33 @@ import (
 // runs for the whole server.
 type appHooks struct {
 	onRegister []func(*Server) error
-	onRoute    []func(*RouteOptions) error
+	onRoute    []func(*RouteSpec) error
 	onReady    []func() error
 	onListen   []func(net.Addr) error
 	preClose   []func(context.Context) error
 }
 
-// RouteOptions is a route as OnRoute hooks see it, before Ready compiles
-// it. Hooks may change any field.
-type RouteOptions struct {
+// RouteSpec is a route as OnRoute hooks see it, before Ready compiles it.
+// Hooks may change any field. (A RouteOption, by contrast, is an argument
+// of Route that configures the route as it is registered.)
+type RouteSpec struct {
 	Method  string
 	Path    string
 	Handler any
 	// Context is the route's context path (read-only: changing it has no
 	// effect).
 	Context string
-	// Twin is true for the HEAD route Burrow adds for a GET route.
+	// Twin is true for the route's HEAD twin: the HEAD route Burrow adds
+	// for a GET route. "Twin" means only that; a prefixed plugin's "/"
+	// route served at a second path is one route, not a twin.
 	Twin bool
 }
+
+// RouteOptions is RouteSpec.
+//
+// Deprecated: use RouteSpec; the name was one letter from RouteOption,
+// which is something else.
+type RouteOptions = RouteSpec
 
 // OnRegister adds fn to run for every encapsulated plugin registered in
 // this context or a descendant after this call, with the plugin's new
@@ -48,7 +57,7 @@ func (s *Server) OnRegister(fn func(child *Server) error) error {
 // first. It may edit the route; an error stops the boot. A prefixed
 // plugin's "/" route is one route, seen once with the prefix as its path
 // ("/v1"); it also answers "/v1/" unless a hook changes its path.
-func (s *Server) OnRoute(fn func(*RouteOptions) error) error {
+func (s *Server) OnRoute(fn func(*RouteSpec) error) error {
 	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
 }
 
@@ -117,7 +126,7 @@ func (a *instance) runOnRegister(c *node) error {
 }
 
 // runOnRoute runs the OnRoute hooks that apply to a route of n.
-func (a *instance) runOnRoute(n *node, ro *RouteOptions) error {
+func (a *instance) runOnRoute(n *node, ro *RouteSpec) error {
 	for _, p := range a.lineage(n) {
 		for _, fn := range p.app.onRoute {
 			if err := fn(ro); err != nil {

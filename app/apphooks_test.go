@@ -25,7 +25,7 @@ func TestOnRegisterSeesEncapsulatedChildrenOnly(t *testing.T) {
 	s.Register(func(a *app.Server) error {
 		a.OnRegister(func(c *app.Server) error { seen = append(seen, "a saw "+c.Path()); return nil })
 		a.Register(func(*app.Server) error { return nil }, app.Name("a1"))
-		return a.Register(app.Wrap(func(*app.Server) error { return nil }, app.PluginName("wrapped")))
+		return a.Register(app.Wrap(func(*app.Server) error { return nil }, app.Name("wrapped")))
 	}, app.Name("a"))
 	s.Register(func(*app.Server) error { return nil }, app.Name("b"))
 	require.NoError(t, s.Ready())
@@ -47,7 +47,7 @@ func TestOnRegisterSeesEncapsulatedChildrenOnly(t *testing.T) {
 func TestOnRouteEditsRoutesAndSeesTwins(t *testing.T) {
 	var seen []string
 	s := app.New()
-	s.OnRoute(func(ro *app.RouteOptions) error {
+	s.OnRoute(func(ro *app.RouteSpec) error {
 		seen = append(seen, ro.Method+" "+ro.Path+" "+ro.Context)
 		if strings.HasPrefix(ro.Path, "/old") {
 			ro.Path = "/new" + strings.TrimPrefix(ro.Path, "/old")
@@ -55,7 +55,7 @@ func TestOnRouteEditsRoutesAndSeesTwins(t *testing.T) {
 		return nil
 	})
 	s.Register(func(c *app.Server) error {
-		c.OnRoute(func(ro *app.RouteOptions) error {
+		c.OnRoute(func(ro *app.RouteSpec) error {
 			if ro.Twin {
 				ro.Method = "" // no HEAD for this context's routes
 			}

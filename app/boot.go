@@ -164,18 +164,18 @@ func (a *instance) compile() error {
 		a.types[si.decl.Slot] = si.decl.ValueType
 	}
 
-	type twin struct {
+	type headTwin struct {
 		paths []string
 		rt    *route
 	}
-	var twins []twin
+	var twins []headTwin
 	var errs error
 	a.walk(func(n *node) {
 		for _, def := range n.routes {
 			if errs != nil {
 				return
 			}
-			ro := RouteOptions{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
+			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
 			if err := a.runOnRoute(n, &ro); err != nil {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
@@ -204,7 +204,7 @@ func (a *instance) compile() error {
 			// The HEAD twin shares the GET's compiled route (net/http drops
 			// the body). OnRoute hooks see it too; of their edits, only
 			// Path and an emptied Method (no twin) apply.
-			tro := RouteOptions{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
+			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
 			if err := a.runOnRoute(n, &tro); err != nil {
 				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
@@ -212,7 +212,7 @@ func (a *instance) compile() error {
 			if tro.Method == "" {
 				continue
 			}
-			tw := twin{paths: []string{tro.Path}, rt: rt}
+			tw := headTwin{paths: []string{tro.Path}, rt: rt}
 			if tro.Path == ro.Path {
 				tw.paths = paths
 			}
@@ -228,7 +228,6 @@ func (a *instance) compile() error {
 			if err := a.router.Add(http.MethodHead, p, tw.rt); err != nil && !errors.Is(err, httpx.ErrDuplicateRoute) {
 				return &RouteError{Method: http.MethodHead, Path: p, Context: tw.rt.info.Context, Err: notAdded(err)}
 			}
-			tw.rt.twins = append(tw.rt.twins, p)
 		}
 	}
 	return a.compileNotFound()

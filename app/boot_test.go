@@ -320,7 +320,7 @@ func TestRegistrationsFromOnReadyFail(t *testing.T) {
 				"Decorate":           h.Decorate(42),
 				"SetErrorHandler":    h.SetErrorHandler(func(error) {}),
 				"SetNotFoundHandler": h.SetNotFoundHandler(noop),
-				"OnRoute":            h.OnRoute(func(*app.RouteOptions) error { return nil }),
+				"OnRoute":            h.OnRoute(func(*app.RouteSpec) error { return nil }),
 				"OnReady":            h.OnReady(func() error { return nil }),
 			} {
 				got[name+" from "+h.Path()] = err

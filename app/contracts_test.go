@@ -91,7 +91,7 @@ func TestPrefixedSlashRouteRunsOnRouteOnce(t *testing.T) {
 	t.Parallel()
 	var seen []string
 	s := app.New()
-	s.OnRoute(func(ro *app.RouteOptions) error {
+	s.OnRoute(func(ro *app.RouteSpec) error {
 		seen = append(seen, ro.Method+" "+ro.Path)
 		if ro.Method == http.MethodGet {
 			h := ro.Handler.(func() (string, error))
@@ -118,7 +118,7 @@ func TestPrefixedSlashRouteRunsOnRouteOnce(t *testing.T) {
 func TestOnRouteMovingAPrefixedSlashRouteMovesItAlone(t *testing.T) {
 	t.Parallel()
 	s := app.New()
-	s.OnRoute(func(ro *app.RouteOptions) error { ro.Path = "/moved"; return nil })
+	s.OnRoute(func(ro *app.RouteSpec) error { ro.Path = "/moved"; return nil })
 	s.Register(func(c *app.Server) error {
 		return c.Get("/", func() (string, error) { return "index", nil })
 	}, app.Prefix("/v1"))

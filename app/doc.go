@@ -44,10 +44,11 @@
 // Register, DecorateRequest, Decorate, Route and AddHook only record.
 // [Server.Ready] loads the plugin tree depth-first in registration order,
 // each body with a time-out ([WithPluginTimeout]), then compiles every
-// route. A plugin meant to be shared says what it needs — [PluginName],
-// [DependsOn], [NeedsDecorators], [NeedsService], [Supports] on Wrap or
-// [Describe] — and Ready checks it before the body runs. [Name] and
-// [Prefix] name a registration and put its routes under a path.
+// route. A plugin meant to be shared says what it needs — [Name],
+// [DependsOn], [NeedsDecorators], [NeedsService], [Supports] on [Wrap] or
+// [Describe] — and Ready checks it before the body runs. Register takes
+// the same options, for that registration only: [Name] renames it, and
+// [Prefix] puts its routes under a path.
 // [Server.PrintPlugins], [Server.PrintRoutes], [Server.PrintVisibility]
 // and [Server.DOT] show what Ready built.
 //

@@ -129,13 +129,13 @@ func TestStartupErrorTexts(t *testing.T) {
 		{"nil plugin", func(s *app.Server) error { return s.Register((*app.Plugin)(nil)) },
 			app.ErrInvalidPlugin, "invalid plugin in root: nil *app.Plugin"},
 		{"version mismatch", func(s *app.Server) error {
-			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.PluginName("old"), app.Supports("^0.1.0")))
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.Name("old"), app.Supports("^0.1.0")))
 		}, app.ErrVersionMismatch, "plugin old (root) supports Burrow ^0.1.0, this is " + app.Version},
 		{"missing dependency", func(s *app.Server) error {
-			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.PluginName("users"), app.DependsOn("db")))
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.Name("users"), app.DependsOn("db")))
 		}, app.ErrMissingDependency, `plugin users (root) needs plugin "db", which is not registered before it in root or an ancestor`},
 		{"plugin registered twice", func(s *app.Server) error {
-			p := app.Wrap(func(*app.Server) error { return nil }, app.PluginName("metrics"))
+			p := app.Wrap(func(*app.Server) error { return nil }, app.Name("metrics"))
 			_ = s.Register(p)
 			return s.Register(p)
 		}, app.ErrDuplicatePlugin, "plugin metrics (root) is already registered in root"},

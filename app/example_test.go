@@ -53,7 +53,7 @@ func Example() {
 func ExampleWrap() {
 	version := app.Wrap(func(s *app.Server) error {
 		return s.DecorateRequest("version", "v1")
-	}, app.PluginName("version"))
+	}, app.Name("version"))
 
 	type deps struct {
 		app.In
@@ -104,7 +104,7 @@ func ExampleServer_AddHook() {
 func Example_pluginContract() {
 	session := app.Wrap(func(s *app.Server) error {
 		return s.DecorateRequest("user", "anonymous")
-	}, app.PluginName("session"))
+	}, app.Name("session"))
 
 	type who struct {
 		app.In
@@ -114,7 +114,7 @@ func Example_pluginContract() {
 		return s.AddHook(app.OnResponse, func(w who, req *httpx.Request) {
 			fmt.Println("audit:", w.User, req.Raw().URL.Path)
 		})
-	}, app.PluginName("audit"),
+	}, app.Name("audit"),
 		app.DependsOn("session"),
 		app.NeedsDecorators("user"),
 		app.Supports(">=0.4.0 <1.0.0"))

@@ -352,9 +352,9 @@ func TestWrappedPluginHooksTakeThePlaceOfTheirRegisterCall(t *testing.T) {
 			w.AddHook(app.OnRequest, tr.hook("4a"))
 			w.Register(app.Wrap(func(ww *app.Server) error {
 				return ww.AddHook(app.OnRequest, tr.hook("4b"))
-			}, app.PluginName("inner")))
+			}, app.Name("inner")))
 			return w.AddHook(app.OnRequest, tr.hook("4c"))
-		}, app.PluginName("outer")))
+		}, app.Name("outer")))
 		c.AddHook(app.OnRequest, tr.hook("5"))
 		return c.Get("/", func() {}, app.WithHook(app.OnRequest, tr.hook("route")))
 	}, app.Name("child"))

@@ -24,7 +24,7 @@ func introspected(t *testing.T) *app.Server {
 		api.Register(app.Wrap(func(w *app.Server) error {
 			time.Sleep(2 * time.Millisecond)
 			return w.DecorateRequest("user", "")
-		}, app.PluginName("auth")))
+		}, app.Name("auth")))
 		return api.Register(func(v1 *app.Server) error { return v1.Get("/items", func() {}) }, app.Name("v1"), app.Prefix("/v1"))
 	}, app.Name("api"), app.Prefix("/api"))
 	s.Register(func(admin *app.Server) error { return admin.DecorateRequest("role", "") }, app.Name("admin"))

@@ -82,7 +82,8 @@ func Supports(versions string) PluginOption {
 	}
 }
 
-// Check runs fn when the plugin is made (by Wrap or Describe); if it
+// Check runs fn when the plugin is made (by Wrap or Describe) or, given
+// to Register, registered; if it
 // fails, Register refuses the plugin with a *PluginError naming it and
 // the registering context, so a plugin whose options are wrong fails
 // where it is registered, before anything loads. Ready reports the same

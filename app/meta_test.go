@@ -25,16 +25,16 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "dependency in the same context, registered before",
 			build: func(s *app.Server) {
-				s.Register(app.Wrap(noop, app.PluginName("db")))
-				s.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
+				s.Register(app.Wrap(noop, app.Name("db")))
+				s.Register(app.Describe(noop, app.Name("users"), app.DependsOn("db")))
 			},
 		},
 		{
 			name: "dependency in an ancestor",
 			build: func(s *app.Server) {
-				s.Register(app.Describe(noop, app.PluginName("db")))
+				s.Register(app.Describe(noop, app.Name("db")))
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.PluginName("users"), app.DependsOn("db")))
+					return api.Register(app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
 				}, app.Name("api"))
 			},
 		},
@@ -42,7 +42,7 @@ func TestPluginContract(t *testing.T) {
 			name: "missing dependency",
 			build: func(s *app.Server) {
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
+					return api.Register(app.Describe(noop, app.Name("users"), app.DependsOn("db")))
 				}, app.Name("api"))
 			},
 			is:  app.ErrMissingDependency,
@@ -51,8 +51,8 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "dependency registered after the plugin",
 			build: func(s *app.Server) {
-				s.Register(app.Describe(noop, app.PluginName("users"), app.DependsOn("db")))
-				s.Register(app.Describe(noop, app.PluginName("db")))
+				s.Register(app.Describe(noop, app.Name("users"), app.DependsOn("db")))
+				s.Register(app.Describe(noop, app.Name("db")))
 			},
 			is:  app.ErrMissingDependency,
 			msg: `plugin users (root) needs plugin "db", which is not registered before it in root or an ancestor`,
@@ -61,10 +61,10 @@ func TestPluginContract(t *testing.T) {
 			name: "dependency only in a sibling",
 			build: func(s *app.Server) {
 				s.Register(func(other *app.Server) error {
-					return other.Register(app.Wrap(noop, app.PluginName("db")))
+					return other.Register(app.Wrap(noop, app.Name("db")))
 				}, app.Name("other"))
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.PluginName("users"), app.DependsOn("db")))
+					return api.Register(app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
 				}, app.Name("api"))
 			},
 			is:  app.ErrMissingDependency,
@@ -75,14 +75,14 @@ func TestPluginContract(t *testing.T) {
 			build: func(s *app.Server) {
 				s.DecorateRequest("user", "")
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+					return api.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 				}, app.Name("api"))
 			},
 		},
 		{
 			name: "missing decorator",
 			build: func(s *app.Server) {
-				s.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+				s.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 			},
 			is:  app.ErrMissingDecorator,
 			msg: `plugin audit (root) needs request decorator "user", which no context provides`,
@@ -92,7 +92,7 @@ func TestPluginContract(t *testing.T) {
 			build: func(s *app.Server) {
 				s.Register(func(auth *app.Server) error { return auth.DecorateRequest("user", "") }, app.Name("auth"))
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.PluginName("audit"), app.NeedsDecorators("user")))
+					return api.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 				}, app.Name("api"))
 			},
 			is:  scope.ErrNotVisible,
@@ -102,13 +102,13 @@ func TestPluginContract(t *testing.T) {
 			name: "service visible",
 			build: func(s *app.Server) {
 				s.Decorate(&database{dsn: "x"})
-				s.Register(app.Describe(noop, app.PluginName("repo"), app.NeedsService[*database]()))
+				s.Register(app.Describe(noop, app.Name("repo"), app.NeedsService[*database]()))
 			},
 		},
 		{
 			name: "missing service",
 			build: func(s *app.Server) {
-				s.Register(app.Describe(noop, app.PluginName("repo"), app.NeedsService[*database]()))
+				s.Register(app.Describe(noop, app.Name("repo"), app.NeedsService[*database]()))
 			},
 			is:  app.ErrMissingDecorator,
 			msg: `plugin repo (root) needs service *app_test.database, which no context provides`,
@@ -116,14 +116,14 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "supported version",
 			build: func(s *app.Server) {
-				s.Register(app.Wrap(noop, app.PluginName("modern"), app.Supports(">=0.4.0 <1")))
+				s.Register(app.Wrap(noop, app.Name("modern"), app.Supports(">=0.4.0 <1")))
 			},
 		},
 		{
 			name: "version mismatch",
 			build: func(s *app.Server) {
 				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.PluginName("old"), app.Supports("^0.1.0")))
+					return api.Register(app.Wrap(noop, app.Name("old"), app.Supports("^0.1.0")))
 				}, app.Name("api"))
 			},
 			is:  app.ErrVersionMismatch,
@@ -132,8 +132,8 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "same wrapped plugin twice in one context",
 			build: func(s *app.Server) {
-				s.Register(app.Wrap(noop, app.PluginName("metrics")))
-				s.Register(app.Wrap(noop, app.PluginName("metrics")))
+				s.Register(app.Wrap(noop, app.Name("metrics")))
+				s.Register(app.Wrap(noop, app.Name("metrics")))
 			},
 			is:  app.ErrDuplicatePlugin,
 			msg: `plugin metrics (root) is already registered in root`,
@@ -141,8 +141,8 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "same wrapped plugin in two sibling contexts",
 			build: func(s *app.Server) {
-				s.Register(func(a *app.Server) error { return a.Register(app.Wrap(noop, app.PluginName("metrics"))) })
-				s.Register(func(b *app.Server) error { return b.Register(app.Wrap(noop, app.PluginName("metrics"))) })
+				s.Register(func(a *app.Server) error { return a.Register(app.Wrap(noop, app.Name("metrics"))) })
+				s.Register(func(b *app.Server) error { return b.Register(app.Wrap(noop, app.Name("metrics"))) })
 			},
 		},
 	}
@@ -165,7 +165,7 @@ func TestPluginContract(t *testing.T) {
 
 func TestInvalidVersionRangeFailsRegister(t *testing.T) {
 	s := app.New()
-	err := s.Register(app.Wrap(noop, app.PluginName("odd"), app.Supports(">=banana")))
+	err := s.Register(app.Wrap(noop, app.Name("odd"), app.Supports(">=banana")))
 	require.ErrorIs(t, err, app.ErrInvalidPlugin)
 	assert.Equal(t, `plugin odd (root) is invalid: invalid version range ">=banana": bad version "banana"`, err.Error())
 	var pe *app.PluginError
@@ -178,7 +178,7 @@ func TestCheckRefusesAPluginAtRegister(t *testing.T) {
 	s := app.New()
 	var registerErr error
 	s.Register(func(api *app.Server) error {
-		registerErr = api.Register(app.Wrap(noop, app.PluginName("cache"),
+		registerErr = api.Register(app.Wrap(noop, app.Name("cache"),
 			app.Check(func() error { return errors.New("cache: size must be positive") })))
 		return nil // even ignored, the refusal stops Ready
 	}, app.Name("api"))

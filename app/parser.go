@@ -104,12 +104,12 @@ func (s *Server) SetBodyLimit(n int64) error {
 
 // BodyLimit sets the body limit of one route.
 func BodyLimit(n int64) RouteOption {
-	return func(r *routeDef) error {
+	return func(r *routeDef) {
 		if n <= 0 {
-			return errkind.New(ErrInvalidInput, "has an invalid body limit %d", n)
+			r.err = errors.Join(r.err, errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
+			return
 		}
 		r.bodyLimit = n
-		return nil
 	}
 }
 

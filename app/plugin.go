@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 type Plugin struct {
 	fn      func(*Server) error
 	name    string
+	prefix  string // a Register option; meaningless on a wrapped plugin
 	wrapped bool
 	meta    meta
 	err     error // from options, reported by Register
@@ -30,11 +32,29 @@ type Plugin struct {
 // Name is the plugin's name, used in context paths, errors and logs.
 func (p *Plugin) Name() string { return p.name }
 
-// PluginOption configures Wrap and Describe.
+// PluginOption configures a plugin: where it is made (Wrap, Describe) or
+// where it is registered (Register). Options given to Register apply to
+// that registration only, after the plugin's own.
 type PluginOption func(*Plugin)
 
-// PluginName names the plugin (default: the body's function name).
-func PluginName(name string) PluginOption { return func(p *Plugin) { p.name = name } }
+// RegisterOption is the type Register's options had.
+//
+// Deprecated: Register takes PluginOption values; use PluginOption.
+type RegisterOption = PluginOption
+
+// Name names the plugin and the context it gets (default: the body's
+// function name). Given to Register, it renames that registration.
+func Name(name string) PluginOption { return func(p *Plugin) { p.name = name } }
+
+// PluginName is Name.
+//
+// Deprecated: use Name, which Wrap, Describe and Register all accept.
+func PluginName(name string) PluginOption { return Name(name) }
+
+// Prefix prefixes every route of the plugin's context (and its
+// descendants) with prefix. It is ignored for wrapped plugins, which have
+// no context of their own.
+func Prefix(prefix string) PluginOption { return func(p *Plugin) { p.prefix = prefix } }
 
 // Wrap returns fn as a wrapped plugin: it gets no context of its own, so
 // what it registers lands in the context that registers it and is visible
@@ -60,17 +80,6 @@ func newPlugin(fn func(*Server) error, wrapped bool, opts []PluginOption) *Plugi
 	return p
 }
 
-// RegisterOption configures one Register call.
-type RegisterOption func(*pendingPlugin)
-
-// Name names the plugin's context (default: the plugin function's name).
-func Name(name string) RegisterOption { return func(p *pendingPlugin) { p.name = name } }
-
-// Prefix prefixes every route of the plugin's context (and its
-// descendants) with prefix. It is ignored for wrapped plugins, which have
-// no context of their own.
-func Prefix(prefix string) RegisterOption { return func(p *pendingPlugin) { p.prefix = prefix } }
-
 type pendingPlugin struct {
 	fn      func(*Server) error
 	name    string
@@ -85,31 +94,38 @@ type pendingPlugin struct {
 // func(*Server)) that gets a child context of its own, or a *Plugin made
 // with Wrap. Register returns an error for anything else, and after Ready;
 // a failure is also reported by Ready, so ignoring the error is safe.
-func (s *Server) Register(plugin any, opts ...RegisterOption) error {
+// Every PluginOption applies: Name and Prefix as usual, and the
+// declarations (DependsOn, Supports, …) check this registration.
+func (s *Server) Register(plugin any, opts ...PluginOption) error {
 	return s.mutate(func() error {
-		p := &pendingPlugin{}
-		switch v := plugin.(type) {
+		var v Plugin
+		switch pl := plugin.(type) {
 		case func(*Server) error:
-			p.fn, p.name = v, funcName(v)
+			v = Plugin{fn: pl, name: funcName(pl)}
 		case func(*Server):
-			p.fn, p.name = func(s *Server) error { v(s); return nil }, funcName(v)
+			v = Plugin{fn: func(s *Server) error { pl(s); return nil }, name: funcName(pl)}
 		case *Plugin:
-			if v == nil || v.fn == nil {
+			if pl == nil || pl.fn == nil {
 				return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: nil *app.Plugin", s.Path())
 			}
-			if v.err != nil {
-				return &PluginError{Plugin: v.name, Context: s.Path(), Err: errkind.New(ErrInvalidPlugin, "is invalid: %w", v.err)}
-			}
-			p.fn, p.name, p.wrapped, p.meta = v.fn, v.name, v.wrapped, v.meta
+			// A copy: this registration's options must not change the
+			// plugin value, which may be registered elsewhere too.
+			v = *pl
+			v.meta.dependencies = slices.Clip(v.meta.dependencies)
+			v.meta.needs = slices.Clip(v.meta.needs)
 		default:
 			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: %T is not a func(*app.Server) error or *app.Plugin", s.Path(), plugin)
 		}
-		if p.fn == nil {
+		if v.fn == nil {
 			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: nil function", s.Path())
 		}
 		for _, o := range opts {
-			o(p)
+			o(&v)
 		}
+		if v.err != nil {
+			return &PluginError{Plugin: v.name, Context: s.Path(), Err: errkind.New(ErrInvalidPlugin, "is invalid: %w", v.err)}
+		}
+		p := &pendingPlugin{fn: v.fn, name: v.name, prefix: v.prefix, wrapped: v.wrapped, meta: v.meta}
 		if p.name == "" {
 			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.plugins))
 		}

@@ -34,7 +34,7 @@ func TestPluginFailuresNameThePlugin(t *testing.T) {
 		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db) failed: panic: kaboom"},
 		{"time-out", func(*app.Server) error { <-release; return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
 			"plugin db (root > api > db) timed out after 20ms"},
-		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.PluginName("db")), 0, boom,
+		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.Name("db")), 0, boom,
 			"plugin db (root > api) failed: boom"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -17,21 +18,25 @@ type routeDef struct {
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
+	err       error // from options, reported by Route
 }
 
-// RouteOption configures one route.
-type RouteOption func(*routeDef) error
+// RouteOption configures one route as Route registers it. Like every
+// option type of Burrow's, it is a function that only Burrow's
+// constructors make; one given a bad argument records the error, which
+// the call taking it (here Route) returns.
+type RouteOption func(*routeDef)
 
 // WithHook adds a route-level hook, which runs after every context hook of
 // the same kind.
 func WithHook(kind Hook, fn any) RouteOption {
-	return func(r *routeDef) error {
+	return func(r *routeDef) {
 		d, err := newHookDef(kind, fn)
 		if err != nil {
-			return fmt.Errorf("has an invalid %v hook: %w", kind, err)
+			r.err = errors.Join(r.err, fmt.Errorf("has an invalid %v hook: %w", kind, err))
+			return
 		}
 		r.hooks = append(r.hooks, d)
-		return nil
 	}
 }
 
@@ -59,9 +64,10 @@ func (s *Server) Route(method, path string, handler any, opts ...RouteOption) er
 		}
 		r := &routeDef{method: method, path: s.n.prefix + path, handler: handler}
 		for _, o := range opts {
-			if err := o(r); err != nil {
-				return &RouteError{Method: method, Path: r.path, Context: s.Path(), Err: err}
-			}
+			o(r)
+		}
+		if r.err != nil {
+			return &RouteError{Method: method, Path: r.path, Context: s.Path(), Err: r.err}
 		}
 		if s.n.prefix != "" && path == "/" {
 			// "/v1" and "/v1/" both reach a prefixed plugin's "/" route:

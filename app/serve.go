@@ -26,7 +26,6 @@ type route struct {
 	errorHandlers []invoker // the route's context's first, then ancestors'
 	plan          routePlan
 	in            *inputPlan // nil when no parameter asks for input
-	twins         []string   // paths of its HEAD twins
 	hookNames     [numHooks][]string
 }
 

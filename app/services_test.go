@@ -38,7 +38,7 @@ func TestDigOutResultsAreRegistered(t *testing.T) {
 	t.Parallel()
 	s := app.New()
 	require.NoError(t, s.Decorate(newOutResults))
-	s.Register(app.Describe(noop, app.PluginName("user"),
+	s.Register(app.Describe(noop, app.Name("user"),
 		app.NeedsService[*outA](), app.NeedsService[*outB]("b")))
 	type deps struct {
 		app.In
@@ -68,7 +68,7 @@ func TestDigOutResultsSeenFromAChild(t *testing.T) {
 	s.Decorate(newOutResults)
 	var shadowed error
 	s.Register(func(c *app.Server) error {
-		return c.Register(app.Describe(noop, app.PluginName("user"), app.NeedsService[*outB]("b")))
+		return c.Register(app.Describe(noop, app.Name("user"), app.NeedsService[*outB]("b")))
 	}, app.Name("child"))
 	s.Register(func(c *app.Server) error {
 		shadowed = c.Decorate(newOutResults)

@@ -54,7 +54,7 @@ var ErrNoKeys = errors.New("no bearer keys configured: give bearer.Keys or beare
 
 // ErrIdentityNeedsPlugin is returned by New given ExposeIdentity. The
 // identity lives in a request decorator that Plugin declares in the
-// context it guards (with AddHook(false) too, next to the Verifier it
+// context it guards (with Manual too, next to the Verifier it
 // provides); a Verifier from New is attached to routes that nothing
 // declared it for, so every accepted key would answer 500.
 var ErrIdentityNeedsPlugin = errors.New("bearer.ExposeIdentity needs bearer.Plugin")
@@ -88,5 +88,5 @@ func Plugin(opts ...Option) *app.Plugin {
 			return s.Decorate(v)
 		}
 		return s.AddHook(app.OnRequest, v.authenticate)
-	}, app.PluginName(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
+	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

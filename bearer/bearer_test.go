@@ -150,7 +150,7 @@ func TestKeysNeverLogged(t *testing.T) {
 					s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.ExposeIdentity("who")))
 					return s.Get("/private", ok)
 				}
-				s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.AddHook(false)))
+				s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.Manual()))
 				return s.Get("/private", ok, app.WithHook(app.OnRequest,
 					func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }))
 			})
@@ -192,7 +192,7 @@ func TestRefusalsAreNotErrors(t *testing.T) {
 					s.Register(bearer.Plugin(bearer.Keys("k1")))
 					return s.Get("/private", ok)
 				}
-				s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.AddHook(false)))
+				s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.Manual()))
 				return s.Get("/private", ok, app.WithHook(app.OnRequest,
 					func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }))
 			})

@@ -79,13 +79,19 @@ func Scheme(name string) Option {
 // as RFC 9110 §11.1 says of every authentication scheme.
 func Strict(on bool) Option { return func(c *config) { c.strict = on } }
 
-// AddHook says whether Plugin installs its onRequest hook (default true).
-// With false the plugin installs nothing and provides the *Verifier as a
-// service of the registering context; attach its Verify method to the
-// routes to protect, e.g. app.WithHook(app.OnRequest, v.Verify). Failures
-// then go through the error handler as *httpx.Error values with codes
-// FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER and
-// FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER.
+// Manual makes Plugin install no hook: it provides the *Verifier as a
+// service of the registering context instead, and its Verify method is
+// attached to the routes to protect, e.g. app.WithHook(app.OnRequest,
+// v.Verify). Failures then go through the error handler as *httpx.Error
+// values with codes FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER and
+// FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER. Without it (the default)
+// Plugin guards every route of the context with an onRequest hook.
+func Manual() Option { return func(c *config) { c.addHook = false } }
+
+// AddHook(false) is Manual(); AddHook(true) is the default.
+//
+// Deprecated: use Manual. A bool option read as "add a hook: false" at
+// the call site.
 func AddHook(on bool) Option { return func(c *config) { c.addHook = on } }
 
 // ContentType sets the Content-Type of the error answers of the hook

@@ -113,15 +113,25 @@ func TestErrorResponseAndContentType(t *testing.T) {
 	assert.Equal(t, "text/plain; charset=utf-8", h.Get("Content-Type"))
 }
 
-// With AddHook(false) the plugin installs nothing: the context's routes
+// With Manual the plugin installs nothing: the context's routes
 // are open unless they attach the verifier, which the plugin provides as
 // a service. Failures go through the error handler with Fastify's codes.
-func TestAddHookFalseGuardsChosenRoutesOnly(t *testing.T) {
+// The deprecated AddHook(false) does the same.
+func TestManualGuardsChosenRoutesOnly(t *testing.T) {
 	t.Parallel()
+	for name, manual := range map[string]bearer.Option{"Manual": bearer.Manual(), "AddHook(false)": bearer.AddHook(false)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testManual(t, manual)
+		})
+	}
+}
+
+func testManual(t *testing.T, manual bearer.Option) {
 	verify := func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }
 	s := app.New()
 	s.Register(func(s *app.Server) error {
-		s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.AddHook(false)))
+		s.Register(bearer.Plugin(bearer.Keys("k1"), manual))
 		s.Get("/open", ok)
 		return s.Get("/guarded", ok, app.WithHook(app.PreHandler, verify))
 	}, app.Name("api"))
@@ -188,7 +198,7 @@ func TestExposeIdentity(t *testing.T) {
 }
 
 // ExposeIdentity needs a decorator that bearer.Plugin declares. With
-// AddHook(false) the plugin still declares it next to the Verifier it
+// Manual the plugin still declares it next to the Verifier it
 // provides, so a hand-placed Verify sees it; a Verifier built by New has
 // nowhere to declare it, so New refuses the option instead of answering
 // every valid key with 500.
@@ -203,7 +213,7 @@ func TestExposeIdentityWithAHandPlacedVerify(t *testing.T) {
 
 	s := app.New()
 	s.Register(func(s *app.Server) error {
-		s.Register(bearer.Plugin(bearer.Keys("k0", "k1"), bearer.AddHook(false), bearer.ExposeIdentity("who")))
+		s.Register(bearer.Plugin(bearer.Keys("k0", "k1"), bearer.Manual(), bearer.ExposeIdentity("who")))
 		return s.Get("/whoami", whoami, app.WithHook(app.OnRequest, verify))
 	}, app.Name("api"))
 	status, body, _ := inject(t, s, "/whoami", "Bearer k1")
@@ -213,7 +223,7 @@ func TestExposeIdentityWithAHandPlacedVerify(t *testing.T) {
 	_, err := bearer.New(bearer.Keys("k1"), bearer.ExposeIdentity("who"))
 	require.ErrorIs(t, err, bearer.ErrIdentityNeedsPlugin)
 	assert.EqualError(t, err, `bearer.ExposeIdentity needs bearer.Plugin, which declares the request decorator "who"; `+
-		`register bearer.Plugin(…, bearer.AddHook(false)) and take the *bearer.Verifier it provides where you attach Verify`)
+		`register bearer.Plugin(…, bearer.Manual()) and take the *bearer.Verifier it provides where you attach Verify`)
 }
 
 func TestInvalidOptions(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 )
 
 // Verifier checks authorization headers. Plugin installs its check as an
-// onRequest hook; with AddHook(false), or when built with New, attach
+// onRequest hook; with Manual, or when built with New, attach
 // Verify to the routes that need it.
 type Verifier struct {
 	keys        [][sha256.Size]byte
@@ -43,7 +43,7 @@ func New(opts ...Option) (*Verifier, error) {
 		return nil, err
 	}
 	if c.identity != "" {
-		return nil, fmt.Errorf("%w, which declares the request decorator %q; register bearer.Plugin(…, bearer.AddHook(false)) "+
+		return nil, fmt.Errorf("%w, which declares the request decorator %q; register bearer.Plugin(…, bearer.Manual()) "+
 			"and take the *bearer.Verifier it provides where you attach Verify", ErrIdentityNeedsPlugin, c.identity)
 	}
 	return newVerifier(c), nil

@@ -78,7 +78,7 @@ func build(keys []string, share bool, opts ...app.Option) *app.Server {
 		s.Get("/two", app.Typed(reply))
 		s.Post("/echo", app.TypedValue(echo))
 		if share {
-			return s.Register(app.Wrap(grandchild, app.PluginName("grandchildContext")))
+			return s.Register(app.Wrap(grandchild, app.Name("grandchildContext")))
 		}
 		return s.Register(grandchild, app.Name("grandchildContext"))
 	}, app.Name("publicContext"))
