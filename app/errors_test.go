@@ -124,6 +124,9 @@ func TestStartupErrorTexts(t *testing.T) {
 		{"plugin failed", func(s *app.Server) error {
 			return s.Register(func(*app.Server) error { return errors.New("boom") }, app.Name("db"))
 		}, app.ErrPlugin, "plugin db (root > db) failed: boom"},
+		{"registration that failed in a plugin", func(s *app.Server) error {
+			return s.Register(func(s *app.Server) error { _ = s.Get("x", func() {}); return nil }, app.Name("api"))
+		}, httpx.ErrInvalidPath, `plugin api (root > api) failed: invalid path "x" in root > api: it must start with /`},
 		{"not a plugin", func(s *app.Server) error { return s.Register(42) },
 			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error or *app.Plugin"},
 		{"nil plugin", func(s *app.Server) error { return s.Register((*app.Plugin)(nil)) },

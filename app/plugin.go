@@ -228,7 +228,7 @@ func (a *instance) load(n *node, queue []*pendingPlugin) error {
 		err = a.bootErr
 		a.mu.Unlock()
 		if err != nil {
-			return bodyFailed(p, target, err)
+			return bodyFailed(p, target, fmt.Errorf("failed: %w", err))
 		}
 		if err := a.load(target, sub); err != nil {
 			return err
