@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/burrow-go/burrow/app/internal/semver"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -32,8 +33,8 @@ var (
 type meta struct {
 	dependencies []string
 	needs        []scope.Key
-	version      string     // as written, for messages
-	constraint   constraint // nil: any version
+	version      string       // as written, for messages
+	constraint   semver.Range // nil: any version
 }
 
 // DependsOn names plugins that must be registered before this one, in the
@@ -73,7 +74,7 @@ func NeedsService[T any](name ...string) PluginOption {
 // Version stops Ready.
 func Supports(versions string) PluginOption {
 	return func(p *Plugin) {
-		c, err := parseConstraint(versions)
+		c, err := semver.ParseRange(versions)
 		if err != nil {
 			p.err = errors.Join(p.err, err)
 			return
@@ -103,7 +104,7 @@ func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 		return errkind.New(ErrDuplicatePlugin, "is already registered in %s", n.ctx.Path())
 	}
 	m := p.meta
-	if m.constraint != nil && !m.constraint.allows(mustVersion(Version)) {
+	if m.constraint != nil && !m.constraint.Allows(semver.MustParse(Version)) {
 		return errkind.New(ErrVersionMismatch, "supports Burrow %s, this is %s", m.version, Version)
 	}
 	for _, dep := range m.dependencies {
