@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -36,7 +37,7 @@ func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
 		if !f.IsExported() {
 			continue
 		}
-		name := fieldName(f, tag)
+		name := inputfields.Name(f, tag)
 		if name == "-" {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
 )
 
 // jsonNames is what the strict JSON scan knows of the Go value a JSON
@@ -55,10 +57,10 @@ func compileJSONNames(t reflect.Type, seen map[reflect.Type]*jsonNames) *jsonNam
 	}
 	n := &jsonNames{kind: reflect.Struct, fields: map[string]*jsonNames{}, folded: map[string]string{}}
 	seen[t] = n
-	for _, f := range inputFields(t, "json") {
-		n.fields[f.name] = compileJSONNames(f.Type, seen)
-		if folded := string(appendFolded(nil, f.name)); n.folded[folded] == "" {
-			n.folded[folded] = f.name
+	for _, f := range inputfields.List(t, "json") {
+		n.fields[f.Key] = compileJSONNames(f.Type, seen)
+		if folded := string(appendFolded(nil, f.Key)); n.folded[folded] == "" {
+			n.folded[folded] = f.Key
 		}
 	}
 	return n

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -126,10 +127,10 @@ func (c *validatorCompiler) compile(t reflect.Type) (*validator, error) {
 	}
 	v := &validator{kind: reflect.Struct}
 	c.structs[t], c.mine[v] = v, true
-	for _, f := range inputFields(t, c.tag) {
-		fr := fieldRules{index: f.index, name: f.name, typ: f.Type}
+	for _, f := range inputfields.List(t, c.tag) {
+		fr := fieldRules{index: f.Path, name: f.Key, typ: f.Type}
 		if err := fr.parse(f.StructField); err != nil {
-			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.index), err)
+			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.Path), err)
 		}
 		child, err := c.compile(f.Type)
 		if err != nil {

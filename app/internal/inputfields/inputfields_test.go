@@ -1,4 +1,4 @@
-package app
+package inputfields
 
 import (
 	"encoding/json"
@@ -56,8 +56,8 @@ func TestInputFieldsAgreeWithEncodingJSON(t *testing.T) {
 		var members map[string]any
 		require.NoError(t, json.Unmarshal(b, &members))
 		var names []string
-		for _, f := range inputFields(reflect.TypeOf(v), "json") {
-			names = append(names, f.name)
+		for _, f := range List(reflect.TypeOf(v), "json") {
+			names = append(names, f.Key)
 		}
 		assert.Equal(t, slices.Sorted(maps.Keys(members)), slices.Sorted(slices.Values(names)), "%T", v)
 	}

@@ -1,4 +1,9 @@
-package app
+// Package inputfields names the fields of an input struct as a client
+// sets them: by a "json", "query" or "param" tag, and for JSON by
+// encoding/json's rules for embedded structs, so that the validator, the
+// text decoders and the strict JSON scan all see the members the
+// decoder fills.
+package inputfields
 
 import (
 	"reflect"
@@ -7,33 +12,33 @@ import (
 	"unicode"
 )
 
-// inputField is a field of an input struct as the client names it.
-type inputField struct {
-	name  string
-	index []int // through embedded structs
+// Field is a field of an input struct as the client names it.
+type Field struct {
+	Key  string // the client's name for it
+	Path []int  // its index, through embedded structs
 	reflect.StructField
 }
 
-// inputFields lists the fields of struct type t a client can set, named
+// List lists the fields of struct type t a client can set, named
 // by tag ("json", "query" or "param"), in field order. For JSON they are
 // exactly the members encoding/json decodes into: the fields of embedded
 // structs are promoted to the outer object, a shallower field hides a
 // deeper one of the same name, a tagged one wins between equals, and a
 // name still claimed twice belongs to no field. Query and path values
 // have no nesting, so for them embedding means nothing.
-func inputFields(t reflect.Type, tag string) []inputField {
+func List(t reflect.Type, tag string) []Field {
 	if tag != "json" {
-		var out []inputField
+		var out []Field
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if name := fieldName(f, tag); f.IsExported() && name != "-" {
-				out = append(out, inputField{name, []int{i}, f})
+			if name := Name(f, tag); f.IsExported() && name != "-" {
+				out = append(out, Field{name, []int{i}, f})
 			}
 		}
 		return out
 	}
 	type candidate struct {
-		inputField
+		Field
 		depth  int
 		tagged bool
 	}
@@ -70,7 +75,7 @@ func inputFields(t reflect.Type, tag string) []inputField {
 					next = append(next, embedded{ft, index})
 					continue
 				}
-				c := candidate{inputField{name, index, f}, depth, tagged}
+				c := candidate{Field{name, index, f}, depth, tagged}
 				found = append(found, c)
 				if times[e.t] > 1 {
 					found = append(found, c) // the same type embedded twice: its fields collide with themselves
@@ -82,7 +87,7 @@ func inputFields(t reflect.Type, tag string) []inputField {
 	// Decide each name: among the shallowest candidates, the only one, or
 	// else the only tagged one; otherwise nobody gets it.
 	slices.SortStableFunc(found, func(a, b candidate) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c
 		}
 		if a.depth != b.depth {
@@ -96,19 +101,19 @@ func inputFields(t reflect.Type, tag string) []inputField {
 		}
 		return 1
 	})
-	var out []inputField
+	var out []Field
 	for i := 0; i < len(found); {
 		j := i + 1
-		for j < len(found) && found[j].name == found[i].name {
+		for j < len(found) && found[j].Key == found[i].Key {
 			j++
 		}
 		first := found[i]
 		if j == i+1 || found[i+1].depth > first.depth || found[i+1].tagged != first.tagged {
-			out = append(out, first.inputField)
+			out = append(out, first.Field)
 		}
 		i = j
 	}
-	slices.SortFunc(out, func(a, b inputField) int { return slices.Compare(a.index, b.index) })
+	slices.SortFunc(out, func(a, b Field) int { return slices.Compare(a.Path, b.Path) })
 	return out
 }
 
@@ -149,8 +154,8 @@ func validJSONName(s string) bool {
 	return true
 }
 
-// fieldName is the name the client uses for f under tag.
-func fieldName(f reflect.StructField, tag string) string {
+// Name is the name the client uses for f under tag.
+func Name(f reflect.StructField, tag string) string {
 	name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
 	if name == "" {
 		return f.Name
