@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/burrow-go/burrow/app/internal/textdecode"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -76,8 +77,8 @@ func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
 type inputPlan struct {
 	types      [3]reflect.Type
 	validators [3]*validator
-	query      *fieldDecoder
-	params     *fieldDecoder
+	query      *textdecode.Decoder
+	params     *textdecode.Decoder
 	parsers    []parserDef
 	limit      int64
 	timeout    time.Duration
@@ -111,9 +112,9 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 			continue
 		}
 		if k != int(inputBody) {
-			d, err := compileDecoder(t, tags[k])
+			d, err := textdecode.Compile(t, tags[k])
 			if err != nil {
-				return nil, err
+				return nil, errkind.New(ErrInvalidInput, "%w", err)
 			}
 			if k == int(inputQuery) {
 				p.query = d
@@ -142,12 +143,12 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 		if err := req.QueryErr(); err != nil {
 			return httpx.NewError(http.StatusBadRequest, codeBadQuery, "querystring is malformed: "+err.Error())
 		}
-		bad = p.query.decode(v.Elem(), "querystring", func(name string) []string { return q[name] }, bad)
+		bad = p.query.Decode(v.Elem(), "querystring", func(name string) []string { return q[name] }, bad)
 		in[inputQuery] = v.Interface()
 	}
 	if t := p.types[inputParams]; t != nil {
 		v := reflect.New(t)
-		bad = p.params.decode(v.Elem(), "params", func(name string) []string {
+		bad = p.params.Decode(v.Elem(), "params", func(name string) []string {
 			if s := req.Param(name); s != "" {
 				return []string{s}
 			}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding"
 	"encoding/json"
 	"reflect"
 	"unicode"
@@ -25,7 +26,10 @@ type jsonNames struct {
 	elem   *jsonNames            // Slice, Map: the elements' or values' names
 }
 
-var typeJSONUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+var (
+	typeJSONUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
 
 // compileJSONNames returns the names of type t. The map makes recursive
 // types refer to themselves.

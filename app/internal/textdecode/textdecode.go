@@ -1,4 +1,10 @@
-package app
+// Package textdecode fills struct fields from text values, the query
+// string's or the path parameters': strings, booleans, integers, floats,
+// encoding.TextUnmarshaler, pointers to them, and slices of them from a
+// repeated key. A Decoder is compiled once per type at start-up, so a
+// type it cannot fill fails there; at run time a value that does not
+// convert becomes a field error in the shape of a validation answer.
+package textdecode
 
 import (
 	"encoding"
@@ -8,12 +14,10 @@ import (
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/httpx"
-	"github.com/burrow-go/burrow/internal/errkind"
 )
 
-// fieldDecoder fills struct fields from text values: the query string or
-// the path parameters. It is compiled once per type at start-up.
-type fieldDecoder struct {
+// Decoder fills the fields of one struct type from text values.
+type Decoder struct {
 	fields []textField
 }
 
@@ -25,13 +29,13 @@ type textField struct {
 
 var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
-// compileDecoder builds the decoder of struct type t, its fields named by
-// tag ("query" or "param").
-func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
+// Compile builds the decoder of struct type t, its fields named by tag
+// ("query" or "param").
+func Compile(t reflect.Type, tag string) (*Decoder, error) {
 	if t.Kind() != reflect.Struct {
-		return nil, errkind.New(ErrInvalidInput, "%v must be a struct", t)
+		return nil, fmt.Errorf("%v must be a struct", t)
 	}
-	d := &fieldDecoder{}
+	d := &Decoder{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -43,7 +47,7 @@ func compileDecoder(t reflect.Type, tag string) (*fieldDecoder, error) {
 		}
 		set, err := textSetter(f.Type)
 		if err != nil {
-			return nil, errkind.New(ErrInvalidInput, "%v.%s: %w", t, f.Name, err)
+			return nil, fmt.Errorf("%v.%s: %w", t, f.Name, err)
 		}
 		d.fields = append(d.fields, textField{index: i, name: name, set: set})
 	}
@@ -121,9 +125,10 @@ func textSetter(t reflect.Type) (func(f reflect.Value, values []string) (string,
 	return nil, fmt.Errorf("cannot decode %v from text", t)
 }
 
-// decode fills v (a struct) from get, which returns the values of a name;
-// each field that does not convert is reported under prefix.
-func (d *fieldDecoder) decode(v reflect.Value, prefix string, get func(name string) []string, out []httpx.FieldError) []httpx.FieldError {
+// Decode fills v (a struct of the compiled type) from get, which returns
+// the values of a name, and appends to out an error for each field that
+// does not convert, its path under prefix; such a field is left zero.
+func (d *Decoder) Decode(v reflect.Value, prefix string, get func(name string) []string, out []httpx.FieldError) []httpx.FieldError {
 	for i := range d.fields {
 		tf := &d.fields[i]
 		vs := get(tf.name)

@@ -1,0 +1,78 @@
+package textdecode
+
+import (
+	"net"
+	"reflect"
+	"testing"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type target struct {
+	S    string  `query:"s"`
+	B    bool    `query:"b"`
+	I8   int8    `query:"i8"`
+	U    uint    `query:"u"`
+	F    float32 `query:"f"`
+	P    *int    `query:"p"`
+	L    []int   `query:"l"`
+	IP   net.IP  `query:"ip"`
+	Skip string  `query:"-"`
+	Def  string  // no tag: the field's name
+}
+
+func TestCompileRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[int](), "int must be a struct"},
+		{reflect.TypeFor[struct{ C chan int }](), "struct { C chan int }.C: cannot decode chan int from text"},
+		{reflect.TypeFor[struct{ M []map[string]int }](), "struct { M []map[string]int }.M: cannot decode map[string]int from text"},
+		{reflect.TypeFor[struct{ Raw []byte }](), "struct { Raw []uint8 }.Raw: cannot decode []uint8 from text"},
+	} {
+		_, err := Compile(tt.typ, "query")
+		require.Error(t, err, "%v", tt.typ)
+		assert.Equal(t, tt.want, err.Error())
+	}
+}
+
+func TestDecode(t *testing.T) {
+	t.Parallel()
+	d, err := Compile(reflect.TypeFor[target](), "query")
+	require.NoError(t, err)
+	values := map[string][]string{
+		"s": {"x", "y"}, "b": {"true"}, "i8": {"-7"}, "u": {"9"}, "f": {"1.5"}, "p": {"3"},
+		"l": {"1", "2"}, "ip": {"10.0.0.1"}, "Skip": {"no"}, "Def": {"d"},
+	}
+	var got target
+	bad := d.Decode(reflect.ValueOf(&got).Elem(), "querystring", func(n string) []string { return values[n] }, nil)
+	assert.Empty(t, bad)
+	three := 3
+	assert.Equal(t, target{S: "x", B: true, I8: -7, U: 9, F: 1.5, P: &three, L: []int{1, 2},
+		IP: net.ParseIP("10.0.0.1"), Def: "d"}, got)
+}
+
+func TestDecodeReportsEachField(t *testing.T) {
+	t.Parallel()
+	d, err := Compile(reflect.TypeFor[target](), "query")
+	require.NoError(t, err)
+	values := map[string][]string{
+		"b": {"maybe"}, "i8": {"300"}, "u": {"-1"}, "f": {"x"}, "p": {"x"}, "l": {"1", "x"}, "ip": {"999"}, "s": {"ok"},
+	}
+	got := target{I8: 1}
+	bad := d.Decode(reflect.ValueOf(&got).Elem(), "querystring", func(n string) []string { return values[n] }, nil)
+	assert.Equal(t, []httpx.FieldError{
+		{Path: "querystring/b", Rule: "type", Message: "must be boolean"},
+		{Path: "querystring/i8", Rule: "type", Message: "must be integer"},
+		{Path: "querystring/u", Rule: "type", Message: "must be a non-negative integer"},
+		{Path: "querystring/f", Rule: "type", Message: "must be number"},
+		{Path: "querystring/p", Rule: "type", Message: "must be integer"},
+		{Path: "querystring/l", Rule: "type", Message: "must be array of integer"},
+		{Path: "querystring/ip", Rule: "type", Message: "must be valid net.IP"},
+	}, bad)
+	assert.Equal(t, target{S: "ok"}, got, "a field that does not convert is left zero")
+}
