@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/app/internal/textdecode"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
@@ -98,9 +99,9 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
-	var names *jsonNames
+	var names *jsonscan.Names
 	if t := needs.types[inputBody]; t != nil {
-		names = compileJSONNames(t, map[reflect.Type]*jsonNames{})
+		names = jsonscan.Compile(t)
 	}
 	p.parsers = append(p.parsers, defaultParsers(names)...)
 	if routeLimit > 0 {

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -55,7 +53,7 @@ type parserDef struct {
 
 // defaultParsers apply after every parser a route's contexts declare; the
 // JSON parser knows the field names of the body's type.
-func defaultParsers(names *jsonNames) []parserDef {
+func defaultParsers(names *jsonscan.Names) []parserDef {
 	parse := func(_ *httpx.Request, body io.Reader, v any) error { return parseJSON(body, v, names) }
 	return []parserDef{
 		{"application/json", parse},
@@ -190,7 +188,7 @@ func putBuf(buf *bytes.Buffer) {
 // parseJSON is the default JSON parser: strict where encoding/json is
 // lenient (duplicate keys, depth, names matched without case), with type
 // errors reported per field.
-func parseJSON(body io.Reader, v any, names *jsonNames) error {
+func parseJSON(body io.Reader, v any, names *jsonscan.Names) error {
 	buf, err := readAll(body)
 	defer putBuf(buf)
 	if err != nil {
@@ -202,11 +200,11 @@ func parseJSON(body io.Reader, v any, names *jsonNames) error {
 // decodeJSON decodes data into v, whose field names are names: empty,
 // duplicate keys, keys that name a field only by folding case, too deep,
 // invalid, trailing data and mistyped fields are each a 400.
-func decodeJSON(data []byte, v any, names *jsonNames) error {
+func decodeJSON(data []byte, v any, names *jsonscan.Names) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errEmptyJSON
 	}
-	if err := checkJSON(data, maxJSONDepth, names); err != nil {
+	if err := jsonscan.Check(data, maxJSONDepth, names); err != nil {
 		return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
 	}
 	err := json.Unmarshal(data, v)
@@ -241,88 +239,6 @@ func jsonKind(te *json.UnmarshalTypeError) string {
 		return "object"
 	}
 	return te.Type.String()
-}
-
-// checkJSON rejects what encoding/json accepts but an API should not: an
-// object with the same key twice (parsers disagree on which value wins,
-// which is how one request can mean two things), a key that names a
-// field of the value decoded (described by names) only when case is
-// folded, for the same reason, and nesting deeper than maxDepth. It only
-// tracks structure; syntax errors are left to the decoder, which reports
-// them better.
-func checkJSON(data []byte, maxDepth int, names *jsonNames) error {
-	type frame struct {
-		object bool
-		keys   map[string]struct{}
-		names  *jsonNames // of this object or array
-		member *jsonNames // of the value of the object's current key
-	}
-	var stack []frame
-	expectKey := false
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '{', '[':
-			if len(stack) >= maxDepth {
-				return fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
-			}
-			n := names // the top level's
-			if len(stack) > 0 {
-				n = nil
-				if top := &stack[len(stack)-1]; top.object {
-					n = top.member
-				} else if top.names != nil {
-					n = top.names.elem
-				}
-			}
-			if n != nil && (c == '[') != (n.kind == reflect.Slice) {
-				n = nil // the wrong type: the decoder says so
-			}
-			stack = append(stack, frame{object: c == '{', names: n})
-			expectKey = c == '{'
-		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			expectKey = false
-		case ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1].object
-		case '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(data) {
-				return nil // unterminated: the decoder says so
-			}
-			if expectKey && len(stack) > 0 {
-				// Keys are compared as the decoder will see them: escapes
-				// resolved and invalid UTF-8 turned into U+FFFD, so two
-				// different invalid byte sequences are the same key.
-				key := string(data[i+1 : j])
-				if (escaped || !utf8.ValidString(key)) && json.Unmarshal(data[i:j+1], &key) != nil {
-					return nil
-				}
-				top := &stack[len(stack)-1]
-				if top.keys == nil {
-					top.keys = map[string]struct{}{}
-				}
-				if _, dup := top.keys[key]; dup {
-					return fmt.Errorf("duplicate key %q in JSON object", key)
-				}
-				top.keys[key] = struct{}{}
-				var field string
-				if top.member, field = top.names.member(key); field != "" {
-					return fmt.Errorf("key %q differs from field %q only in case; names must match exactly", key, field)
-				}
-				expectKey = false
-			}
-			i = j
-		}
-	}
-	return nil
 }
 
 // parseText is the default text/plain parser: it fills a string or
