@@ -12,6 +12,7 @@ import (
 
 	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/app/internal/textdecode"
+	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -77,7 +78,7 @@ func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
 // inputPlan decodes and validates a route's input.
 type inputPlan struct {
 	types      [3]reflect.Type
-	validators [3]*validator
+	validators [3]*validate.Validator
 	query      *textdecode.Decoder
 	params     *textdecode.Decoder
 	parsers    []parserDef
@@ -123,9 +124,9 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 				p.params = d
 			}
 		}
-		v, err := compileValidator(t, tags[k])
+		v, err := validate.Compile(t, tags[k])
 		if err != nil {
-			return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], err)
+			return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], errkind.New(ErrInvalidConstraint, "%w", err))
 		}
 		p.validators[k] = v
 	}
@@ -241,9 +242,7 @@ func (p *inputPlan) validate(x *httpx.Exchange) error {
 	var bad []httpx.FieldError
 	for k, vd := range p.validators {
 		if vd != nil && in[k] != nil {
-			at := newInputPath(inputNames[k])
-			bad = vd.validate(reflect.ValueOf(in[k]).Elem(), at, bad)
-			at.free()
+			bad = vd.Validate(reflect.ValueOf(in[k]).Elem(), inputNames[k], bad)
 		}
 	}
 	if len(bad) > 0 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/burrow-go/burrow/app/internal/jsonscan"
+	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -26,7 +27,7 @@ const DefaultBodyLimit = 1 << 20
 
 // maxJSONDepth bounds nesting in JSON bodies: deeper is refused before
 // decoding, so a few bytes of "[[[[" cannot make the decoder recurse.
-const maxJSONDepth = 100
+const maxJSONDepth = validate.MaxDepth
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads
 // past the body limit.

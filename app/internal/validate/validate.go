@@ -1,0 +1,600 @@
+// Package validate checks decoded input against the rules in its struct
+// tags (validate:"required,min=1,max=64,enum=a|b,format=email" and
+// pattern:"^[a-z]+$", with go-playground/validator's spellings of the
+// same rules), compiled once per type at start-up so that a bad tag stops
+// start-up, not a request. Failures are reported as field errors whose
+// paths use the client's names ("body/items/0/sku"); checking a valid
+// value allocates nothing.
+package validate
+
+import (
+	"encoding"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// A Validator checks a value against the constraints in the tags of the
+// struct types it holds, compiled once at start-up:
+//
+//	validate:"required,min=1,max=64,len=8,enum=a|b|c,format=email"
+//	pattern:"^[a-z]+$"
+//
+// go-playground/validator's spellings of these rules are accepted too
+// (burrowSpelling).
+//
+// min, max and len count characters of a string, items of a slice and
+// entries of a map, and bound the value of a number. A field that is not
+// required is checked only when it is not its zero value, so "absent"
+// and "empty" are the same thing — except numbers, whose zero is a value
+// their bounds apply to (use a pointer to make a number optional), and
+// structs and arrays, which are always there: their own fields are
+// checked even when the client sent nothing for them, so an omitted or
+// empty object cannot skip its required fields. A nil pointer is a value
+// the client did not send (absent, or null): its inner rules do not
+// apply; tag it required to demand it. Validation descends through
+// pointers, slices, arrays and map values to every struct with rules,
+// recursive types included.
+type Validator struct {
+	kind   reflect.Kind // Struct, Pointer, Slice, Array or Map
+	fields []fieldRules // Struct
+	elem   *Validator   // Pointer, Slice, Array, Map
+}
+
+type fieldRules struct {
+	index    []int  // through embedded structs
+	name     string // as the client wrote it: the json, query or param name
+	typ      reflect.Type
+	required bool
+	checks   []check
+	child    *Validator // what lies below: nil when no rule does
+}
+
+type check struct {
+	rule string
+	ok   func(v reflect.Value) bool
+	msg  string
+}
+
+// validators caches compiled struct validators by type and naming tag;
+// nil means the type holds no rule.
+var validators sync.Map // validatorKey → *Validator
+
+type validatorKey struct {
+	t   reflect.Type
+	tag string
+}
+
+// Compile returns the validator of type t, whose struct fields are named
+// by tag ("json", "query" or "param"). It is nil when no value t holds
+// has a constraint. Every error is a tag Compile cannot apply.
+func Compile(t reflect.Type, tag string) (*Validator, error) {
+	c := &validatorCompiler{tag: tag, structs: map[reflect.Type]*Validator{}, mine: map[*Validator]bool{}}
+	v, err := c.compile(t)
+	if err != nil {
+		return nil, err
+	}
+	c.prune()
+	for st, sv := range c.structs {
+		if !c.live[sv] {
+			sv = nil
+		}
+		validators.Store(validatorKey{st, tag}, sv)
+	}
+	if !c.reaches(v) {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// validatorCompiler compiles the validators of one type and of the types
+// it holds. A struct type gets its validator before its fields are
+// compiled, so a recursive type refers to itself; whether a validator
+// has any rule is known only once the whole graph is built (prune).
+type validatorCompiler struct {
+	tag     string
+	structs map[reflect.Type]*Validator // compiled here
+	mine    map[*Validator]bool         // the same, by validator
+	live    map[*Validator]bool         // struct validators with a rule in or below them
+}
+
+func (c *validatorCompiler) compile(t reflect.Type) (*Validator, error) {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		elem, err := c.compile(t.Elem())
+		if elem == nil || err != nil {
+			return nil, err
+		}
+		return &Validator{kind: t.Kind(), elem: elem}, nil
+	case reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	if v, ok := c.structs[t]; ok {
+		return v, nil
+	}
+	if v, ok := validators.Load(validatorKey{t, c.tag}); ok {
+		return v.(*Validator), nil // final: nil when it has no rule
+	}
+	v := &Validator{kind: reflect.Struct}
+	c.structs[t], c.mine[v] = v, true
+	for _, f := range inputfields.List(t, c.tag) {
+		fr := fieldRules{index: f.Path, name: f.Key, typ: f.Type}
+		if err := fr.parse(f.StructField); err != nil {
+			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.Path), err)
+		}
+		child, err := c.compile(f.Type)
+		if err != nil {
+			return nil, err
+		}
+		fr.child = child
+		v.fields = append(v.fields, fr)
+	}
+	return v, nil
+}
+
+// fieldPath names the Go field at index, through embedded structs.
+func fieldPath(t reflect.Type, index []int) string {
+	names := make([]string, len(index))
+	for i, x := range index {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f := t.Field(x)
+		names[i], t = f.Name, f.Type
+	}
+	return strings.Join(names, ".")
+}
+
+// prune finds which struct validators have a rule in or below them (a
+// fixed point, since types may be recursive), then drops what leads to
+// none.
+func (c *validatorCompiler) prune() {
+	c.live = map[*Validator]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, v := range c.structs {
+			if c.live[v] {
+				continue
+			}
+			for _, fr := range v.fields {
+				if fr.required || len(fr.checks) > 0 || c.reaches(fr.child) {
+					c.live[v], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for _, v := range c.structs {
+		kept := v.fields[:0]
+		for _, fr := range v.fields {
+			if !c.reaches(fr.child) {
+				fr.child = nil
+			}
+			if fr.required || len(fr.checks) > 0 || fr.child != nil {
+				kept = append(kept, fr)
+			}
+		}
+		v.fields = kept
+	}
+}
+
+// reaches reports whether v leads to a struct validator with rules.
+func (c *validatorCompiler) reaches(v *Validator) bool {
+	for v != nil && v.kind != reflect.Struct {
+		v = v.elem
+	}
+	if v == nil {
+		return false
+	}
+	return c.live[v] || !c.mine[v] // one from the cache is final: it has rules
+}
+
+var (
+	uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	formats     = map[string]func(string) bool{
+		"email": func(s string) bool {
+			a, err := mail.ParseAddress(s)
+			return err == nil && a.Address == s && a.Name == ""
+		},
+		"uuid": uuidPattern.MatchString,
+		"uri": func(s string) bool {
+			u, err := url.Parse(s)
+			return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "")
+		},
+		"date-time": func(s string) bool { _, err := time.Parse(time.RFC3339, s); return err == nil },
+		"date":      func(s string) bool { _, err := time.Parse(time.DateOnly, s); return err == nil },
+		"ipv4": func(s string) bool {
+			ip := net.ParseIP(s)
+			return ip != nil && ip.To4() != nil && !strings.Contains(s, ":")
+		},
+		"ipv6": func(s string) bool { ip := net.ParseIP(s); return ip != nil && strings.Contains(s, ":") },
+	}
+)
+
+// burrowSpelling turns go-playground/validator's spelling of a rule
+// Burrow has into Burrow's own, so a struct already tagged for that
+// validator works unchanged: email, uuid, url, uri, ipv4 and ipv6 are
+// formats, gte and lte are min and max (inclusive, and counting a
+// string's characters as min and max do), and oneof is enum with its
+// values separated by spaces. A failing field reports Burrow's rule name.
+func burrowSpelling(rule, arg string) (string, string) {
+	switch rule {
+	case "email", "uuid", "ipv4", "ipv6", "uri":
+		if arg == "" {
+			return "format", rule
+		}
+	case "url":
+		if arg == "" {
+			return "format", "uri"
+		}
+	case "gte":
+		return "min", arg
+	case "lte":
+		return "max", arg
+	}
+	return rule, arg
+}
+
+// ruleHints names Burrow's way to say what other validators' rules say.
+var ruleHints = map[string]string{
+	"gt":       "Burrow's bounds include the bound: use min=",
+	"lt":       "Burrow's bounds include the bound: use max=",
+	"eq":       "use len= for a size, enum= for a value",
+	"ip":       "use format=ipv4 or format=ipv6",
+	"datetime": "use format=date-time (RFC 3339) or format=date",
+	"dive":     "validation descends into slices and maps of structs by itself: put the rules on the item type's fields",
+	"alpha":    `use the pattern tag, as pattern:"^[a-zA-Z]+$"`,
+	"alphanum": `use the pattern tag, as pattern:"^[a-zA-Z0-9]+$"`,
+	"numeric":  `use the pattern tag, as pattern:"^[0-9]+$"`,
+}
+
+// parse reads f's validate and pattern tags.
+func (fr *fieldRules) parse(f reflect.StructField) error {
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if p, ok := f.Tag.Lookup("pattern"); ok {
+		if t.Kind() != reflect.String {
+			return fmt.Errorf("pattern on %v", t)
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return fmt.Errorf("pattern: %w", err)
+		}
+		fr.checks = append(fr.checks, check{"pattern", func(v reflect.Value) bool { return re.MatchString(v.String()) },
+			fmt.Sprintf("must match pattern %q", p)})
+	}
+	spec := f.Tag.Get("validate")
+	if spec == "" {
+		return nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
+		rule, arg = burrowSpelling(rule, arg)
+		switch rule {
+		case "required":
+			fr.required = true
+		case "omitempty":
+			// Burrow's own rule for what is not required, where the two agree.
+			if k := f.Type.Kind(); isNumber(k) || k == reflect.Struct || k == reflect.Array {
+				return fmt.Errorf("omitempty on %v: Burrow checks a %v even when it is zero; make the field a pointer to make it optional",
+					f.Type, k)
+			}
+		case "min", "max", "len":
+			c, err := boundCheck(rule, arg, t)
+			if err != nil {
+				return err
+			}
+			fr.checks = append(fr.checks, c)
+		case "enum", "oneof":
+			allowed := strings.Split(arg, "|")
+			if rule == "oneof" {
+				allowed = strings.Fields(arg)
+			}
+			if arg == "" || len(allowed) == 0 {
+				return fmt.Errorf("%s needs values, as enum=a|b or oneof=a b", rule)
+			}
+			if t.Kind() != reflect.String {
+				return fmt.Errorf("%s on %v", rule, t)
+			}
+			fr.checks = append(fr.checks, check{"enum", func(v reflect.Value) bool {
+				return slices.Contains(allowed, v.String())
+			}, "must be equal to one of the allowed values: " + strings.Join(allowed, ", ")})
+		case "format":
+			ok := formats[arg]
+			if ok == nil || t.Kind() != reflect.String {
+				return fmt.Errorf("format %q on %v", arg, t)
+			}
+			fr.checks = append(fr.checks, check{"format", func(v reflect.Value) bool { return ok(v.String()) },
+				fmt.Sprintf("must match format %q", arg)})
+		case "":
+		default:
+			if hint := ruleHints[rule]; hint != "" {
+				return fmt.Errorf("unknown rule %q: %s", rule, hint)
+			}
+			return fmt.Errorf("unknown rule %q: Burrow's rules are required, min, max, len, enum, format and the pattern tag",
+				rule)
+		}
+	}
+	return nil
+}
+
+// boundCheck builds min, max or len for type t.
+func boundCheck(rule, arg string, t reflect.Type) (check, error) {
+	bad := func() (check, error) {
+		return check{}, fmt.Errorf("%s=%q on %v", rule, arg, t)
+	}
+	cmp := func(n, bound float64) bool {
+		switch rule {
+		case "min":
+			return n >= bound
+		case "max":
+			return n <= bound
+		}
+		return n == bound
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			return bad()
+		}
+		unit := "items"
+		count := func(v reflect.Value) int { return v.Len() }
+		switch t.Kind() {
+		case reflect.String:
+			unit = "characters"
+			count = func(v reflect.Value) int { return utf8.RuneCountInString(v.String()) }
+		case reflect.Map:
+			unit = "properties"
+		}
+		msg := map[string]string{
+			"min": "must NOT have fewer than %d %s", "max": "must NOT have more than %d %s", "len": "must have exactly %d %s",
+		}[rule]
+		return check{rule, func(v reflect.Value) bool { return cmp(float64(count(v)), float64(n)) }, fmt.Sprintf(msg, n, unit)}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		bound, err := strconv.ParseFloat(arg, 64)
+		if err != nil {
+			return bad()
+		}
+		value := func(v reflect.Value) float64 {
+			switch {
+			case v.CanInt():
+				return float64(v.Int())
+			case v.CanUint():
+				return float64(v.Uint())
+			}
+			return v.Float()
+		}
+		op := map[string]string{"min": ">=", "max": "<=", "len": "=="}[rule]
+		return check{rule, func(v reflect.Value) bool { return cmp(value(v), bound) }, fmt.Sprintf("must be %s %s", op, arg)}, nil
+	}
+	return bad()
+}
+
+// MaxDepth is how deep a value may nest: deeper is reported, not
+// followed. app's JSON scan refuses a body nested deeper, with the same
+// bound.
+const MaxDepth = 100
+
+// Validate appends to out every constraint v breaks, each with its path
+// under root ("body", "querystring" or "params").
+func (vd *Validator) Validate(v reflect.Value, root string, out []httpx.FieldError) []httpx.FieldError {
+	at := newInputPath(root)
+	out = vd.validate(v, at, out)
+	at.free()
+	return out
+}
+
+// validate appends to out every constraint v breaks, with paths under
+// at's root ("body", "querystring" or "params"). The nesting of v is
+// len(at.segs); no decoded JSON body nests deeper than MaxDepth, and
+// a value that does (made by a parser or a hook, perhaps cyclic) is
+// refused there rather than followed.
+func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	if vd.kind == reflect.Pointer {
+		if v.IsNil() {
+			return out // not sent
+		}
+		return vd.elem.validate(v.Elem(), at, out)
+	}
+	if at.depth >= MaxDepth {
+		return append(out, httpx.FieldError{Path: at.String(), Rule: "depth",
+			Message: "is nested deeper than " + strconv.Itoa(MaxDepth) + " levels"})
+	}
+	at.depth++
+	switch vd.kind {
+	case reflect.Struct:
+		out = vd.validateFields(v, at, out)
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			at.push(pathSeg{index: i})
+			out = vd.elem.validate(v.Index(i), at, out)
+			at.pop()
+		}
+	case reflect.Map:
+		out = vd.validateMap(v, at, out)
+	}
+	at.depth--
+	return out
+}
+
+// validateFields checks the fields of struct v.
+func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	for i := range vd.fields {
+		fr := &vd.fields[i]
+		f := fieldByIndex(v, fr.index, fr.typ)
+		at.push(pathSeg{name: fr.name})
+		out = fr.validate(f, at, out)
+		at.pop()
+	}
+	return out
+}
+
+// validate checks field value f.
+func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	if f.IsZero() {
+		if fr.required {
+			return append(out, httpx.FieldError{Path: at.String(), Rule: "required", Message: "is required"})
+		}
+		if k := f.Kind(); !isNumber(k) && k != reflect.Struct && k != reflect.Array {
+			return out // absent
+		}
+	}
+	if len(fr.checks) > 0 {
+		e := f
+		for e.Kind() == reflect.Pointer && !e.IsNil() {
+			e = e.Elem()
+		}
+		for _, c := range fr.checks {
+			if e.Kind() != reflect.Pointer && !c.ok(e) {
+				out = append(out, httpx.FieldError{Path: at.String(), Rule: c.rule, Message: c.msg})
+			}
+		}
+	}
+	if fr.child != nil {
+		out = fr.child.validate(f, at, out)
+	}
+	return out
+}
+
+// validateMap checks the values of map v.
+func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	n := len(out)
+	key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+	for it := v.MapRange(); it.Next(); {
+		key.SetIterKey(it)
+		val.SetIterValue(it)
+		at.push(pathSeg{key: key})
+		out = vd.elem.validate(val, at, out)
+		at.pop()
+	}
+	if len(out) == n {
+		return out
+	}
+	// Report in key order, not in the map's random one; only a map that
+	// fails pays for sorting.
+	out = out[:n]
+	keys := v.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(mapKeyText(a), mapKeyText(b)) })
+	for _, k := range keys {
+		at.push(pathSeg{key: k})
+		out = vd.elem.validate(v.MapIndex(k), at, out)
+		at.pop()
+	}
+	return out
+}
+
+// fieldByIndex is the field of struct v at index, or the zero value of
+// typ when an embedded pointer on the way is nil: the client cannot tell
+// promoted fields from the others, so they are judged alike.
+func fieldByIndex(v reflect.Value, index []int, typ reflect.Type) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Zero(typ)
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// inputPath is where validation stands in the input: a root and a stack
+// of fields, keys and indexes. It is spelled out only for a value that
+// fails, and pooled, so checking a valid input builds no strings and
+// allocates nothing.
+type inputPath struct {
+	root  string
+	segs  []pathSeg
+	depth int // objects and arrays entered
+}
+
+type pathSeg struct {
+	name  string        // a field
+	key   reflect.Value // or a map key
+	index int           // or else an index
+}
+
+var inputPaths = sync.Pool{New: func() any { return new(inputPath) }}
+
+func newInputPath(root string) *inputPath {
+	p := inputPaths.Get().(*inputPath)
+	p.root = root
+	return p
+}
+
+func (p *inputPath) free() {
+	clear(p.segs[:cap(p.segs)]) // keys hold request data
+	p.segs, p.depth = p.segs[:0], 0
+	inputPaths.Put(p)
+}
+
+func (p *inputPath) push(s pathSeg) { p.segs = append(p.segs, s) }
+func (p *inputPath) pop()           { p.segs = p.segs[:len(p.segs)-1] }
+
+// String spells p as the client sees it: "body/items/0/sku". Names and
+// keys are escaped as in a JSON pointer (RFC 6901), so a key holding a
+// "/" cannot pose as two levels.
+func (p *inputPath) String() string {
+	b := []byte(p.root)
+	for _, s := range p.segs {
+		b = append(b, '/')
+		name := s.name
+		switch {
+		case s.key.IsValid():
+			name = mapKeyText(s.key)
+		case name == "":
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			continue
+		}
+		for i := range len(name) {
+			switch c := name[i]; c {
+			case '~':
+				b = append(b, "~0"...)
+			case '/':
+				b = append(b, "~1"...)
+			default:
+				b = append(b, c)
+			}
+		}
+	}
+	return string(b)
+}
+
+// mapKeyText is a map key as its JSON object key.
+func mapKeyText(k reflect.Value) string {
+	if k.Kind() == reflect.String {
+		return k.String()
+	}
+	if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
+		if b, err := tm.MarshalText(); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(k.Interface())
+}
+
+func isNumber(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Float64
+}

@@ -1,0 +1,115 @@
+package validate
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type (
+	item struct {
+		SKU string `json:"sku" validate:"required,len=4"`
+		N   int    `json:"n" validate:"min=1,max=9"`
+	}
+	order struct {
+		Email string          `json:"email" validate:"email"`
+		Kind  string          `json:"kind" validate:"oneof=a b"`
+		Code  string          `json:"code" pattern:"^[a-z]+$"`
+		Items []item          `json:"items"`
+		ByKey map[string]item `json:"byKey"`
+		Note  *string         `json:"note" validate:"max=3"`
+	}
+	plain struct{ A, B string }
+	tree  struct {
+		Name string `json:"name" validate:"required"`
+		Kids []tree `json:"kids"`
+	}
+)
+
+func TestCompileRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[struct {
+			A int `validate:"email2"`
+		}](), `struct { A int "validate:\"email2\"" }.A: unknown rule "email2": Burrow's rules are required, min, max, len, enum, format and the pattern tag`},
+		{reflect.TypeFor[struct {
+			A int `validate:"gt=1"`
+		}](), `struct { A int "validate:\"gt=1\"" }.A: unknown rule "gt": Burrow's bounds include the bound: use min=`},
+		{reflect.TypeFor[struct {
+			A int `pattern:"x"`
+		}](), `struct { A int "pattern:\"x\"" }.A: pattern on int`},
+		{reflect.TypeFor[struct {
+			A string `validate:"min=x"`
+		}](), `struct { A string "validate:\"min=x\"" }.A: min="x" on string`},
+		{reflect.TypeFor[struct {
+			A int `validate:"omitempty"`
+		}](), `struct { A int "validate:\"omitempty\"" }.A: omitempty on int: Burrow checks a int even when it is zero; make the field a pointer to make it optional`},
+	} {
+		_, err := Compile(tt.typ, "json")
+		if assert.Error(t, err, "%v", tt.typ) {
+			assert.Equal(t, tt.want, err.Error())
+		}
+	}
+}
+
+func TestCompileWithoutRules(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[plain](), reflect.TypeFor[[]map[string]plain]()} {
+		v, err := Compile(typ, "json")
+		require.NoError(t, err)
+		assert.Nil(t, v, "%v", typ)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	v, err := Compile(reflect.TypeFor[order](), "json")
+	require.NoError(t, err)
+	long := "long"
+	bad := order{Email: "x", Kind: "c", Code: "A1", Items: []item{{SKU: "abcd", N: 1}, {N: 10}},
+		ByKey: map[string]item{"b/~": {SKU: "abcd"}, "a": {SKU: "abcd", N: 2}}, Note: &long}
+	assert.Equal(t, []httpx.FieldError{
+		{Path: "body/email", Rule: "format", Message: `must match format "email"`},
+		{Path: "body/kind", Rule: "enum", Message: "must be equal to one of the allowed values: a, b"},
+		{Path: "body/code", Rule: "pattern", Message: `must match pattern "^[a-z]+$"`},
+		{Path: "body/items/1/sku", Rule: "required", Message: "is required"},
+		{Path: "body/items/1/n", Rule: "max", Message: "must be <= 9"},
+		{Path: "body/byKey/b~1~0/n", Rule: "min", Message: "must be >= 1"},
+		{Path: "body/note", Rule: "max", Message: "must NOT have more than 3 characters"},
+	}, v.Validate(reflect.ValueOf(bad), "body", nil))
+	good := order{Email: "a@b.c", Kind: "a", Items: []item{{SKU: "abcd", N: 1}}}
+	assert.Empty(t, v.Validate(reflect.ValueOf(good), "body", nil))
+}
+
+// TestValidValueAllocatesNothing: walking a valid value and its paths
+// allocates nothing (a format's own parser, as net/mail's for email, may).
+// Not parallel: AllocsPerRun counts the whole process's allocations.
+func TestValidValueAllocatesNothing(t *testing.T) {
+	v, err := Compile(reflect.TypeFor[order](), "json")
+	require.NoError(t, err)
+	good := &order{Kind: "a", Items: []item{{SKU: "abcd", N: 1}}}
+	value := reflect.ValueOf(good).Elem()
+	assert.Zero(t, testing.AllocsPerRun(100, func() { v.Validate(value, "body", nil) }))
+}
+
+func TestValidateRecursiveAndDeep(t *testing.T) {
+	t.Parallel()
+	v, err := Compile(reflect.TypeFor[tree](), "json")
+	require.NoError(t, err)
+	assert.Equal(t, []httpx.FieldError{{Path: "body/kids/0/name", Rule: "required", Message: "is required"}},
+		v.Validate(reflect.ValueOf(tree{Name: "a", Kids: []tree{{}}}), "body", nil))
+	deep := tree{Name: "x"}
+	for range MaxDepth {
+		deep = tree{Name: "x", Kids: []tree{deep}}
+	}
+	got := v.Validate(reflect.ValueOf(deep), "body", nil)
+	require.Len(t, got, 1)
+	assert.Equal(t, "depth", got[0].Rule)
+	assert.Equal(t, "is nested deeper than 100 levels", got[0].Message)
+}
