@@ -1,15 +1,11 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
 	"strings"
-	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -177,125 +173,6 @@ func funcName(fn any) string {
 		}
 	}
 	return strings.TrimSuffix(name, "-fm")
-}
-
-// load runs the plugins queued in n, depth-first: each plugin's own
-// registrations load before the next plugin in queue. It stops before
-// the next plugin once Close has begun.
-func (a *instance) load(n *node, queue []*pendingPlugin) error {
-	for _, p := range queue {
-		a.mu.Lock()
-		if a.stopping() {
-			a.mu.Unlock()
-			return errClosedDuringBoot
-		}
-		err := a.checkMeta(n, p)
-		if err == nil {
-			n.plugins = append(n.plugins, p.name)
-		}
-		a.mu.Unlock()
-		if err != nil {
-			return &PluginError{Plugin: p.name, Context: n.ctx.Path(), Err: err}
-		}
-		target := n
-		if !p.wrapped {
-			a.mu.Lock()
-			target = a.child(n, p)
-			a.mu.Unlock()
-			if err := a.runOnRegister(target); err != nil {
-				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: fmt.Errorf("failed in an onRegister hook: %w", err)}
-			}
-		}
-		start := time.Now()
-		rec := &loadRecord{name: p.name, wrapped: p.wrapped}
-		if !p.wrapped {
-			rec.child = target
-		}
-		h := &Server{a: a, n: target, inBody: true}
-		a.mu.Lock()
-		n.loaded = append(n.loaded, rec)
-		if p.wrapped {
-			h.from = p.name
-			h.seq = &callSeq{base: p.pos}
-		}
-		a.mu.Unlock()
-		if err := a.runPlugin(p, h); err != nil {
-			return bodyFailed(p, target, err)
-		}
-		a.mu.Lock()
-		sub := target.pending
-		target.pending = nil
-		err = a.bootErr
-		a.mu.Unlock()
-		if err != nil {
-			return bodyFailed(p, target, fmt.Errorf("failed: %w", err))
-		}
-		if err := a.load(target, sub); err != nil {
-			return err
-		}
-		a.mu.Lock()
-		rec.took = time.Since(start)
-		if !p.wrapped {
-			target.loadTime = rec.took
-		}
-		a.mu.Unlock()
-	}
-	return nil
-}
-
-// bodyFailed is the error of p, whose body ran in target and failed with
-// err. When err holds a *PluginError, a plugin p registered was refused:
-// that one is the culprit, and its error already says where.
-func bodyFailed(p *pendingPlugin, target *node, err error) error {
-	var inner *PluginError
-	if errors.As(err, &inner) {
-		return inner
-	}
-	return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
-}
-
-// child creates the context of an encapsulated plugin below n.
-func (a *instance) child(n *node, p *pendingPlugin) *node {
-	ctx := n.ctx.Child(p.name)
-	c := &node{
-		ctx:    ctx,
-		prefix: joinPrefix(n.prefix, p.prefix),
-		log:    a.log.With(zap.String("context", ctx.Path())),
-	}
-	a.nodes[ctx] = c
-	return c
-}
-
-// runPlugin runs one plugin body, bounded by the plugin time-out. A panic
-// becomes an error.
-func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
-	if err := a.bounded(func() error { return p.fn(h) }); err != nil {
-		if errors.Is(err, ErrPluginTimeout) {
-			return err
-		}
-		return errkind.New(ErrPlugin, "failed: %w", err)
-	}
-	return nil
-}
-
-// bounded runs fn, a plugin body or an OnReady hook, turning a panic into
-// an error, and returns ErrPluginTimeout if fn does not return within the
-// plugin time-out. fn then keeps running on its goroutine until it
-// returns, as Go cannot stop it.
-func (a *instance) bounded(fn func() error) error {
-	if a.cfg.pluginTimeout <= 0 {
-		return protectCall(fn)
-	}
-	done := make(chan error, 1)
-	go func() { done <- protectCall(fn) }()
-	t := time.NewTimer(a.cfg.pluginTimeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return errkind.New(ErrPluginTimeout, "timed out after %v", a.cfg.pluginTimeout)
-	}
 }
 
 // joinPrefix appends a plugin's prefix to its parent's: one slash between

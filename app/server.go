@@ -33,19 +33,6 @@ type Server struct {
 	seq *callSeq
 }
 
-// state of an instance; it only moves forward.
-type state int32
-
-const (
-	stateRegistering state = iota
-	stateBooting
-	stateReady
-	stateFailed
-	stateDraining // Close called: not ready, still serving, drain delay running
-	stateClosing
-	stateClosed
-)
-
 // instance is what every handle of one tree shares.
 type instance struct {
 	cfg config

@@ -1,0 +1,270 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/errkind"
+)
+
+// state of an instance; it only moves forward.
+type state int32
+
+const (
+	stateRegistering state = iota
+	stateBooting
+	stateReady
+	stateFailed
+	stateDraining // Close called: not ready, still serving, drain delay running
+	stateClosing
+	stateClosed
+)
+
+// Ready loads every registered plugin, depth-first in registration order,
+// then compiles every route and runs the OnReady hooks. It returns the
+// first failure — a plugin error, a parameter a route cannot see, a
+// duplicate decorator or route — wrapped with the context path, and the
+// same error on every later call. After a successful Ready the server
+// serves requests and refuses further registration. Listen, Serve and
+// Inject call Ready themselves.
+//
+// Ready is safe to call from many goroutines: the first call boots, the
+// others wait for that boot and return its result. A call made from a
+// plugin body (with the *Server it was given) fails at once with
+// ErrAlreadyStarted instead, as it would wait for itself. If Close is
+// called while Ready is booting, the boot stops at the next plugin or
+// OnReady hook and Ready returns an error wrapping ErrClosed.
+func (s *Server) Ready() error {
+	a := s.a
+	a.mu.Lock()
+	for state(a.state.Load()) == stateBooting {
+		if s.inBody {
+			a.mu.Unlock()
+			return fmt.Errorf("%w: Ready (or Inject, Listen, Serve) called from a plugin body, which would wait for itself", ErrAlreadyStarted)
+		}
+		done := a.bootDone
+		a.mu.Unlock()
+		<-done
+		a.mu.Lock()
+	}
+	switch state(a.state.Load()) {
+	case stateReady:
+		a.mu.Unlock()
+		return nil
+	case stateFailed:
+		err := a.bootErr
+		a.mu.Unlock()
+		return err
+	case stateDraining, stateClosing, stateClosed:
+		err := a.closedErr()
+		a.mu.Unlock()
+		return err
+	}
+	a.state.Store(int32(stateBooting))
+	a.bootDone = make(chan struct{})
+	err := a.bootErr
+	queue := a.root.pending
+	a.root.pending = nil
+	a.mu.Unlock()
+
+	if err == nil {
+		start := time.Now()
+		err = a.load(a.root, queue)
+		a.mu.Lock()
+		a.root.loadTime = time.Since(start)
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	if err == nil {
+		err = a.bootErr
+	}
+	if err == nil && a.stopping() {
+		err = errClosedDuringBoot
+	}
+	if err == nil {
+		err = a.compile()
+		a.compiled = true
+	}
+	a.mu.Unlock()
+	if err == nil {
+		// Outside the lock: hooks may call HasPlugin and friends.
+		err = a.runOnReady()
+	}
+	return a.endBoot(err)
+}
+
+// errClosedDuringBoot is what Ready returns when Close stopped the boot.
+var errClosedDuringBoot = fmt.Errorf("%w: Close was called while the server was starting", ErrClosed)
+
+// stopping reports, under a.mu, whether Close has begun during the boot.
+func (a *instance) stopping() bool { return state(a.state.Load()) != stateBooting }
+
+// closedErr is what Ready answers once Close has begun.
+func (a *instance) closedErr() error {
+	if a.interrupted {
+		return errClosedDuringBoot
+	}
+	return ErrClosed
+}
+
+// endBoot records the boot's outcome and wakes the callers waiting for
+// it. If Close began during the boot, Close has been waiting for the boot
+// to stop, so that nothing closes under a plugin body still running: the
+// boot runs the close sequence itself, then reports errClosedDuringBoot.
+func (a *instance) endBoot(err error) error {
+	a.mu.Lock()
+	if err == nil {
+		err = a.bootErr
+	}
+	done := a.bootDone
+	if a.stopping() {
+		a.interrupted = true
+		ctx := a.closeCtx
+		a.mu.Unlock()
+		if err != nil && !errors.Is(err, ErrClosed) {
+			a.log.Error("boot failed while closing", zap.Error(err))
+		}
+		close(done)
+		_ = a.shutdown(ctx) // Close reports its result
+		return errClosedDuringBoot
+	}
+	defer a.mu.Unlock()
+	defer close(done)
+	if err != nil {
+		a.bootErr = err
+		a.state.Store(int32(stateFailed))
+		a.log.Error("boot failed", zap.Error(err))
+		return err
+	}
+	a.state.Store(int32(stateReady))
+	a.log.Debug("ready", zap.Int("routes", len(a.routes)))
+	return nil
+}
+
+// IsReady reports whether the server serves requests: true from the end
+// of a successful Ready until Close starts. Serve it as a readiness probe
+// (for example GET /readyz answering 503 when false), so a load balancer
+// stops sending traffic before the server drains.
+func (s *Server) IsReady() bool { return state(s.a.state.Load()) == stateReady }
+
+// load runs the plugins queued in n, depth-first: each plugin's own
+// registrations load before the next plugin in queue. It stops before
+// the next plugin once Close has begun.
+func (a *instance) load(n *node, queue []*pendingPlugin) error {
+	for _, p := range queue {
+		a.mu.Lock()
+		if a.stopping() {
+			a.mu.Unlock()
+			return errClosedDuringBoot
+		}
+		err := a.checkMeta(n, p)
+		if err == nil {
+			n.plugins = append(n.plugins, p.name)
+		}
+		a.mu.Unlock()
+		if err != nil {
+			return &PluginError{Plugin: p.name, Context: n.ctx.Path(), Err: err}
+		}
+		target := n
+		if !p.wrapped {
+			a.mu.Lock()
+			target = a.child(n, p)
+			a.mu.Unlock()
+			if err := a.runOnRegister(target); err != nil {
+				return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: fmt.Errorf("failed in an onRegister hook: %w", err)}
+			}
+		}
+		start := time.Now()
+		rec := &loadRecord{name: p.name, wrapped: p.wrapped}
+		if !p.wrapped {
+			rec.child = target
+		}
+		h := &Server{a: a, n: target, inBody: true}
+		a.mu.Lock()
+		n.loaded = append(n.loaded, rec)
+		if p.wrapped {
+			h.from = p.name
+			h.seq = &callSeq{base: p.pos}
+		}
+		a.mu.Unlock()
+		if err := a.runPlugin(p, h); err != nil {
+			return bodyFailed(p, target, err)
+		}
+		a.mu.Lock()
+		sub := target.pending
+		target.pending = nil
+		err = a.bootErr
+		a.mu.Unlock()
+		if err != nil {
+			return bodyFailed(p, target, fmt.Errorf("failed: %w", err))
+		}
+		if err := a.load(target, sub); err != nil {
+			return err
+		}
+		a.mu.Lock()
+		rec.took = time.Since(start)
+		if !p.wrapped {
+			target.loadTime = rec.took
+		}
+		a.mu.Unlock()
+	}
+	return nil
+}
+
+// bodyFailed is the error of p, whose body ran in target and failed with
+// err. When err holds a *PluginError, a plugin p registered was refused:
+// that one is the culprit, and its error already says where.
+func bodyFailed(p *pendingPlugin, target *node, err error) error {
+	var inner *PluginError
+	if errors.As(err, &inner) {
+		return inner
+	}
+	return &PluginError{Plugin: p.name, Context: target.ctx.Path(), Err: err}
+}
+
+// child creates the context of an encapsulated plugin below n.
+func (a *instance) child(n *node, p *pendingPlugin) *node {
+	ctx := n.ctx.Child(p.name)
+	c := &node{
+		ctx:    ctx,
+		prefix: joinPrefix(n.prefix, p.prefix),
+		log:    a.log.With(zap.String("context", ctx.Path())),
+	}
+	a.nodes[ctx] = c
+	return c
+}
+
+// runPlugin runs one plugin body, bounded by the plugin time-out. A panic
+// becomes an error.
+func (a *instance) runPlugin(p *pendingPlugin, h *Server) error {
+	if err := a.bounded(func() error { return p.fn(h) }); err != nil {
+		if errors.Is(err, ErrPluginTimeout) {
+			return err
+		}
+		return errkind.New(ErrPlugin, "failed: %w", err)
+	}
+	return nil
+}
+
+// bounded runs fn, a plugin body or an OnReady hook, turning a panic into
+// an error, and returns ErrPluginTimeout if fn does not return within the
+// plugin time-out. fn then keeps running on its goroutine until it
+// returns, as Go cannot stop it.
+func (a *instance) bounded(fn func() error) error {
+	if a.cfg.pluginTimeout <= 0 {
+		return protectCall(fn)
+	}
+	done := make(chan error, 1)
+	go func() { done <- protectCall(fn) }()
+	t := time.NewTimer(a.cfg.pluginTimeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return errkind.New(ErrPluginTimeout, "timed out after %v", a.cfg.pluginTimeout)
+	}
+}
