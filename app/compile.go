@@ -11,7 +11,6 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
-	"github.com/burrow-go/burrow/internal/urlpath"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -243,57 +242,4 @@ func setSendHooks(p *routePlan, pre, onSend []hookDef) {
 	for _, d := range onSend {
 		p.OnSend = append(p.OnSend, d.fn.(OnSendFunc))
 	}
-}
-
-// notFoundRoute answers unknown paths under prefix.
-type notFoundRoute struct {
-	prefix string
-	rt     *route
-}
-
-func (a *instance) compileNotFound() error {
-	var errs error
-	a.walk(func(n *node) {
-		if errs != nil || (n.notFound == nil && n != a.root) {
-			return
-		}
-		handler := any(defaultNotFound)
-		if n.notFound != nil {
-			handler = n.notFound.fn
-		}
-		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0)
-		if err != nil {
-			errs = err
-			return
-		}
-		rt.info.Method, rt.info.Pattern = "", ""
-		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
-	})
-	// Longest prefix first, so /api/x finds /api's handler before root's.
-	for i := 1; i < len(a.notFound); i++ {
-		for j := i; j > 0 && len(a.notFound[j].prefix) > len(a.notFound[j-1].prefix); j-- {
-			a.notFound[j], a.notFound[j-1] = a.notFound[j-1], a.notFound[j]
-		}
-	}
-	return errs
-}
-
-func defaultNotFound(req *httpx.Request, rep *httpx.Reply) error {
-	return rep.Code(http.StatusNotFound).Send(httpx.NotFound(req.Raw()))
-}
-
-// findNotFound picks the not-found route whose prefix covers path: the
-// prefix's segments are path's first ones. An escaped path (see
-// routingPath) is compared by its decoded segments.
-func (a *instance) findNotFound(path string, escaped bool) *route {
-	for _, nf := range a.notFound {
-		n, ok := len(nf.prefix), strings.HasPrefix(path, nf.prefix)
-		if escaped {
-			n, ok = urlpath.HasPrefix(path, nf.prefix)
-		}
-		if ok && (n == len(path) || path[n] == '/' || nf.prefix == "") {
-			return nf.rt
-		}
-	}
-	return nil
 }

@@ -32,24 +32,3 @@ func (s *Server) SetErrorHandler(fn any) error {
 		return nil
 	})
 }
-
-// SetNotFoundHandler sets the handler for unknown paths under this
-// context's prefix. Only the root and contexts registered with a Prefix may
-// set one. It runs the context's hooks. A known path with another method
-// is answered 405 before any handler or hook runs, whatever is set here.
-func (s *Server) SetNotFoundHandler(fn any) error {
-	return s.mutate(func() error {
-		if fn == nil {
-			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: nil", s.Path())
-		}
-		if parent := s.a.parent(s.n); parent != nil && (s.n.prefix == "" || s.n.prefix == parent.prefix) {
-			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: the context has no prefix of its own, so it would shadow its parent's; register the plugin with app.Prefix",
-				s.Path())
-		}
-		if s.n.notFound != nil {
-			return errkind.New(ErrHandlerSet, "the not-found handler of %s is already set", s.Path())
-		}
-		s.n.notFound = &handlerDef{fn: fn}
-		return nil
-	})
-}
