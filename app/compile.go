@@ -125,8 +125,8 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	}
 	var err error
 	needs := &inputNeeds{}
-	withInput := compileOptions{inputs: needs}
-	if rt.handler, err = compile(handler, n.ctx, withInput); err != nil {
+	withInput := planOptions{inputs: needs}
+	if rt.handler, err = planHandler(handler, n.ctx, withInput); err != nil {
 		if invalidShape(err) {
 			err = fmt.Errorf("has an invalid handler: %w", err)
 		}
@@ -135,7 +135,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	for i, kind := range phases {
 		opt := withInput
 		if kind == OnRequest || kind == PreParsing {
-			opt = compileOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
+			opt = planOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
 		}
 		if rt.phases[i], err = compileHooks(n, line, kind, own, opt); err != nil {
 			return nil, fail(err)
@@ -144,10 +144,10 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onResponse, err = compileHooks(n, line, OnResponse, own, withInput); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onError, err = compileHooks(n, line, OnError, own, compileOptions{allowError: true, inputs: needs}); err != nil {
+	if rt.onError, err = compileHooks(n, line, OnError, own, planOptions{allowError: true, inputs: needs}); err != nil {
 		return nil, fail(err)
 	}
-	concurrent := compileOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
+	concurrent := planOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
 	if rt.onTimeout, err = compileHooks(n, line, OnTimeout, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
@@ -171,7 +171,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		if p.errorHandler == nil {
 			continue
 		}
-		inv, err := compile(p.errorHandler.fn, n.ctx, compileOptions{allowError: true, inputPhase: "in an error handler"})
+		inv, err := planHandler(p.errorHandler.fn, n.ctx, planOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
 			return nil, fail(phraseHook("error handler from "+p.ctx.Path(), err))
 		}
@@ -180,14 +180,14 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	return rt, nil
 }
 
-func compileHooks(n *node, line []*node, kind Hook, own []hookDef, opt compileOptions) ([]invoker, error) {
+func compileHooks(n *node, line []*node, kind Hook, own []hookDef, opt planOptions) ([]invoker, error) {
 	defs := chain(line, kind, own)
 	if len(defs) == 0 {
 		return nil, nil
 	}
 	out := make([]invoker, len(defs))
 	for i, d := range defs {
-		inv, err := compile(d.fn, n.ctx, opt)
+		inv, err := planHandler(d.fn, n.ctx, opt)
 		if err != nil {
 			what := kind.String() + " hook"
 			if d.name != "" {

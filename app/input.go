@@ -252,7 +252,7 @@ func (p *inputPlan) validate(x *httpx.Exchange) error {
 }
 
 // planInput plans a Body, Query or Params parameter of type t.
-func planInput(t reflect.Type, opt compileOptions) (argPlan, error) {
+func planInput(t reflect.Type, opt planOptions) (argPlan, error) {
 	k := reflect.Zero(t).Interface().(inputParam).input()
 	if opt.inputs == nil {
 		where := opt.inputPhase

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 
 	"go.uber.org/zap"
 
@@ -83,4 +84,10 @@ func logPanic(log *zap.Logger, reqID string, err error) bool {
 func recovered(err error) bool {
 	var pe *panicError
 	return errors.As(err, &pe)
+}
+
+// errorOf recovers a panic value as an error, with the stack of the
+// panic; it must be called from the deferred function that recovered p.
+func errorOf(p any) error {
+	return &panicError{value: p, stack: debug.Stack()}
 }

@@ -20,7 +20,7 @@ import (
 // start-up.
 type Handler interface {
 	// direct returns the invoker of the wrapped function.
-	direct(c *scope.Context, opt compileOptions) (invoker, error)
+	direct(c *scope.Context, opt planOptions) (invoker, error)
 	// target is the wrapped function, for names in errors and printing.
 	target() any
 }
@@ -56,9 +56,9 @@ func (t typed[D, R]) target() any {
 	return t.value
 }
 
-func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, error) {
+func (t typed[D, R]) direct(c *scope.Context, opt planOptions) (invoker, error) {
 	if t.send == nil && t.value == nil {
-		return compile(nil, c, opt) // the nil-handler error
+		return planHandler(nil, c, opt) // the nil-handler error
 	}
 	get, err := planDirect[D](c, opt)
 	if err != nil {
@@ -86,7 +86,7 @@ func (t typed[D, R]) direct(c *scope.Context, opt compileOptions) (invoker, erro
 // planDirect plans D like any parameter and returns what builds it per
 // call. D is filled in a pooled *D, so reflect works on addressable
 // memory that is not allocated per call, then copied out.
-func planDirect[D any](c *scope.Context, opt compileOptions) (func(*httpx.Exchange, error) D, error) {
+func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange, error) D, error) {
 	a, err := planArg(reflect.TypeFor[D](), c, opt)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"sync"
 
 	"go.uber.org/dig"
@@ -80,8 +79,8 @@ type fieldPlan struct {
 	value reflect.Value // service value when slot is -1
 }
 
-// compileOptions says which extra built-ins a function may take.
-type compileOptions struct {
+// planOptions says which extra built-ins a function may take.
+type planOptions struct {
 	allowError bool        // error handlers and onError hooks get the error
 	inputs     *inputNeeds // where Body, Query and Params may be taken: what they ask
 	inputPhase string      // where they may not: why, for the message
@@ -98,9 +97,9 @@ func errBeside(what string) error {
 		"which run beside the handler on another goroutine", what)
 }
 
-// compile builds the invoker for fn, resolving every parameter through c.
+// planHandler builds the invoker for fn, resolving every parameter through c.
 // It is where reflection and dig run, once per route at start-up.
-func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
+func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 	switch f := fn.(type) {
 	case nil:
 		return nil, errkind.New(ErrInvalidHandler, "nil")
@@ -213,7 +212,7 @@ func compile(fn any, c *scope.Context, opt compileOptions) (invoker, error) {
 	}, nil
 }
 
-func planArg(t reflect.Type, c *scope.Context, opt compileOptions) (argPlan, error) {
+func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error) {
 	switch t {
 	case typeRequest:
 		return argPlan{kind: argRequest}, nil
@@ -367,10 +366,4 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 func (sp *structPlan) release(p any) {
 	reflect.ValueOf(p).Elem().SetZero()
 	sp.pool.Put(p)
-}
-
-// errorOf recovers a panic value as an error, with the stack of the
-// panic; it must be called from the deferred function that recovered p.
-func errorOf(p any) error {
-	return &panicError{value: p, stack: debug.Stack()}
 }
