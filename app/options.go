@@ -1,0 +1,144 @@
+package app
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// config holds New's options.
+type config struct {
+	logger         *zap.Logger
+	pluginTimeout  time.Duration
+	maxParamLength int
+	requestIDHdr   string
+	logRequests    bool
+	name           string
+
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	maxHeaderBytes    int
+	drainDelay        time.Duration
+	requestTimeout    time.Duration
+	maxBodyBytes      int64
+	bodyTimeout       time.Duration
+	replyTimeout      time.Duration
+	hideServerErrors  bool
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithLogger sets the logger. The default discards everything. Each
+// context logs through a child carrying its context path; each request
+// through a child carrying its id.
+func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithRequestLogging turns the "incoming request" and "request completed"
+// lines on or off (default on; they are written at info level, so the
+// logger's level decides too).
+func WithRequestLogging(on bool) Option { return func(c *config) { c.logRequests = on } }
+
+// WithPluginTimeout bounds how long one plugin body may run at Ready
+// (default 10 s; 0 disables the bound). Ready then fails; the body itself
+// keeps running in its goroutine until it returns, as Go cannot stop it,
+// so a plugin doing I/O should honour a context deadline of its own.
+func WithPluginTimeout(d time.Duration) Option { return func(c *config) { c.pluginTimeout = d } }
+
+// WithMaxParamLength bounds the length of one path parameter (default 100);
+// a longer one does not match, which answers 404.
+func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLength = n } }
+
+// WithRequestIDHeader makes a request's id the value of this header when
+// the client sends a well-formed one: 1 to 128 letters, digits and
+// "-_.:" (default: none, ids are generated). Any other value is ignored,
+// as callers can send anything.
+func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
+
+// WithServerErrorMessages says whether the default error handler sends
+// the message of a 5xx error to the client (default true, as Fastify). In
+// production, turn it off: an error's text can reveal a driver, a host, a
+// file path; the body's message is then the status text ("Internal Server
+// Error"), its status and code stay, and the whole error is still logged.
+// 4xx messages, which tell the client what to fix, are always sent. A
+// panic's value is never sent, whatever this says.
+func WithServerErrorMessages(on bool) Option { return func(c *config) { c.hideServerErrors = !on } }
+
+// WithRootName names the root context (default "root").
+func WithRootName(name string) Option { return func(c *config) { c.name = name } }
+
+// WithTimeouts sets the http.Server time-outs Listen uses; 0 disables one.
+// Defaults: read-header 10 s (slow-header clients are cut off), read and
+// write 0, idle 75 s (above nginx's 60 s upstream keep-alive, so a proxy
+// never reuses a connection Burrow is closing).
+//
+// Read and write time-outs are off by default because net/http re-arms
+// them on every request, which costs about 10% of a small request's
+// throughput. Bodies are bounded instead by WithBodyTimeout, which costs
+// only requests that carry one, and replies by WithReplyTimeout. A write
+// time-out set here bounds the whole request, from the end of its header
+// to the end of its reply, handler included; it then replaces the reply
+// time-out, as both would own the connection's write deadline.
+func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
+	return func(c *config) {
+		c.readHeaderTimeout, c.readTimeout, c.writeTimeout, c.idleTimeout = readHeader, read, write, idle
+	}
+}
+
+// WithRequestTimeout bounds how long a request may be served (default 0,
+// none). When it expires before the handler began its reply, the client
+// gets 503 FST_ERR_REQUEST_TIMEOUT at once, with "connection: close"; the
+// request's context is done, OnTimeout hooks run, and whatever the
+// handler writes from then on is discarded, as http.TimeoutHandler does
+// (the handler keeps running until it returns: stop it with the
+// context). A reply begun before the deadline is left alone. It costs a
+// timer and a guarded writer per request, so it is off unless asked for.
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
+
+// WithDrainDelay makes Close wait d after readiness flips (IsReady turns
+// false) before it stops accepting connections, so a load balancer that
+// health-checks IsReady has time to stop sending traffic. Choose at least
+// the balancer's check interval times its failure threshold. Default 0.
+func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDelay = d } }
+
+// WithMaxBodyBytes sets the server's body limit (default
+// DefaultBodyLimit, 1 MiB). A Content-Length above it is refused with 413
+// before the body is read; a chunked body is cut at it. Contexts and
+// routes may set their own (SetBodyLimit, BodyLimit).
+func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes = n } }
+
+// WithBodyTimeout bounds how long a route that reads the body (one taking
+// Body[T]) waits for all of it, from the moment it starts reading (default
+// 10 s, enough for the default 1 MiB at 100 KB/s; 0 disables). A body
+// still arriving then is answered 408 and the connection closed. It also
+// bounds net/http's read of an unread body after the handler (which it
+// does to reuse the connection), so a slow sender cannot hold a
+// connection to a route that ignores bodies. Requests without a body pay
+// nothing.
+func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
+
+// WithReplyTimeout bounds how long writing one reply may take, from the
+// moment it starts being written until it has left, OnResponse hooks
+// included (default 30 s; 0 disables). A client that stops reading loses
+// its connection then, instead of pinning the handler's goroutine, the
+// reply and the connection for as long as it likes. The deadline is set
+// on the connection right before each reply is written (net/http clears it
+// after the request), so idle connections and the handler's own time pay
+// nothing. A handler that sends a very large reply may raise it
+// for that reply with Reply.SetWriteTimeout; writes through Reply.Raw are
+// not bounded. A non-zero write time-out given to WithTimeouts replaces
+// it.
+func WithReplyTimeout(d time.Duration) Option { return func(c *config) { c.replyTimeout = d } }
+
+// DefaultMaxHeaderBytes is the request header limit when none is set:
+// 16 KiB, as Node's (and so Fastify's). net/http allows 4 KiB more than
+// the limit before it answers 431.
+const DefaultMaxHeaderBytes = 16 << 10
+
+// WithMaxHeaderBytes bounds the size of the request line and header Listen
+// accepts (default DefaultMaxHeaderBytes; larger requests get 431 from
+// net/http). Every connection may hold this much while it is served, so
+// the limit is also what each slow client can pin.
+func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
