@@ -1,19 +1,11 @@
 package app
 
-import (
-	"errors"
-
-	"github.com/burrow-go/burrow/internal/errkind"
-)
+import "github.com/burrow-go/burrow/internal/errkind"
 
 // handlerDef is a recorded error or not-found handler.
 type handlerDef struct {
 	fn any
 }
-
-// ErrHandlerSet is returned when a context sets a second error or
-// not-found handler.
-var ErrHandlerSet = errors.New("handler already set")
 
 // SetErrorHandler sets the error handler of this context's routes (and of
 // descendants that set none). fn takes the same parameters as a handler

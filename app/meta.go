@@ -11,23 +11,6 @@ import (
 	"github.com/burrow-go/burrow/scope"
 )
 
-// Errors of the plugin contract. Ready returns them wrapped in a
-// *PluginError naming the plugin and the context it is registered in.
-var (
-	// ErrMissingDependency: a plugin named in DependsOn is not registered
-	// in the registering context or an ancestor, before the plugin.
-	ErrMissingDependency = errors.New("missing plugin dependency")
-	// ErrMissingDecorator: a request decorator or service named in Needs…
-	// is not visible from the registering context. The error also wraps a
-	// *scope.NotVisibleError saying where the value is provided.
-	ErrMissingDecorator = errors.New("missing decorator")
-	// ErrVersionMismatch: the plugin does not support this Burrow version.
-	ErrVersionMismatch = errors.New("version mismatch")
-	// ErrDuplicatePlugin: a wrapped plugin of the same name is already
-	// registered in the context.
-	ErrDuplicatePlugin = errors.New("duplicate plugin")
-)
-
 // meta is what a plugin declares about itself, checked before its body
 // runs.
 type meta struct {
