@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // config holds New's options.
@@ -30,6 +32,38 @@ type config struct {
 
 // Option configures New.
 type Option func(*config)
+
+// newConfig is New's configuration: the defaults (each With… option
+// documents its own), then opts, then the default again for a body or
+// header limit of 0 or less and for a nil logger.
+func newConfig(opts []Option) config {
+	cfg := config{
+		logger:            zap.NewNop(),
+		pluginTimeout:     10 * time.Second,
+		maxParamLength:    httpx.DefaultMaxParamLength,
+		logRequests:       true,
+		name:              "root",
+		readHeaderTimeout: 10 * time.Second,
+		idleTimeout:       75 * time.Second,
+		maxBodyBytes:      DefaultBodyLimit,
+		bodyTimeout:       10 * time.Second,
+		replyTimeout:      30 * time.Second,
+		maxHeaderBytes:    DefaultMaxHeaderBytes,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.maxBodyBytes <= 0 {
+		cfg.maxBodyBytes = DefaultBodyLimit
+	}
+	if cfg.maxHeaderBytes <= 0 {
+		cfg.maxHeaderBytes = DefaultMaxHeaderBytes // not net/http's 1 MiB, which 0 would mean
+	}
+	if cfg.logger == nil {
+		cfg.logger = zap.NewNop()
+	}
+	return cfg
+}
 
 // WithLogger sets the logger. The default discards everything. Each
 // context logs through a child carrying its context path; each request

@@ -73,31 +73,7 @@ type instance struct {
 
 // New returns the root context's handle of a new server.
 func New(opts ...Option) *Server {
-	cfg := config{
-		logger:            zap.NewNop(),
-		pluginTimeout:     10 * time.Second,
-		maxParamLength:    httpx.DefaultMaxParamLength,
-		logRequests:       true,
-		name:              "root",
-		readHeaderTimeout: 10 * time.Second,
-		idleTimeout:       75 * time.Second,
-		maxBodyBytes:      DefaultBodyLimit,
-		bodyTimeout:       10 * time.Second,
-		replyTimeout:      30 * time.Second,
-		maxHeaderBytes:    DefaultMaxHeaderBytes,
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.maxBodyBytes <= 0 {
-		cfg.maxBodyBytes = DefaultBodyLimit
-	}
-	if cfg.maxHeaderBytes <= 0 {
-		cfg.maxHeaderBytes = DefaultMaxHeaderBytes // not net/http's 1 MiB, which 0 would mean
-	}
-	if cfg.logger == nil {
-		cfg.logger = zap.NewNop()
-	}
+	cfg := newConfig(opts)
 	a := &instance{cfg: cfg, log: cfg.logger, closed: make(chan struct{})}
 	if cfg.writeTimeout == 0 {
 		a.replyTimeout = cfg.replyTimeout
