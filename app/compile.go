@@ -14,6 +14,27 @@ import (
 	"github.com/burrow-go/burrow/scope"
 )
 
+// route is a compiled route: everything a request needs, resolved at Ready.
+type route struct {
+	a             *instance
+	node          *node
+	info          httpx.RouteInfo
+	handler       invoker
+	phases        [len(phases)][]invoker
+	onResponse    []invoker
+	onError       []invoker
+	onAbort       []invoker
+	onTimeout     []invoker
+	errorHandlers []invoker // the route's context's first, then ancestors'
+	plan          routePlan
+	in            *inputPlan // nil when no parameter asks for input
+	hookNames     [numHooks][]string
+}
+
+// routePlan is the part of a compiled route that httpx runs each request
+// with: the decorators the route can see and its send hooks.
+type routePlan = compiled.Route[httpx.Request, httpx.Reply]
+
 // compile turns the loaded tree into the router and the compiled routes.
 func (a *instance) compile() error {
 	var stray error

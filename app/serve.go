@@ -9,29 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
-	"github.com/burrow-go/burrow/internal/compiled"
 )
-
-// route is a compiled route: everything a request needs, resolved at Ready.
-type route struct {
-	a             *instance
-	node          *node
-	info          httpx.RouteInfo
-	handler       invoker
-	phases        [len(phases)][]invoker
-	onResponse    []invoker
-	onError       []invoker
-	onAbort       []invoker
-	onTimeout     []invoker
-	errorHandlers []invoker // the route's context's first, then ancestors'
-	plan          routePlan
-	in            *inputPlan // nil when no parameter asks for input
-	hookNames     [numHooks][]string
-}
-
-// routePlan is the part of a compiled route that httpx runs each request
-// with: the decorators the route can see and its send hooks.
-type routePlan = compiled.Route[httpx.Request, httpx.Reply]
 
 var closeHeader = []string{"close"}
 
