@@ -49,6 +49,10 @@ var (
 	ErrInvalidInput = errors.New("invalid input type")
 )
 
+// ErrBodyTooLarge is matched by the error a Parser gets when it reads
+// past the body limit.
+var ErrBodyTooLarge = errors.New("request body is too large")
+
 // ErrHandlerSet is returned when a context sets a second error or
 // not-found handler.
 var ErrHandlerSet = errors.New("handler already set")

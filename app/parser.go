@@ -29,10 +29,6 @@ const DefaultBodyLimit = 1 << 20
 // decoding, so a few bytes of "[[[[" cannot make the decoder recurse.
 const maxJSONDepth = validate.MaxDepth
 
-// ErrBodyTooLarge is matched by the error a Parser gets when it reads
-// past the body limit.
-var ErrBodyTooLarge = errors.New("request body is too large")
-
 var (
 	errTooLarge = &httpx.Error{StatusCode: http.StatusRequestEntityTooLarge, Code: "FST_ERR_CTP_BODY_TOO_LARGE",
 		Message: "Request body is too large", Err: ErrBodyTooLarge}

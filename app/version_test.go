@@ -3,8 +3,9 @@ package app
 import (
 	"testing"
 
-	"github.com/burrow-go/burrow/app/internal/semver"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/burrow-go/burrow/app/internal/semver"
 )
 
 func TestVersionIsValid(t *testing.T) {
