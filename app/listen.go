@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -24,17 +26,45 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return err
 	}
-	return s.serve(ln)
+	return s.serve(ln, "http://", nil)
+}
+
+// ListenTLS is Listen over TLS, with the certificate and key in the PEM
+// files certFile and keyFile (certFile holds the server's certificate,
+// then any intermediates), as net/http's ListenAndServeTLS reads them. It
+// serves HTTP/2 to clients that offer it (ALPN "h2") and HTTP/1.1 to the
+// others. The files are read once, after the boot and before the socket
+// opens; a certificate that cannot load is returned as an error.
+//
+// For anything more — certificates obtained at run time (GetCertificate,
+// ACME), client certificates, other TLS versions — make a tls.Config and
+// Serve a tls.NewListener with it; list "h2" first in its NextProtos, or
+// clients are served HTTP/1.1 only.
+func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
+	if err := s.Ready(); err != nil {
+		return s.a.bootEnded(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return fmt.Errorf("loading the TLS certificate: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.serve(ln, "https://", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 }
 
 // Serve is Listen on a listener the caller made; it closes ln when it
-// returns.
+// returns. A TLS listener (tls.NewListener) serves HTTP/2 on every
+// connection that negotiated "h2", which its tls.Config's NextProtos must
+// offer: net/http enables its HTTP/2 server for them.
 func (s *Server) Serve(ln net.Listener) error {
 	if err := s.Ready(); err != nil {
 		ln.Close()
 		return s.a.bootEnded(err)
 	}
-	return s.serve(ln)
+	return s.serve(ln, "", nil)
 }
 
 // bootEnded is what Listen and Serve return when their Ready failed: nil
@@ -48,8 +78,15 @@ func (a *instance) bootEnded(err error) error {
 	return nil
 }
 
-// serve serves ln on a booted server, for Listen and Serve.
-func (s *Server) serve(ln net.Listener) error {
+// serve serves ln on a booted server, for Listen, ListenTLS and Serve:
+// over TLS with tlsConfig when it is not nil. scheme is how the log
+// names ln's address ("http://"; none for a listener the caller made,
+// which Burrow cannot tell TLS from plain).
+//
+// The http.Server's TLSConfig stays nil for Serve: net/http's Serve then
+// enables HTTP/2 for a TLS listener's "h2" connections. (With a TLSConfig
+// set, it would only if that config, not the listener's, listed "h2".)
+func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) error {
 	a := s.a
 	srv := &http.Server{
 		Handler:           s,
@@ -59,6 +96,7 @@ func (s *Server) serve(ln net.Listener) error {
 		IdleTimeout:       a.cfg.idleTimeout,
 		MaxHeaderBytes:    a.cfg.maxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
+		Protocols:         a.cfg.protocols,
 	}
 	a.httpMu.Lock()
 	if state(a.state.Load()) != stateReady {
@@ -72,9 +110,17 @@ func (s *Server) serve(ln net.Listener) error {
 	a.servers = append(a.servers, srv)
 	a.httpMu.Unlock()
 
-	a.log.Info("server listening", zap.String("address", "http://"+ln.Addr().String()))
+	a.log.Info("server listening", zap.String("address", scheme+ln.Addr().String()))
 	a.runOnListen(ln.Addr())
-	err := srv.Serve(ln)
+	var err error
+	if tlsConfig != nil {
+		// ServeTLS offers "h2" and "http/1.1" by ALPN as the server's
+		// protocols allow, on a copy of tlsConfig.
+		srv.TLSConfig = tlsConfig
+		err = srv.ServeTLS(ln, "", "")
+	} else {
+		err = srv.Serve(ln)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		<-a.closed // return once Close has drained and finished
 		return nil

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"net/http"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,6 +29,7 @@ type config struct {
 	bodyTimeout       time.Duration
 	replyTimeout      time.Duration
 	hideServerErrors  bool
+	protocols         *http.Protocols
 }
 
 // Option configures New.
@@ -176,3 +178,20 @@ const DefaultMaxHeaderBytes = 16 << 10
 // net/http). Every connection may hold this much while it is served, so
 // the limit is also what each slow client can pin.
 func WithMaxHeaderBytes(n int) Option { return func(c *config) { c.maxHeaderBytes = n } }
+
+// WithProtocols sets the protocols Listen, ListenTLS and Serve accept
+// (default: HTTP/1 and, over TLS, HTTP/2 — net/http's default). Adding
+// UnencryptedHTTP2 serves HTTP/2 without TLS ("h2c") beside HTTP/1 on the
+// same port, for a proxy that speaks it to its backends (Envoy, a gRPC
+// gateway, Cloud Run's end-to-end HTTP/2): net/http accepts it from
+// clients with prior knowledge, not through an "Upgrade: h2c" request.
+// An empty set is the default, not a server that speaks nothing.
+func WithProtocols(p http.Protocols) Option {
+	return func(c *config) {
+		if p == (http.Protocols{}) {
+			c.protocols = nil
+			return
+		}
+		c.protocols = &p
+	}
+}

@@ -1,0 +1,336 @@
+package app_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"io"
+	"io/fs"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// testCert is a self-signed certificate for 127.0.0.1 and localhost,
+// made for one test: as a tls.Certificate, as PEM, and as the pool a
+// client trusts it through.
+type testCert struct {
+	cert            tls.Certificate
+	certPEM, keyPEM []byte
+	pool            *x509.CertPool
+}
+
+func newTestCert(t *testing.T) testCert {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "burrow test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	tc := testCert{
+		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+		pool:    x509.NewCertPool(),
+	}
+	tc.cert, err = tls.X509KeyPair(tc.certPEM, tc.keyPEM)
+	require.NoError(t, err)
+	require.True(t, tc.pool.AppendCertsFromPEM(tc.certPEM))
+	return tc
+}
+
+// files writes the certificate and key to a directory removed when the
+// test ends, for ListenTLS.
+func (tc testCert) files(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, tc.certPEM, 0o600))
+	require.NoError(t, os.WriteFile(keyFile, tc.keyPEM, 0o600))
+	return certFile, keyFile
+}
+
+// client trusts tc; http2 says whether it offers h2 (ALPN) besides
+// HTTP/1.1. Its idle connections are closed when the test ends.
+func (tc testCert) client(t *testing.T, http2 bool) *http.Client {
+	t.Helper()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: tc.pool}, ForceAttemptHTTP2: http2}
+	if !http2 {
+		var p http.Protocols
+		p.SetHTTP1(true)
+		tr.Protocols = &p
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// protoServer answers GET /proto with the protocol the handler saw.
+func protoServer(t *testing.T, opts ...app.Option) *app.Server {
+	t.Helper()
+	s := app.New(opts...)
+	require.NoError(t, s.Get("/proto", func(req *httpx.Request) (string, error) { return req.Raw().Proto, nil }))
+	return s
+}
+
+// getProto answers GET url through c: the protocol of the answer and its body.
+func getProto(t *testing.T, c *http.Client, url string) (proto int, body string) {
+	t.Helper()
+	res, err := c.Get(url)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	return res.ProtoMajor, string(b)
+}
+
+// TestServeOnTLSListener: Serve on a tls.NewListener whose NextProtos
+// lists "h2" speaks HTTP/2 to a client that offers it (net/http's own
+// HTTP/2, which Serve enables because Burrow leaves the http.Server's
+// TLSConfig unset), and HTTP/1.1 to one that does not.
+func TestServeOnTLSListener(t *testing.T) {
+	t.Parallel()
+	tc := newTestCert(t)
+	s := protoServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := serveOn(t, s, tls.NewListener(ln, &tls.Config{
+		Certificates: []tls.Certificate{tc.cert},
+		NextProtos:   []string{"h2", "http/1.1"},
+	}))
+	tests := []struct {
+		name  string
+		http2 bool
+		major int
+		proto string
+	}{
+		{"client offers h2", true, 2, "HTTP/2.0"},
+		{"client offers HTTP/1.1 only", false, 1, "HTTP/1.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			major, body := getProto(t, tc.client(t, tt.http2), "https://"+addr+"/proto")
+			assert.Equal(t, tt.major, major)
+			assert.Equal(t, tt.proto, body, "the protocol the handler saw")
+		})
+	}
+}
+
+// listenTLS runs s.ListenTLS on a loopback port and returns its address
+// and what ListenTLS returns, once it has.
+func listenTLS(t *testing.T, s *app.Server, certFile, keyFile string) (string, <-chan error) {
+	t.Helper()
+	addrs := make(chan string, 1)
+	require.NoError(t, s.OnListen(func(a net.Addr) error { addrs <- a.String(); return nil }))
+	done := make(chan error, 1)
+	go func() { done <- s.ListenTLS("127.0.0.1:0", certFile, keyFile) }()
+	select {
+	case addr := <-addrs:
+		return addr, done
+	case err := <-done:
+		require.FailNow(t, "ListenTLS returned before listening", "%v", err)
+		return "", nil
+	}
+}
+
+func TestListenTLSServesHTTP2(t *testing.T) {
+	t.Parallel()
+	tc := newTestCert(t)
+	certFile, keyFile := tc.files(t)
+	s := protoServer(t)
+	addr, done := listenTLS(t, s, certFile, keyFile)
+
+	major, body := getProto(t, tc.client(t, true), "https://"+addr+"/proto")
+	assert.Equal(t, 2, major)
+	assert.Equal(t, "HTTP/2.0", body)
+	major, body = getProto(t, tc.client(t, false), "https://"+addr+"/proto")
+	assert.Equal(t, 1, major, "HTTP/1.1 clients are served too")
+	assert.Equal(t, "HTTP/1.1", body)
+
+	// Plain HTTP on the TLS port is refused, as net/http refuses it.
+	res, err := http.Get("http://" + addr + "/proto")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+
+	ctx, cancel := contextWithTimeout(10 * time.Second)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	assert.NoError(t, <-done, "ListenTLS returns nil after a graceful Close")
+}
+
+func TestListenTLSBadCertificate(t *testing.T) {
+	t.Parallel()
+	tc := newTestCert(t)
+	certFile, keyFile := tc.files(t)
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.pem")
+	require.NoError(t, os.WriteFile(garbage, []byte("not a certificate"), 0o600))
+	tests := []struct {
+		name              string
+		certFile, keyFile string
+		notExist          bool
+	}{
+		{"missing certificate", filepath.Join(dir, "none.pem"), keyFile, true},
+		{"missing key", certFile, filepath.Join(dir, "none.pem"), true},
+		{"not PEM", garbage, keyFile, false},
+		{"key of another certificate", certFile, "", false},
+	}
+	other := newTestCert(t)
+	_, otherKey := other.files(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.keyFile == "" {
+				tt.keyFile = otherKey
+			}
+			s := protoServer(t)
+			listened := false
+			require.NoError(t, s.OnListen(func(net.Addr) error { listened = true; return nil }))
+			err := s.ListenTLS("127.0.0.1:0", tt.certFile, tt.keyFile)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "TLS certificate")
+			assert.Equal(t, tt.notExist, errors.Is(err, fs.ErrNotExist), "%v", err)
+			assert.False(t, listened, "no socket is opened for a certificate that cannot load")
+			ctx, cancel := contextWithTimeout(10 * time.Second)
+			defer cancel()
+			assert.NoError(t, s.Close(ctx))
+		})
+	}
+}
+
+// TestCloseWithHTTP2ConnectionsOpen: a graceful Close lets a request in
+// flight on an HTTP/2 connection finish, closes idle HTTP/2 connections
+// (GOAWAY) rather than waiting for them, and returns nil.
+func TestCloseWithHTTP2ConnectionsOpen(t *testing.T) {
+	t.Parallel()
+	tc := newTestCert(t)
+	certFile, keyFile := tc.files(t)
+	s := protoServer(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	require.NoError(t, s.Get("/slow", func(req *httpx.Request) (string, error) {
+		close(entered)
+		<-release
+		return req.Raw().Proto, nil
+	}))
+	closing := make(chan struct{})
+	require.NoError(t, s.PreClose(func(context.Context) error { close(closing); return nil }))
+	addr, done := listenTLS(t, s, certFile, keyFile)
+
+	// One connection idle after a request, one carrying a request that
+	// is still being served when Close begins.
+	major, _ := getProto(t, tc.client(t, true), "https://"+addr+"/proto")
+	require.Equal(t, 2, major)
+	type result struct {
+		major int
+		body  string
+	}
+	slow := make(chan result, 1)
+	busy := tc.client(t, true)
+	go func() {
+		res, err := busy.Get("https://" + addr + "/slow")
+		if !assert.NoError(t, err) {
+			slow <- result{}
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		slow <- result{res.ProtoMajor, string(b)}
+	}()
+	<-entered
+
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := contextWithTimeout(10 * time.Second)
+		defer cancel()
+		closed <- s.Close(ctx)
+	}()
+	<-closing
+	close(release)
+	assert.Equal(t, result{2, "HTTP/2.0"}, <-slow, "the request in flight is answered")
+	assert.NoError(t, <-closed, "Close drains HTTP/2 connections within its deadline")
+	assert.NoError(t, <-done)
+}
+
+// TestUnencryptedHTTP2: WithProtocols can add HTTP/2 without TLS (h2c,
+// with prior knowledge) beside HTTP/1; by default a plain listener speaks
+// HTTP/1 only.
+func TestUnencryptedHTTP2(t *testing.T) {
+	t.Parallel()
+	var h2c, both, none http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	both.SetHTTP1(true)
+	both.SetUnencryptedHTTP2(true)
+	tests := []struct {
+		name  string
+		opts  []app.Option
+		h2c   bool // an h2c client is served (over HTTP/2)
+		http1 bool // an HTTP/1 client is served
+	}{
+		{"default", nil, false, true},
+		{"HTTP/1 and h2c", []app.Option{app.WithProtocols(both)}, true, true},
+		{"h2c only", []app.Option{app.WithProtocols(h2c)}, true, false},
+		{"an empty set is the default", []app.Option{app.WithProtocols(none)}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			addr := serve(t, protoServer(t, tt.opts...))
+			for _, c := range []struct {
+				h2c   bool
+				want  bool
+				major int
+			}{{true, tt.h2c, 2}, {false, tt.http1, 1}} {
+				var p http.Protocols
+				p.SetUnencryptedHTTP2(c.h2c)
+				p.SetHTTP1(!c.h2c)
+				tr := &http.Transport{Protocols: &p}
+				res, err := (&http.Client{Transport: tr}).Get("http://" + addr + "/proto")
+				if !c.want {
+					if err == nil {
+						res.Body.Close()
+					}
+					assert.Error(t, err, "h2c client %v", c.h2c)
+					tr.CloseIdleConnections()
+					continue
+				}
+				require.NoError(t, err, "h2c client %v", c.h2c)
+				b, err := io.ReadAll(res.Body)
+				res.Body.Close()
+				require.NoError(t, err)
+				assert.Equal(t, c.major, res.ProtoMajor)
+				assert.Equal(t, res.Proto, string(b))
+				tr.CloseIdleConnections()
+			}
+		})
+	}
+}
