@@ -119,6 +119,8 @@ func TestRequestCookies(t *testing.T) {
 		{"another cookie only", []string{"Cookie", "theme=dark"}, 401, `{"statusCode":401,"error":"Unauthorized","message":"no session"}`},
 		{"malformed pairs are skipped", []string{"Cookie", "=x; ;;session=abc; bad name=1"}, 200, "abc session"},
 		{"a value with a bad byte is no cookie", []string{"Cookie", "session=a\\b"}, 401, `{"statusCode":401,"error":"Unauthorized","message":"no session"}`},
+		{"over net/http's 3,000 cookies none is read", []string{"Cookie", "session=abc" + strings.Repeat(";a=1", 3000)}, 401, `{"statusCode":401,"error":"Unauthorized","message":"no session"}`},
+		{"3,000 cookies are read", []string{"Cookie", "session=abc" + strings.Repeat(";a=1", 2999)}, 200, "abc session" + strings.Repeat(" a", 2999)},
 	}
 	s := cookieServer(t)
 	for transport, do := range cookieTransports(t, s) {

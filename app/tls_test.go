@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,6 +155,11 @@ func listenTLS(t *testing.T, s *app.Server, certFile, keyFile string) (string, <
 	require.NoError(t, s.OnListen(func(a net.Addr) error { addrs <- a.String(); return nil }))
 	done := make(chan error, 1)
 	go func() { done <- s.ListenTLS("127.0.0.1:0", certFile, keyFile) }()
+	t.Cleanup(func() { // a test that failed half-way leaves no server behind
+		ctx, cancel := contextWithTimeout(10 * time.Second)
+		defer cancel()
+		_ = s.Close(ctx)
+	})
 	select {
 	case addr := <-addrs:
 		return addr, done
@@ -333,4 +340,54 @@ func TestUnencryptedHTTP2(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHTTP2BodyLimit: the body limit holds on HTTP/2 streams, whether the
+// client declares the length or streams it, and the connection serves
+// the next request after a refusal.
+func TestHTTP2BodyLimit(t *testing.T) {
+	t.Parallel()
+	tc := newTestCert(t)
+	certFile, keyFile := tc.files(t)
+	s := protoServer(t, app.WithMaxBodyBytes(100))
+	require.NoError(t, s.Post("/in", func(b app.Body[string]) (string, error) { return strconv.Itoa(len(b.Value)), nil }))
+	addr, done := listenTLS(t, s, certFile, keyFile)
+	c := tc.client(t, true)
+	tooLarge := `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`
+	tests := []struct {
+		name     string
+		n        int
+		streamed bool // no content-length: the client streams the body
+		status   int
+		body     string
+	}{
+		{"under the limit", 50, false, 200, "50"},
+		{"declared over the limit", 1000, false, 413, tooLarge},
+		{"streamed under the limit", 50, true, 200, "50"},
+		{"streamed over the limit", 1 << 20, true, 413, tooLarge},
+	}
+	for _, tt := range tests {
+		var body io.Reader = strings.NewReader(strings.Repeat("a", tt.n))
+		if tt.streamed {
+			body = io.MultiReader(body) // hides the length
+		}
+		req, err := http.NewRequest(http.MethodPost, "https://"+addr+"/in", body)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := c.Do(req)
+		require.NoError(t, err, tt.name)
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, 2, res.ProtoMajor, tt.name)
+		assert.Equal(t, tt.status, res.StatusCode, tt.name)
+		assert.Equal(t, tt.body, string(b), tt.name)
+	}
+	major, _ := getProto(t, c, "https://"+addr+"/proto")
+	assert.Equal(t, 2, major, "the client still has an HTTP/2 connection")
+
+	ctx, cancel := contextWithTimeout(10 * time.Second)
+	defer cancel()
+	require.NoError(t, s.Close(ctx))
+	assert.NoError(t, <-done)
 }
