@@ -21,11 +21,11 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 		typ  reflect.Type
 		want []string
 	}{
-		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "Context", "Decorator", "Detached",
+		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "Context", "Cookie", "Cookies", "Decorator", "Detached",
 			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
 			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
 		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "Send", "SendError",
-			"Sent", "SetHeader", "SetWriteTimeout", "Status", "Type"}},
+			"Sent", "SetCookie", "SetHeader", "SetWriteTimeout", "Status", "Type"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ.String(), func(t *testing.T) {
