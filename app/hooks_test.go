@@ -299,15 +299,21 @@ func TestSendHooksReplacePayloads(t *testing.T) {
 
 func TestNotFoundHandlersByPrefix(t *testing.T) {
 	tr := &trace{}
-	s := app.New()
-	s.SetNotFoundHandler(func(req *httpx.Request, rep *httpx.Reply) error {
-		return rep.Code(404).Send("root 404 " + req.URL().Path)
-	})
-	s.Register(func(api *app.Server) error {
-		api.AddHook(app.OnRequest, tr.hook("api hook"))
-		api.Get("/known", func() {})
-		return api.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send("api 404") })
-	}, app.Prefix("/api"))
+	// withAPI is a root with its own not-found handler and an /api context
+	// with another one.
+	withAPI := func() *app.Server {
+		s := app.New()
+		s.SetNotFoundHandler(func(req *httpx.Request, rep *httpx.Reply) error {
+			return rep.Code(404).Send("root 404 " + req.URL().Path)
+		})
+		s.Register(func(api *app.Server) error {
+			api.AddHook(app.OnRequest, tr.hook("api hook"))
+			api.Get("/known", func() {})
+			return api.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send("api 404") })
+		}, app.Prefix("/api"))
+		return s
+	}
+	s := withAPI()
 	s.Register(func(c *app.Server) error {
 		return c.SetNotFoundHandler(func() {})
 	}, app.Name("noprefix"))
@@ -315,15 +321,7 @@ func TestNotFoundHandlersByPrefix(t *testing.T) {
 	err := s.Ready()
 	require.ErrorIs(t, err, app.ErrInvalidHandler, "a context without a prefix cannot own a not-found handler")
 
-	s = app.New()
-	s.SetNotFoundHandler(func(req *httpx.Request, rep *httpx.Reply) error {
-		return rep.Code(404).Send("root 404 " + req.URL().Path)
-	})
-	s.Register(func(api *app.Server) error {
-		api.AddHook(app.OnRequest, tr.hook("api hook"))
-		api.Get("/known", func() {})
-		return api.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send("api 404") })
-	}, app.Prefix("/api"))
+	s = withAPI()
 	tests := []struct{ path, body, hooks string }{
 		{"/nope", "root 404 /nope", ""},
 		{"/api/nope", "api 404", "api hook"},

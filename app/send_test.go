@@ -48,22 +48,39 @@ func sendPanics() []struct {
 	count := func(runs *atomic.Int32, v any) func() (any, error) {
 		return func() (any, error) { runs.Add(1); return v, nil }
 	}
+	// onSendPanics lets /ok through and panics on every other path.
+	onSendPanics := func(req *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
+		if req.URL().Path == "/ok" {
+			return b, nil
+		}
+		panic("onSend panicked")
+	}
+	// userName panics on any payload that is not a user.
+	userName := func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) { return p.(user).Name, nil }
+	// returns builds a server whose only route returns v.
+	returns := func(v any) func(*atomic.Int32, ...app.Option) *app.Server {
+		return func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
+			s.Get("/", count(runs, v))
+			return s
+		}
+	}
+	// sends builds a server whose only route sends v with status code.
+	sends := func(code int, v any) func(*atomic.Int32, ...app.Option) *app.Server {
+		return func(runs *atomic.Int32, opts ...app.Option) *app.Server {
+			s := app.New(opts...)
+			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(code).Send(v) })
+			return s
+		}
+	}
 	return []struct {
 		name  string
 		build func(runs *atomic.Int32, opts ...app.Option) *app.Server
 		path  string
 		want  string
 	}{
-		{"MarshalJSON", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
-			s := app.New(opts...)
-			s.Get("/", count(runs, panicMarshal{}))
-			return s
-		}, "/", "MarshalJSON panicked"},
-		{"AppendJSON", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
-			s := app.New(opts...)
-			s.Get("/", count(runs, panicAppend{}))
-			return s
-		}, "/", "AppendJSON panicked"},
+		{"MarshalJSON", returns(panicMarshal{}), "/", "MarshalJSON panicked"},
+		{"AppendJSON", returns(panicAppend{}), "/", "AppendJSON panicked"},
 		{"preSerialization hook", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
 			s := app.New(opts...)
 			s.AddHook(app.PreSerialization, func(req *httpx.Request, _ *httpx.Reply, p any) (any, error) {
@@ -77,46 +94,22 @@ func sendPanics() []struct {
 		}, "/", "preSerialization panicked"},
 		{"onSend hook", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
 			s := app.New(opts...)
-			s.AddHook(app.OnSend, func(req *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
-				if req.URL().Path == "/ok" {
-					return b, nil
-				}
-				panic("onSend panicked")
-			})
+			s.AddHook(app.OnSend, onSendPanics)
 			s.Get("/", count(runs, user{"a"}))
 			return s
 		}, "/", "onSend panicked"},
 		{"onSend hook, handler sent nothing", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
 			s := app.New(opts...)
-			s.AddHook(app.OnSend, func(req *httpx.Request, _ *httpx.Reply, b []byte) ([]byte, error) {
-				if req.URL().Path == "/ok" {
-					return b, nil
-				}
-				panic("onSend panicked")
-			})
+			s.AddHook(app.OnSend, onSendPanics)
 			s.Get("/", func() { runs.Add(1) })
 			return s
 		}, "/", "onSend panicked"},
-		{"status above 999", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
-			s := app.New(opts...)
-			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(1000).Send("x") })
-			return s
-		}, "/", "invalid status code 1000"},
-		{"status 0", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
-			s := app.New(opts...)
-			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(0).Send(user{"a"}) })
-			return s
-		}, "/", "invalid status code 0"},
-		{"informational status", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
-			s := app.New(opts...)
-			s.Get("/", func(rep *httpx.Reply) error { runs.Add(1); return rep.Code(103).Send("x") })
-			return s
-		}, "/", "invalid status code 103"},
+		{"status above 999", sends(1000, "x"), "/", "invalid status code 1000"},
+		{"status 0", sends(0, user{"a"}), "/", "invalid status code 0"},
+		{"informational status", sends(103, "x"), "/", "invalid status code 103"},
 		{"preSerialization type assertion on a 404", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
 			s := app.New(opts...)
-			s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) {
-				return p.(user).Name, nil
-			})
+			s.AddHook(app.PreSerialization, userName)
 			s.AddHook(app.OnRequest, func(req *httpx.Request) {
 				if req.URL().Path == "/missing" {
 					runs.Add(1)
@@ -127,9 +120,7 @@ func sendPanics() []struct {
 		}, "/missing", "interface conversion"},
 		{"preSerialization panics on the error body", func(runs *atomic.Int32, opts ...app.Option) *app.Server {
 			s := app.New(opts...)
-			s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, p any) (any, error) {
-				return p.(user).Name, nil
-			})
+			s.AddHook(app.PreSerialization, userName)
 			s.Get("/", func() (any, error) { runs.Add(1); return nil, errors.New("handler failed") })
 			return s
 		}, "/", "handler failed"},

@@ -21,6 +21,16 @@ func newRouter(t testing.TB, routes ...string) *httpx.Router[string] {
 	return r
 }
 
+// paramString writes ps as "key=value" pairs joined by spaces, the form the
+// tables below expect.
+func paramString(ps httpx.Params) string {
+	got := make([]string, 0, len(ps))
+	for _, p := range ps {
+		got = append(got, p.Key+"="+p.Value)
+	}
+	return strings.Join(got, " ")
+}
+
 func TestRouterLookup(t *testing.T) {
 	r := newRouter(t,
 		"GET /", "GET /users", "POST /users", "GET /users/:id", "DELETE /users/:id",
@@ -67,11 +77,7 @@ func TestRouterLookup(t *testing.T) {
 			if m != httpx.NoRoute {
 				assert.Equal(t, tt.allow, allow)
 			}
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Key+"="+p.Value)
-			}
-			assert.Equal(t, tt.params, strings.Join(got, " "))
+			assert.Equal(t, tt.params, paramString(ps))
 		})
 	}
 }
@@ -116,12 +122,8 @@ func TestRouterLookupEscaped(t *testing.T) {
 			h, _, m := r.LookupEscaped(tt.method, tt.path, &ps)
 			assert.Equal(t, tt.match, m)
 			assert.Equal(t, tt.route, h)
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Key+"="+p.Value)
-			}
 			if m == httpx.Found {
-				assert.Equal(t, tt.params, strings.Join(got, " "))
+				assert.Equal(t, tt.params, paramString(ps))
 			}
 			if m == httpx.NoRoute {
 				assert.Empty(t, ps, "a failed lookup leaves no parameters behind")
