@@ -24,6 +24,26 @@ func do(t *testing.T, s *app.Server, method, target string, header ...string) (i
 	return res.StatusCode, res.Body, res.Header
 }
 
+// getCase is one GET of a table and the answer it expects.
+type getCase struct {
+	name, target string
+	status       int
+	body         string
+}
+
+// checkGets sends each case's GET to s, one parallel subtest a case.
+func checkGets(t *testing.T, s *app.Server, tests []getCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			status, body, _ := do(t, s, "GET", tt.target)
+			assert.Equal(t, tt.status, status, tt.target)
+			assert.Equal(t, tt.body, body, tt.target)
+		})
+	}
+}
+
 func TestMutationAfterReadyFails(t *testing.T) {
 	t.Parallel()
 	s := app.New()

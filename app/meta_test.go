@@ -15,6 +15,11 @@ type database struct{ dsn string }
 
 func noop(*app.Server) error { return nil }
 
+// inAPI registers p inside a child context of s named "api".
+func inAPI(s *app.Server, p *app.Plugin) {
+	s.Register(func(api *app.Server) error { return api.Register(p) }, app.Name("api"))
+}
+
 func TestPluginContract(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -33,17 +38,13 @@ func TestPluginContract(t *testing.T) {
 			name: "dependency in an ancestor",
 			build: func(s *app.Server) {
 				s.Register(app.Describe(noop, app.Name("db")))
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
-				}, app.Name("api"))
+				inAPI(s, app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
 			},
 		},
 		{
 			name: "missing dependency",
 			build: func(s *app.Server) {
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Describe(noop, app.Name("users"), app.DependsOn("db")))
-				}, app.Name("api"))
+				inAPI(s, app.Describe(noop, app.Name("users"), app.DependsOn("db")))
 			},
 			is:  app.ErrMissingDependency,
 			msg: `plugin users (root > api) needs plugin "db", which is not registered before it in root > api or an ancestor`,
@@ -63,9 +64,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(func(other *app.Server) error {
 					return other.Register(app.Wrap(noop, app.Name("db")))
 				}, app.Name("other"))
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
-				}, app.Name("api"))
+				inAPI(s, app.Wrap(noop, app.Name("users"), app.DependsOn("db")))
 			},
 			is:  app.ErrMissingDependency,
 			msg: `plugin users (root > api) needs plugin "db", which is only registered in root > other, not in root > api or an ancestor`,
@@ -74,9 +73,7 @@ func TestPluginContract(t *testing.T) {
 			name: "decorator visible",
 			build: func(s *app.Server) {
 				s.DecorateRequest("user", "")
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
-				}, app.Name("api"))
+				inAPI(s, app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 			},
 		},
 		{
@@ -91,9 +88,7 @@ func TestPluginContract(t *testing.T) {
 			name: "decorator only in a sibling",
 			build: func(s *app.Server) {
 				s.Register(func(auth *app.Server) error { return auth.DecorateRequest("user", "") }, app.Name("auth"))
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
-				}, app.Name("api"))
+				inAPI(s, app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 			},
 			is:  scope.ErrNotVisible,
 			msg: `plugin audit (root > api) needs request decorator "user", which is only provided in sibling context root > auth`,
@@ -122,9 +117,7 @@ func TestPluginContract(t *testing.T) {
 		{
 			name: "version mismatch",
 			build: func(s *app.Server) {
-				s.Register(func(api *app.Server) error {
-					return api.Register(app.Wrap(noop, app.Name("old"), app.Supports("^0.1.0")))
-				}, app.Name("api"))
+				inAPI(s, app.Wrap(noop, app.Name("old"), app.Supports("^0.1.0")))
 			},
 			is:  app.ErrVersionMismatch,
 			msg: `plugin old (root > api) supports Burrow ^0.1.0, this is ` + app.Version,

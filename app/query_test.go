@@ -48,11 +48,7 @@ func TestQueryParsing(t *testing.T) {
 		semicolon = `{"statusCode":400,"code":"ERR_BAD_QUERYSTRING","error":"Bad Request","message":"querystring is malformed: invalid semicolon separator in query"}`
 		badEscape = `{"statusCode":400,"code":"ERR_BAD_QUERYSTRING","error":"Bad Request","message":"querystring is malformed: invalid URL escape \"%zz\""}`
 	)
-	tests := []struct {
-		name, target string
-		status       int
-		body         string
-	}{
+	checkGets(t, s, []getCase{
 		{"typed, at the limit", "/typed?" + atLimit, 200, "limit=5"},
 		{"untyped, at the limit", "/untyped?" + atLimit, 200, "limit=5"},
 		{"typed, over the limit", "/typed?" + overLimit, 400, tooMany},
@@ -65,15 +61,7 @@ func TestQueryParsing(t *testing.T) {
 		{"typed, well formed", "/typed?limit=7&x=%41", 200, "limit=7"},
 		{"untyped, semicolon skips the pair", "/untyped?limit=5;x=1", 200, "limit="},
 		{"untyped, bad escape skips the pair", "/untyped?limit=5&x=%zz", 200, "limit=5"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			status, body, _ := do(t, s, "GET", tt.target)
-			assert.Equal(t, tt.status, status)
-			assert.Equal(t, tt.body, body)
-		})
-	}
+	})
 }
 
 // QueryErr tells a handler using the accessor that pairs were skipped.
