@@ -98,31 +98,29 @@ func textSetter(t reflect.Type) (func(f reflect.Value, values []string) (string,
 	case reflect.String:
 		return func(f reflect.Value, vs []string) (string, bool) { f.SetString(vs[0]); return "string", true }, nil
 	case reflect.Bool:
-		return func(f reflect.Value, vs []string) (string, bool) {
-			b, err := strconv.ParseBool(vs[0])
-			f.SetBool(b)
-			return "boolean", err == nil
-		}, nil
+		return parsed("boolean", strconv.ParseBool, reflect.Value.SetBool), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(f reflect.Value, vs []string) (string, bool) {
-			n, err := strconv.ParseInt(vs[0], 10, t.Bits())
-			f.SetInt(n)
-			return "integer", err == nil
-		}, nil
+		bits := t.Bits()
+		return parsed("integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, bits) }, reflect.Value.SetInt), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(f reflect.Value, vs []string) (string, bool) {
-			n, err := strconv.ParseUint(vs[0], 10, t.Bits())
-			f.SetUint(n)
-			return "a non-negative integer", err == nil
-		}, nil
+		bits := t.Bits()
+		return parsed("a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, bits) }, reflect.Value.SetUint), nil
 	case reflect.Float32, reflect.Float64:
-		return func(f reflect.Value, vs []string) (string, bool) {
-			n, err := strconv.ParseFloat(vs[0], t.Bits())
-			f.SetFloat(n)
-			return "number", err == nil
-		}, nil
+		bits := t.Bits()
+		return parsed("number", func(s string) (float64, error) { return strconv.ParseFloat(s, bits) }, reflect.Value.SetFloat), nil
 	}
 	return nil, fmt.Errorf("cannot decode %v from text", t)
+}
+
+// parsed is the setter of a scalar kind: parse reads the first value and
+// set stores it; on a parse error Decode zeroes the field and reports it.
+// kind names the type in messages.
+func parsed[T any](kind string, parse func(string) (T, error), set func(reflect.Value, T)) func(reflect.Value, []string) (string, bool) {
+	return func(f reflect.Value, vs []string) (string, bool) {
+		v, err := parse(vs[0])
+		set(f, v)
+		return kind, err == nil
+	}
 }
 
 // Decode fills v (a struct of the compiled type) from get, which returns
