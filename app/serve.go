@@ -131,7 +131,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 		}
 	}
 	if dw != nil && dw.timedOut() {
-		rep.Code(http.StatusServiceUnavailable) // what the client got
+		x.Answered(http.StatusServiceUnavailable) // what the client got
 	}
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
@@ -140,7 +140,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	}
 	if logging {
 		rt.node.log.Info("request completed", zap.String("reqId", req.ID()),
-			zap.Int("statusCode", rep.Status()),
+			zap.Int("statusCode", rep.Status()), zap.Int64("responseSize", x.Written()),
 			zap.Float64("responseTime", float64(time.Since(start).Microseconds())/1000))
 	}
 }

@@ -94,6 +94,17 @@ func (x *Exchange) Slot(i int) any { return x.state.values[i] }
 // order), which the framework fills and the hooks and the handler share.
 func (x *Exchange) Input() *[3]any { return &x.state.input }
 
+// Written is the number of body bytes written to the reply so far,
+// through Send or Raw, for the access log.
+func (x *Exchange) Written() int64 { return x.rep.tw.size }
+
+// Answered records that the client's response was written underneath the
+// reply, with status (the request time-out's 503): the reply reports it
+// and writes nothing more.
+func (x *Exchange) Answered(status int) {
+	x.rep.tw.status, x.rep.tw.started = status, true
+}
+
 // SkipSendHooks makes the reply send without its route's send hooks: the
 // framework's last resort when a hook fails on the error body itself.
 func (x *Exchange) SkipSendHooks() { x.rep.hooks = nil }

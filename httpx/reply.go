@@ -48,7 +48,8 @@ type Reply struct {
 // reply is what a Reply works on; it lives in an Exchange and is reused
 // for the next request.
 type reply struct {
-	w      http.ResponseWriter
+	w      http.ResponseWriter // the writer underneath tw
+	tw     writer              // what the reply is written through
 	req    *Request
 	hooks  *routePlan // its send hooks; nil for none
 	status int
@@ -97,6 +98,7 @@ func (rp *Reply) live() *reply {
 // handlers.
 func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, self *Reply) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
+	r.tw.reset(w)
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 	r.writeTimeout = 0
 }
@@ -105,6 +107,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 // reply, dropping it when it grew past what is worth keeping.
 func (r *reply) clear() {
 	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
+	r.tw.reset(nil)
 	if r.out.buf.Cap() > maxKeptBuffer {
 		r.out = encoding{}
 	}
@@ -121,9 +124,18 @@ func (r *reply) clear() {
 // through Raw are not covered.
 func (rp *Reply) SetWriteTimeout(d time.Duration) { rp.live().writeTimeout = d }
 
-// Raw is the underlying http.ResponseWriter. Writing to it directly
-// bypasses hooks; call Hijacked-style code only when you mean it.
-func (rp *Reply) Raw() http.ResponseWriter { return rp.live().w }
+// Raw is the reply's http.ResponseWriter, for code written for net/http.
+// Writing to it bypasses the send hooks, but the reply knows what was
+// written: once a status or a byte has gone through it, Sent is true, Send
+// returns ErrAlreadySent, Status is the status written, and the framework
+// writes nothing more (an error returned after that is logged, not
+// appended). http.NewResponseController(rep.Raw()) reaches Flush, Hijack,
+// the read and write deadlines and full duplex of the connection's writer,
+// and the writer is an http.Flusher and an http.Hijacker itself (Hijack
+// returning an error wrapping http.ErrNotSupported where the connection
+// cannot be taken over). Like the Reply, it is only valid until the
+// handler returns.
+func (rp *Reply) Raw() http.ResponseWriter { return &rp.live().tw }
 
 // Request is the request this reply answers.
 func (rp *Reply) Request() *Request { return rp.live().req }
@@ -134,8 +146,16 @@ func (rp *Reply) Code(status int) *Reply {
 	return rp
 }
 
-// Status is the status code that will be (or was) sent.
-func (rp *Reply) Status() int { return rp.live().status }
+// Status is the status code that will be sent, or, once the response has
+// begun (through Send or Raw), the one that was: 101 for a hijacked
+// connection.
+func (rp *Reply) Status() int {
+	r := rp.live()
+	if r.tw.started {
+		return r.tw.status
+	}
+	return r.status
+}
 
 // Header is the response header map.
 func (rp *Reply) Header() http.Header { return rp.live().w.Header() }
@@ -157,8 +177,12 @@ func (rp *Reply) Type(contentType string) *Reply {
 	return rp
 }
 
-// Sent reports whether Send has been called.
-func (rp *Reply) Sent() bool { return rp.live().sent }
+// Sent reports whether Send has been called or the response has begun
+// through Raw.
+func (rp *Reply) Sent() bool {
+	r := rp.live()
+	return r.sent || r.tw.started
+}
 
 // Send writes the response:
 //   - nil writes an empty body;
@@ -171,16 +195,16 @@ func (rp *Reply) Sent() bool { return rp.live().sent }
 //
 // A content type set with Type or Header wins. Content-Length is always
 // exact. The status must be a final one, 200 to 999. Send returns
-// ErrAlreadySent when called twice, and the encoding, hook or status
-// error otherwise; the caller returns it to the framework, which answers
-// with the error handler.
+// ErrAlreadySent when called twice or after the response began through
+// Raw, and the encoding, hook or status error otherwise; the caller
+// returns it to the framework, which answers with the error handler.
 //
 // A panic in an encoder or a send hook leaves the reply unsent, so the
 // framework's error path can answer; a hook that panicked is skipped by
 // the next Send of this reply (the error reply).
 func (rp *Reply) Send(v any) error {
 	r := rp.live()
-	if r.sent {
+	if r.sent || r.tw.started {
 		return ErrAlreadySent
 	}
 	// Sent from here on, so a hook that calls Send again gets
@@ -357,12 +381,12 @@ func (r *reply) write(body []byte, ctype []string) {
 	if !bodyAllowed(r.status) {
 		delete(h, "Content-Length")
 		delete(h, "Content-Type")
-		r.w.WriteHeader(r.status)
+		r.tw.WriteHeader(r.status)
 		return
 	}
-	r.w.WriteHeader(r.status)
+	r.tw.WriteHeader(r.status)
 	if len(body) > 0 {
-		_, _ = r.w.Write(body) // a write error means the client is gone
+		_, _ = r.tw.Write(body) // a write error means the client is gone
 	}
 }
 

@@ -1,0 +1,191 @@
+package app_test
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// rawServer is a server whose routes write through rep.Raw(), with every
+// log line (net/http's error log included) observed, and the status each
+// request's onResponse hooks saw.
+func rawServer(t *testing.T) (*app.Server, *observer.ObservedLogs, *atomic.Int32) {
+	t.Helper()
+	core, logs := observer.New(zapcore.DebugLevel)
+	s := app.New(app.WithLogger(zap.New(core)))
+	var seen atomic.Int32
+	require.NoError(t, s.AddHook(app.OnResponse, func(rep *httpx.Reply) { seen.Store(int32(rep.Status())) }))
+	write := func(status int, body string, ret error) func(*httpx.Reply) error {
+		return func(rep *httpx.Reply) error {
+			w := rep.Raw()
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, body)
+			return ret
+		}
+	}
+	require.NoError(t, s.Get("/created", write(http.StatusCreated, "made", nil)))
+	require.NoError(t, s.Get("/partial", write(http.StatusPartialContent, "part", nil)))
+	require.NoError(t, s.Get("/missing", write(http.StatusNotFound, "gone", nil)))
+	require.NoError(t, s.Get("/failed", write(http.StatusOK, "half", errors.New("the database went away"))))
+	require.NoError(t, s.Get("/then-send", func(rep *httpx.Reply) error {
+		_, _ = io.WriteString(rep.Raw(), "raw")
+		return rep.Send("again")
+	}))
+	return s, logs, &seen
+}
+
+func TestWritingThroughRawIsTheReply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path   string
+		status int
+		body   string
+		logged string // the error logged at error level, if any
+	}{
+		{"/created", http.StatusCreated, "made", ""},
+		{"/partial", http.StatusPartialContent, "part", ""},
+		{"/missing", http.StatusNotFound, "gone", ""},
+		{"/failed", http.StatusOK, "half", "the database went away"},
+		{"/then-send", http.StatusOK, "raw", httpx.ErrAlreadySent.Error()},
+	}
+	for _, over := range []string{"socket", "inject"} {
+		for _, tt := range tests {
+			t.Run(over+tt.path, func(t *testing.T) {
+				t.Parallel()
+				s, logs, seen := rawServer(t)
+				var status int
+				var body string
+				if over == "socket" {
+					addr := serve(t, s)
+					res, err := http.Get("http://" + addr + tt.path)
+					require.NoError(t, err)
+					b, err := io.ReadAll(res.Body)
+					require.NoError(t, err)
+					require.NoError(t, res.Body.Close())
+					status, body = res.StatusCode, string(b)
+				} else {
+					res, err := s.Inject(httptest.NewRequest(http.MethodGet, tt.path, nil))
+					require.NoError(t, err)
+					b, err := io.ReadAll(res.Body)
+					require.NoError(t, err)
+					status, body = res.StatusCode, string(b)
+				}
+				assert.Equal(t, tt.status, status)
+				assert.Equal(t, tt.body, body, "nothing is appended to what the handler wrote")
+				assert.Equal(t, tt.status, int(seen.Load()), "onResponse sees the status written")
+
+				assert.Empty(t, logs.FilterMessageSnippet("superfluous").All(), "net/http's error log")
+				completed := logs.FilterMessage("request completed").All()
+				require.Len(t, completed, 1)
+				fields := completed[0].ContextMap()
+				assert.EqualValues(t, tt.status, fields["statusCode"])
+				assert.EqualValues(t, len(tt.body), fields["responseSize"])
+				errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+				if tt.logged == "" {
+					assert.Empty(t, errs)
+					return
+				}
+				require.Len(t, errs, 1, "logged once, at error level")
+				assert.Contains(t, errs[0].ContextMap()["error"], tt.logged)
+			})
+		}
+	}
+}
+
+func TestFlushThroughRawReachesTheClientBeforeTheHandlerReturns(t *testing.T) {
+	t.Parallel()
+	flushers := []struct {
+		name  string
+		flush func(http.ResponseWriter) error
+	}{
+		{"ResponseController", func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
+		{"http.Flusher", func(w http.ResponseWriter) error {
+			f, ok := w.(http.Flusher)
+			if !ok {
+				return errors.New("not an http.Flusher")
+			}
+			f.Flush()
+			return nil
+		}},
+	}
+	for _, fl := range flushers {
+		t.Run(fl.name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			s := apptest.New(t)
+			require.NoError(t, s.Get("/stream", func(rep *httpx.Reply) error {
+				w := rep.Raw()
+				_, _ = io.WriteString(w, "first\n")
+				if err := fl.flush(w); err != nil {
+					return err
+				}
+				<-release
+				_, _ = io.WriteString(w, "second\n")
+				return nil
+			}))
+			addr := serve(t, s)
+			res, err := http.Get("http://" + addr + "/stream")
+			require.NoError(t, err)
+			defer res.Body.Close()
+			r := bufio.NewReader(res.Body)
+			line, err := r.ReadString('\n')
+			require.NoError(t, err)
+			assert.Equal(t, "first\n", line, "read while the handler waits")
+			close(release)
+			rest, err := io.ReadAll(r)
+			require.NoError(t, err)
+			assert.Equal(t, "second\n", string(rest))
+		})
+	}
+}
+
+func TestRawKeepsTheConnectionsOptionalInterfaces(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.DebugLevel)
+	s := apptest.New(t, app.WithLogger(zap.New(core)))
+	seen := make(chan int, 1)
+	require.NoError(t, s.AddHook(app.OnResponse, func(rep *httpx.Reply) { seen <- rep.Status() }))
+	require.NoError(t, s.Get("/upgrade", func(rep *httpx.Reply) error {
+		rc := http.NewResponseController(rep.Raw())
+		if err := rc.EnableFullDuplex(); err != nil {
+			return err
+		}
+		conn, rw, err := rc.Hijack()
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nhello")
+		return rw.Flush()
+	}))
+	addr := serve(t, s)
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "GET /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	require.NoError(t, err)
+	got, err := io.ReadAll(conn)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(got), "HTTP/1.1 101 "), "%q", got)
+	assert.True(t, strings.HasSuffix(string(got), "\r\n\r\nhello"), "nothing written after the hijack: %q", got)
+	// The hook runs after the handler closed the connection.
+	assert.Equal(t, http.StatusSwitchingProtocols, <-seen, "onResponse sees the upgrade")
+	assert.Empty(t, logs.FilterMessageSnippet("hijacked").All(), "net/http's error log")
+}

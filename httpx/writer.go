@@ -1,0 +1,76 @@
+package httpx
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+)
+
+// writer is the http.ResponseWriter every reply is written through, Send's
+// writes and a handler's through Raw alike. It records what reached the
+// client's writer — the status, whether the response has begun, the body
+// bytes — so the framework never writes after user code did, and its log
+// and onResponse hooks report what was really sent. It is part of the
+// pooled reply: handing it out costs no allocation.
+type writer struct {
+	w        http.ResponseWriter
+	status   int   // the status written; valid once started
+	size     int64 // body bytes written
+	started  bool  // the final status (or the connection) has gone
+	hijacked bool
+}
+
+// reset points w at a new response.
+func (w *writer) reset(rw http.ResponseWriter) { *w = writer{w: rw} }
+
+func (w *writer) Header() http.Header { return w.w.Header() }
+
+// WriteHeader passes informational statuses through without beginning the
+// response, like net/http. A second final status is passed on too, so
+// net/http reports the caller's mistake where it happened.
+func (w *writer) WriteHeader(status int) {
+	if !w.started && (status >= 200 || status == http.StatusSwitchingProtocols) {
+		w.status, w.started = status, true
+	}
+	w.w.WriteHeader(status)
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if !w.started {
+		w.status, w.started = http.StatusOK, true
+	}
+	n, err := w.w.Write(p)
+	w.size += int64(n)
+	return n, err
+}
+
+// FlushError sends what was written so far, for http.ResponseController;
+// a flush begins the response (with 200 if no status was written).
+func (w *writer) FlushError() error {
+	if !w.started {
+		w.status, w.started = http.StatusOK, true
+	}
+	return http.NewResponseController(w.w).Flush()
+}
+
+// Flush is FlushError for the many libraries that assert http.Flusher.
+func (w *writer) Flush() { _ = w.FlushError() }
+
+// Hijack takes the connection over, through http.ResponseController (so
+// the writer underneath may itself be a wrapper). A hijacked response is
+// recorded as 101 Switching Protocols, as a WebSocket upgrade answers: the
+// framework writes nothing on it from then on.
+func (w *writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(w.w).Hijack()
+	if err == nil {
+		w.hijacked = true
+		if !w.started {
+			w.status, w.started = http.StatusSwitchingProtocols, true
+		}
+	}
+	return c, rw, err
+}
+
+// Unwrap gives http.ResponseController the writer underneath, for what
+// needs no tracking: read and write deadlines, full duplex.
+func (w *writer) Unwrap() http.ResponseWriter { return w.w }
