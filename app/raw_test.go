@@ -189,3 +189,29 @@ func TestRawKeepsTheConnectionsOptionalInterfaces(t *testing.T) {
 	assert.Equal(t, http.StatusSwitchingProtocols, <-seen, "onResponse sees the upgrade")
 	assert.Empty(t, logs.FilterMessageSnippet("hijacked").All(), "net/http's error log")
 }
+
+// TestRawWriterKeptPastTheHandlerPanics: like the Reply, the writer Raw
+// returns belongs to its request; kept past it, it fails loudly instead
+// of writing into the response of the next request its buffers serve.
+func TestRawWriterKeptPastTheHandlerPanics(t *testing.T) {
+	t.Parallel()
+	var kept http.ResponseWriter
+	s := apptest.New(t)
+	require.NoError(t, s.Get("/keep", func(rep *httpx.Reply) error {
+		kept = rep.Raw()
+		return rep.Send("first")
+	}))
+	require.NoError(t, s.Get("/next", func() (string, error) { return "next", nil }))
+	require.Equal(t, "first", apptest.Get(t, s, "/keep").Body)
+	require.Equal(t, "next", apptest.Get(t, s, "/next").Body)
+
+	const msg = "httpx.Reply used after its handler returned; a reply is sent before the handler (or the hook) returns"
+	for name, use := range map[string]func(){
+		"Write":       func() { _, _ = kept.Write([]byte("late")) },
+		"WriteHeader": func() { kept.WriteHeader(http.StatusTeapot) },
+		"Header":      func() { kept.Header() },
+		"Flush":       func() { _ = http.NewResponseController(kept).Flush() },
+	} {
+		assert.PanicsWithError(t, msg, use, name)
+	}
+}

@@ -134,8 +134,11 @@ func (rp *Reply) SetWriteTimeout(d time.Duration) { rp.live().writeTimeout = d }
 // and the writer is an http.Flusher and an http.Hijacker itself (Hijack
 // returning an error wrapping http.ErrNotSupported where the connection
 // cannot be taken over). Like the Reply, it is only valid until the
-// handler returns.
-func (rp *Reply) Raw() http.ResponseWriter { return &rp.live().tw }
+// handler returns: after that every method panics.
+func (rp *Reply) Raw() http.ResponseWriter {
+	rp.live()
+	return (*rawWriter)(rp)
+}
 
 // Request is the request this reply answers.
 func (rp *Reply) Request() *Request { return rp.live().req }

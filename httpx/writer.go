@@ -74,3 +74,19 @@ func (w *writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap gives http.ResponseController the writer underneath, for what
 // needs no tracking: read and write deadlines, full duplex.
 func (w *writer) Unwrap() http.ResponseWriter { return w.w }
+
+// rawWriter is the writer Raw hands out: the Reply itself under another
+// type (no allocation), so that like the Reply it panics once its request
+// is over instead of writing into the next request's response, which the
+// pooled writer then serves.
+type rawWriter Reply
+
+func (rw *rawWriter) tw() *writer { return &(*Reply)(rw).live().tw }
+
+func (rw *rawWriter) Header() http.Header                          { return rw.tw().Header() }
+func (rw *rawWriter) WriteHeader(status int)                       { rw.tw().WriteHeader(status) }
+func (rw *rawWriter) Write(p []byte) (int, error)                  { return rw.tw().Write(p) }
+func (rw *rawWriter) FlushError() error                            { return rw.tw().FlushError() }
+func (rw *rawWriter) Flush()                                       { rw.tw().Flush() }
+func (rw *rawWriter) Unwrap() http.ResponseWriter                  { return rw.tw().Unwrap() }
+func (rw *rawWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) { return rw.tw().Hijack() }
