@@ -215,3 +215,19 @@ func TestRawWriterKeptPastTheHandlerPanics(t *testing.T) {
 		assert.PanicsWithError(t, msg, use, name)
 	}
 }
+
+// TestInvalidStatusThroughRawIsAnError: net/http panics on a status
+// outside 100 to 999, before writing anything; the reply has not begun,
+// so the error path answers 500.
+func TestInvalidStatusThroughRawIsAnError(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t, app.WithLogger(zap.NewNop()))
+	require.NoError(t, s.Get("/bad", func(rep *httpx.Reply) error {
+		rep.Raw().WriteHeader(1000)
+		return nil
+	}))
+	res, err := http.Get("http://" + serve(t, s) + "/bad")
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
+}

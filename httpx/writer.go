@@ -27,12 +27,14 @@ func (w *writer) Header() http.Header { return w.w.Header() }
 
 // WriteHeader passes informational statuses through without beginning the
 // response, like net/http. A second final status is passed on too, so
-// net/http reports the caller's mistake where it happened.
+// net/http reports the caller's mistake. The status is recorded after
+// the writer underneath took it: net/http panics on one outside 100 to
+// 999, and then nothing was written, so the error path may still answer.
 func (w *writer) WriteHeader(status int) {
+	w.w.WriteHeader(status)
 	if !w.started && (status >= 200 || status == http.StatusSwitchingProtocols) {
 		w.status, w.started = status, true
 	}
-	w.w.WriteHeader(status)
 }
 
 func (w *writer) Write(p []byte) (int, error) {
