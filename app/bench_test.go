@@ -33,12 +33,23 @@ func threeHandler(rep *httpx.Reply, v threeValues) error {
 }
 
 func threeServer(b *testing.B, handler any, opts ...app.RouteOption) *app.Server {
+	return threeServerUse(b, nil, handler, opts...)
+}
+
+// threeServerUse is threeServer with mw, when not nil, added to the
+// route's context with Use.
+func threeServerUse(b *testing.B, mw app.Middleware, handler any, opts ...app.RouteOption) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {
 		p.DecorateRequest("foo", "foo")
 		return p.Register(func(g *app.Server) error {
 			g.DecorateRequest("bar", "bar")
+			if mw != nil {
+				if err := g.Use(mw); err != nil {
+					return err
+				}
+			}
 			return g.Get("/three", handler, opts...)
 		}, app.Name("grandchildContext"))
 	}, app.Name("publicContext"))
@@ -99,6 +110,14 @@ func BenchmarkThreeTyped(b *testing.B) {
 func BenchmarkThreeTypedOnSend(b *testing.B) {
 	keep := app.OnSendFunc(func(_ *httpx.Request, _ *httpx.Reply, body []byte) ([]byte, error) { return body, nil })
 	benchHandler(b, threeServer(b, app.Typed(threeHandler), app.WithHook(app.OnSend, keep)), "/three")
+}
+
+// BenchmarkThreeTypedMiddleware is BenchmarkThreeTyped with one no-op
+// middleware (Use) on the route's context: what the net/http view of the
+// request (a copy of it carrying Pattern and the path values) costs.
+func BenchmarkThreeTypedMiddleware(b *testing.B) {
+	noop := func(next http.Handler) http.Handler { return next }
+	benchHandler(b, threeServerUse(b, noop, app.Typed(threeHandler)), "/three")
 }
 
 // threeJSON is threeBody writing its own JSON (httpx.JSONAppender).

@@ -29,6 +29,8 @@ type route struct {
 	plan          routePlan
 	in            *inputPlan // nil when no parameter asks for input
 	hookNames     [numHooks][]string
+	mw            http.Handler // the middleware around the lifecycle; nil without
+	stdPattern    string       // the route as http.Request.Pattern holds it
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -48,6 +50,7 @@ func (a *instance) compile() error {
 		return stray
 	}
 	a.walk((*node).sortHooks)
+	a.walk((*node).sortMiddleware)
 	a.slots = a.root.ctx.Slots()
 	a.types = make([]reflect.Type, a.slots)
 	for _, si := range a.initial {
@@ -188,6 +191,10 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
+	rt.stdPattern = stdPattern(method, path)
+	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
+		return nil, fail(err)
+	}
 	for _, p := range slices.Backward(line) {
 		if p.errorHandler == nil {
 			continue

@@ -85,6 +85,19 @@
 // [Server.OnReady], [Server.OnListen], [Server.PreClose],
 // [Server.OnClose] — follow the server rather than a request.
 //
+// # net/http interop
+//
+// [Server.Use] adds a standard func(http.Handler) http.Handler middleware
+// to a context. It is encapsulated as hooks are — the routes and
+// not-found handlers of that context and its descendants, ancestors'
+// middleware outermost, then the order of the calls — and sits between
+// routing and the hooks: it wraps the route's whole lifecycle, so it
+// may answer (a CORS preflight) before an OnRequest hook refuses, and a
+// middleware that does not call next ends the request with no hook run.
+// Its *http.Request carries the route in Pattern ("GET /items/{id}") and
+// the path parameters through PathValue; the request it passes on is
+// the one the hooks and the handler see.
+//
 // # Errors
 //
 // [Server.SetErrorHandler] sets a context's error handler, a function of

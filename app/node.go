@@ -23,6 +23,7 @@ type node struct {
 	plugins      []string // names of the plugins registered here, in load order
 	routes       []*routeDef
 	hooks        hookLists
+	middleware   []middlewareDef
 	errorHandler *handlerDef
 	notFound     *handlerDef
 	parsers      []parserDef

@@ -51,7 +51,7 @@ func (a *instance) compileNotFound() error {
 			errs = err
 			return
 		}
-		rt.info.Method, rt.info.Pattern = "", ""
+		rt.info.Method, rt.info.Pattern, rt.stdPattern = "", "", ""
 		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
 	})
 	// Longest prefix first, so /api/x finds /api's handler before root's.

@@ -56,7 +56,13 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			rt = a.findNotFound(path, escaped)
 		}
 	}
-	if rt != nil {
+	switch {
+	case rt == nil:
+	case rt.mw != nil:
+		if !rt.serveThrough(x, w, r, rt.mw, "") {
+			return // x is the middleware's next to end, still running
+		}
+	default:
 		rt.serve(x, w, r)
 	}
 	if r.ContentLength != 0 {

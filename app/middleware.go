@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
+)
+
+// Middleware is a standard net/http middleware: it gets the next handler
+// and returns one that may answer itself or call next.
+type Middleware = func(http.Handler) http.Handler
+
+type middlewareDef struct {
+	fn  Middleware
+	pos []int // position of the Use call among its context's calls
+}
+
+// Use adds mw to this context. It wraps the whole lifecycle of every
+// route of this context and its descendants, and of the not-found
+// handler a context of theirs sets: mw runs after routing and before
+// the onRequest hooks, so it may answer (a CORS preflight, a refusal)
+// without calling next, and then no hook and no handler runs. The
+// ancestors' middleware is outermost, then this context's in the order
+// of the calls — whether Use was called before or after the routes and
+// plugins it applies to, as AddHook's hooks.
+//
+// The *http.Request mw sees carries the matched route in its Pattern
+// field, written as ServeMux writes it ("GET /items/{id}"; a trailing
+// wildcard is "{*...}"), and the path parameters through PathValue. A
+// request mw passes on replaced (r.WithContext) is the one the hooks and
+// the handler see: Request.Raw returns it and Request.Context is its
+// context. mw is called once per route at Ready, never per request.
+func (s *Server) Use(mw Middleware) error {
+	return s.mutate(func() error {
+		if mw == nil {
+			return errkind.New(ErrInvalidHandler, "invalid middleware in %s: nil", s.Path())
+		}
+		s.n.middleware = append(s.n.middleware, middlewareDef{fn: mw, pos: s.calls().take()})
+		return nil
+	})
+}
+
+// sortMiddleware puts n's middleware in the order of the Use calls.
+func (n *node) sortMiddleware() {
+	slices.SortStableFunc(n.middleware, func(a, b middlewareDef) int { return slices.Compare(a.pos, b.pos) })
+}
+
+// wrapMiddleware wraps inner in the middleware of line (root first):
+// root's outermost. It returns nil when line has none, so a route without
+// middleware runs as before, unwrapped.
+func wrapMiddleware(line []*node, inner http.Handler) (http.Handler, error) {
+	var all []middlewareDef
+	for _, p := range line {
+		all = append(all, p.middleware...)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	h := inner
+	for _, d := range slices.Backward(all) {
+		if h = d.fn(h); h == nil {
+			return nil, errkind.New(ErrInvalidHandler, "has a middleware (%s) that returned a nil handler", funcName(d.fn))
+		}
+	}
+	return h, nil
+}
+
+// stdPattern writes a route as ServeMux writes Request.Pattern: ":id"
+// becomes "{id}", the wildcard "{*...}" (its parameter is "*").
+func stdPattern(method, path string) string {
+	if method == "" {
+		return ""
+	}
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		switch {
+		case s == "*":
+			segs[i] = "{*...}"
+		case strings.HasPrefix(s, ":"):
+			segs[i] = "{" + s[1:] + "}"
+		}
+	}
+	return method + " " + strings.Join(segs, "/")
+}
+
+// callKey finds a request's call in the context middleware passes on.
+type callKey struct{}
+
+// Call states: next not called yet, running, done, and abandoned by
+// the server (the middleware returned, or gave up on next while it
+// runs).
+const (
+	callIdle int32 = iota
+	callRunning
+	callDone
+	callOver
+)
+
+// call is the context a request goes through its middleware with: it
+// finds the request's exchange again when the middleware calls next,
+// whatever request and writer it passes. A call is used by one request
+// only (a middleware may keep its context), so they are allocated a
+// batch at a time, never reused.
+type call struct {
+	context.Context
+	x     *httpx.Exchange
+	allow string // the Allow header of a 405
+	state atomic.Int32
+}
+
+func (c *call) Value(key any) any {
+	if key == (callKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+const callBatch = 64
+
+var callBatches = sync.Pool{New: func() any { return new([]call) }}
+
+func newCall(parent context.Context, x *httpx.Exchange) *call {
+	b := callBatches.Get().(*[]call)
+	if len(*b) == 0 {
+		*b = make([]call, callBatch)
+	}
+	c := &(*b)[0]
+	*b = (*b)[1:]
+	callBatches.Put(b)
+	c.Context, c.x = parent, x
+	return c
+}
+
+// serveThrough serves r on rt through its middleware. It reports whether
+// x is still the caller's: false when the middleware returned while
+// next, on another goroutine, still serves the request — that goroutine
+// then ends x, which does not go back to the pool.
+func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, allow string) bool {
+	c := newCall(r.Context(), x)
+	c.allow = allow
+	r2 := r.WithContext(c)
+	r2.Pattern = rt.stdPattern
+	for _, p := range *x.Params() {
+		r2.SetPathValue(p.Key, p.Value)
+	}
+	h.ServeHTTP(w, r2)
+	for {
+		switch st := c.state.Load(); st {
+		case callRunning:
+			if c.state.CompareAndSwap(callRunning, callOver) {
+				return false
+			}
+		default:
+			if c.state.CompareAndSwap(st, callOver) {
+				return true
+			}
+		}
+	}
+}
+
+// enter is where the middleware's next leads: the call of r, if it may
+// still run (next is called once, while the middleware runs).
+func (rt *route) enter(w http.ResponseWriter, r *http.Request) *call {
+	c, _ := r.Context().Value(callKey{}).(*call)
+	if c == nil || !c.state.CompareAndSwap(callIdle, callRunning) {
+		why := "a middleware called next twice or after it returned"
+		if c == nil {
+			why = "a middleware passed on a request whose context does not derive from the one it got"
+		}
+		rt.node.log.Error("cannot serve the request: "+why, zap.String("url", r.RequestURI))
+		w.WriteHeader(http.StatusInternalServerError)
+		return nil
+	}
+	return c
+}
+
+// leave ends a call entered with enter; when the server has abandoned
+// it, the exchange is this goroutine's to end.
+func (c *call) leave() {
+	if !c.state.CompareAndSwap(callRunning, callDone) {
+		c.x.End()
+	}
+}
+
+// next is the handler a route's middleware wraps: the route's lifecycle.
+func (rt *route) next(w http.ResponseWriter, r *http.Request) {
+	if c := rt.enter(w, r); c != nil {
+		defer c.leave()
+		rt.serve(c.x, w, r)
+	}
+}
