@@ -150,7 +150,10 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	var err error
 	needs := &inputNeeds{}
 	withInput := planOptions{inputs: needs}
-	if rt.handler, err = planHandler(handler, n.ctx, withInput); err != nil {
+	rt.stdPattern = stdPattern(method, path)
+	if h, ok := stdHandler(handler); ok {
+		rt.handler = rt.serveStd(h)
+	} else if rt.handler, err = planHandler(handler, n.ctx, withInput); err != nil {
 		if invalidShape(err) {
 			err = fmt.Errorf("has an invalid handler: %w", err)
 		}
@@ -191,7 +194,6 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
-	rt.stdPattern = stdPattern(method, path)
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}

@@ -96,7 +96,11 @@
 // middleware that does not call next ends the request with no hook run.
 // Its *http.Request carries the route in Pattern ("GET /items/{id}") and
 // the path parameters through PathValue; the request it passes on is
-// the one the hooks and the handler see.
+// the one the hooks and the handler see. [Server.Mount] serves every
+// method and path under a prefix with an http.Handler (the context's
+// middleware and hooks apply; the prefix is stripped as
+// http.StripPrefix does), and a route's handler may itself be an
+// http.Handler or a func(http.ResponseWriter, *http.Request).
 //
 // # Errors
 //

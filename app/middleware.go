@@ -88,6 +88,9 @@ func stdPattern(method, path string) string {
 			segs[i] = "{" + s[1:] + "}"
 		}
 	}
+	if method == anyMethod {
+		return strings.Join(segs, "/") // a mount: ServeMux's method-less form
+	}
 	return method + " " + strings.Join(segs, "/")
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"sync"
 
@@ -117,6 +118,11 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 		return func(x *httpx.Exchange, _ error) (any, error) { return f(x.Request()) }, nil
 	case Handler:
 		return f.direct(c, opt)
+	case http.Handler, func(http.ResponseWriter, *http.Request):
+		// Only a route (and Mount) serves through one; a hook or an
+		// error handler would write a second reply.
+		return nil, errkind.New(ErrInvalidHandler, "%T is a standard http.Handler, which only a route or Mount may take; "+
+			"to run one around routes, make it a middleware (Use)", fn)
 	}
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()

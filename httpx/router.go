@@ -21,6 +21,10 @@ var (
 // a longer one makes the lookup miss (404), as in Fastify.
 const DefaultMaxParamLength = 100
 
+// AnyMethod, registered as a route's method, answers every method no
+// other route of the same path names.
+const AnyMethod = "*"
+
 // Match is the outcome of a lookup.
 type Match uint8
 
@@ -219,6 +223,11 @@ func (r *Router[H]) maxParamLength() int {
 func (n *node[H]) answer(method string) (h H, allow string, m Match) {
 	for i := range n.handlers {
 		if n.handlers[i].method == method {
+			return n.handlers[i].h, n.allow, Found
+		}
+	}
+	for i := range n.handlers {
+		if n.handlers[i].method == AnyMethod {
 			return n.handlers[i].h, n.allow, Found
 		}
 	}

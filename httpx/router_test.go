@@ -288,3 +288,23 @@ func BenchmarkRouterEscaped(b *testing.B) {
 		}
 	}
 }
+
+func TestRouterAnyMethod(t *testing.T) {
+	t.Parallel()
+	r := newRouter(t, "* /files/*", "GET /files/index", "* /files/index", "POST /plain")
+	cases := []struct{ method, path, want string }{
+		{"DELETE", "/files/a", "* /files/*"},
+		{"GET", "/files/index", "GET /files/index"},
+		{"PROPFIND", "/files/index", "* /files/index"},
+	}
+	for _, c := range cases {
+		var ps httpx.Params
+		h, _, m := r.Lookup(c.method, c.path, &ps)
+		assert.Equal(t, httpx.Found, m, c.method+" "+c.path)
+		assert.Equal(t, c.want, h)
+	}
+	var ps httpx.Params
+	_, allow, m := r.Lookup("GET", "/plain", &ps)
+	assert.Equal(t, httpx.MethodNotAllowed, m)
+	assert.Equal(t, "POST", allow)
+}
