@@ -197,6 +197,9 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}
+	if err = a.compileNotAllowed(n, line); err != nil {
+		return nil, fail(err)
+	}
 	for _, p := range slices.Backward(line) {
 		if p.errorHandler == nil {
 			continue

@@ -37,7 +37,15 @@ type middlewareDef struct {
 // wildcard is "{*...}"), and the path parameters through PathValue. A
 // request mw passes on replaced (r.WithContext) is the one the hooks and
 // the handler see: Request.Raw returns it and Request.Context is its
-// context. mw is called once per route at Ready, never per request.
+// context. mw is called at Ready, never per request: once per route, and
+// once for the context's 405 answers.
+//
+// A request whose path has routes, but none for its method (a 405,
+// OPTIONS in particular), goes through the middleware of the context
+// owning the path before it is answered, so a CORS middleware answers
+// the preflights of its context's paths. A path's owner is the context
+// of its route compiled first: a context's routes before its
+// children's, children in registration order.
 func (s *Server) Use(mw Middleware) error {
 	return s.mutate(func() error {
 		if mw == nil {
@@ -146,11 +154,11 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // x is still the caller's: false when the middleware returned while
 // next, on another goroutine, still serves the request — that goroutine
 // then ends x, which does not go back to the pool.
-func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, allow string) bool {
+func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
 	c := newCall(r.Context(), x)
 	c.allow = allow
 	r2 := r.WithContext(c)
-	r2.Pattern = rt.stdPattern
+	r2.Pattern = pattern
 	for _, p := range *x.Params() {
 		r2.SetPathValue(p.Key, p.Value)
 	}
@@ -171,14 +179,14 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 
 // enter is where the middleware's next leads: the call of r, if it may
 // still run (next is called once, while the middleware runs).
-func (rt *route) enter(w http.ResponseWriter, r *http.Request) *call {
+func enter(log *zap.Logger, w http.ResponseWriter, r *http.Request) *call {
 	c, _ := r.Context().Value(callKey{}).(*call)
 	if c == nil || !c.state.CompareAndSwap(callIdle, callRunning) {
 		why := "a middleware called next twice or after it returned"
 		if c == nil {
 			why = "a middleware passed on a request whose context does not derive from the one it got"
 		}
-		rt.node.log.Error("cannot serve the request: "+why, zap.String("url", r.RequestURI))
+		log.Error("cannot serve the request: "+why, zap.String("url", r.RequestURI))
 		w.WriteHeader(http.StatusInternalServerError)
 		return nil
 	}
@@ -195,8 +203,26 @@ func (c *call) leave() {
 
 // next is the handler a route's middleware wraps: the route's lifecycle.
 func (rt *route) next(w http.ResponseWriter, r *http.Request) {
-	if c := rt.enter(w, r); c != nil {
+	if c := enter(rt.node.log, w, r); c != nil {
 		defer c.leave()
 		rt.serve(c.x, w, r)
 	}
+}
+
+// compileNotAllowed wraps the 405 answer in the middleware of n, whose
+// lineage is line, once per context: a method a path of n's has no
+// route for goes through them first.
+func (a *instance) compileNotAllowed(n *node, line []*node) error {
+	if n.notAllowedDone {
+		return nil
+	}
+	n.notAllowedDone = true
+	var err error
+	n.notAllowed, err = wrapMiddleware(line, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := enter(n.log, w, r); c != nil {
+			defer c.leave()
+			a.notAllowed(c.x, w, r, c.allow)
+		}
+	}))
+	return err
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"net/http"
 	"slices"
 	"time"
 
@@ -18,19 +19,23 @@ type node struct {
 	prefix string
 	log    *zap.Logger
 
-	pending      []*pendingPlugin
-	seq          callSeq  // numbers the calls made through this context's handles
-	plugins      []string // names of the plugins registered here, in load order
-	routes       []*routeDef
-	hooks        hookLists
-	middleware   []middlewareDef
-	errorHandler *handlerDef
-	notFound     *handlerDef
-	parsers      []parserDef
-	bodyLimit    int64
-	loadTime     time.Duration // the plugin body and everything it registered
-	loaded       []*loadRecord // plugins loaded into this context, wrapped ones included, in order
-	app          appHooks
+	pending    []*pendingPlugin
+	seq        callSeq  // numbers the calls made through this context's handles
+	plugins    []string // names of the plugins registered here, in load order
+	routes     []*routeDef
+	hooks      hookLists
+	middleware []middlewareDef
+	// notAllowed is the 405 answer wrapped in the context's middleware,
+	// nil without; notAllowedDone says it was compiled.
+	notAllowed     http.Handler
+	notAllowedDone bool
+	errorHandler   *handlerDef
+	notFound       *handlerDef
+	parsers        []parserDef
+	bodyLimit      int64
+	loadTime       time.Duration // the plugin body and everything it registered
+	loaded         []*loadRecord // plugins loaded into this context, wrapped ones included, in order
+	app            appHooks
 }
 
 // wrapped names the wrapped plugins loaded into n, in load order.

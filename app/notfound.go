@@ -11,8 +11,9 @@ import (
 
 // SetNotFoundHandler sets the handler for unknown paths under this
 // context's prefix. Only the root and contexts registered with a Prefix may
-// set one. It runs the context's hooks. A known path with another method
-// is answered 405 before any handler or hook runs, whatever is set here.
+// set one. It runs the context's middleware and hooks. A known path with
+// another method is answered 405, after the middleware of the context
+// owning the path and before any handler or hook, whatever is set here.
 func (s *Server) SetNotFoundHandler(fn any) error {
 	return s.mutate(func() error {
 		if fn == nil {

@@ -48,8 +48,16 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch match {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
-		w.Header().Set("Allow", allow)
-		a.writeJSON(x, w, r, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
+		// rt owns the path: its context's middleware answers first (a
+		// CORS preflight), then the 405.
+		*ps = (*ps)[:0]
+		if h := rt.node.notAllowed; h != nil {
+			if !rt.serveThrough(x, w, r, h, "", allow) {
+				return // x is the middleware's next to end, still running
+			}
+		} else {
+			a.notAllowed(x, w, r, allow)
+		}
 		rt = nil
 	default:
 		if ok {
@@ -59,7 +67,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rt == nil:
 	case rt.mw != nil:
-		if !rt.serveThrough(x, w, r, rt.mw, "") {
+		if !rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "") {
 			return // x is the middleware's next to end, still running
 		}
 	default:
@@ -366,6 +374,12 @@ func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg strin
 	})
 	x.End()
 	a.pool.Put(x)
+}
+
+// notAllowed answers 405 to a method the path has no route for.
+func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
 }
 
 // writeJSON answers r outside any route (405, 503) through x, which the

@@ -165,8 +165,8 @@ func (r *Router[H]) Add(method, pattern string, h H) error {
 // Lookup finds the handler for method and path, the decoded request path
 // (a request's URL.Path when its URL.RawPath is empty), matched byte for
 // byte, and appends the path parameters to *ps. When the path is known but
-// the method is not, it returns MethodNotAllowed and the Allow header
-// value. It allocates nothing unless *ps must grow.
+// the method is not, it returns MethodNotAllowed, the handler registered
+// first for the path (its owner) and the Allow header value. It allocates nothing unless *ps must grow.
 func (r *Router[H]) Lookup(method, path string, ps *Params) (h H, allow string, m Match) {
 	n := r.find(path, ps)
 	if n == nil {
@@ -231,7 +231,8 @@ func (n *node[H]) answer(method string) (h H, allow string, m Match) {
 			return n.handlers[i].h, n.allow, Found
 		}
 	}
-	return h, n.allow, MethodNotAllowed
+	// The path's owner: the handler registered first for it.
+	return n.handlers[0].h, n.allow, MethodNotAllowed
 }
 
 // unescape decodes the parameter values that hold escapes, all into one

@@ -47,10 +47,10 @@ func TestRouterLookup(t *testing.T) {
 		{"GET", "/", httpx.Found, "GET /", "", "GET"},
 		{"GET", "/users", httpx.Found, "GET /users", "", "GET, POST"},
 		{"POST", "/users", httpx.Found, "POST /users", "", "GET, POST"},
-		{"PUT", "/users", httpx.MethodNotAllowed, "", "", "GET, POST"},
+		{"PUT", "/users", httpx.MethodNotAllowed, "GET /users", "", "GET, POST"}, // the path's first route
 		{"GET", "/users/42", httpx.Found, "GET /users/:id", "id=42", "DELETE, GET"},
 		{"GET", "/users/me", httpx.Found, "GET /users/me", "", "GET"},
-		{"DELETE", "/users/me", httpx.MethodNotAllowed, "", "", "GET"},
+		{"DELETE", "/users/me", httpx.MethodNotAllowed, "GET /users/me", "", "GET"},
 		{"GET", "/users/7/posts/9", httpx.Found, "GET /users/:id/posts/:post", "id=7 post=9", "GET"},
 		{"GET", "/users/7/posts", httpx.NoRoute, "", "", ""},
 		{"GET", "/users/", httpx.NoRoute, "", "", ""},
@@ -106,7 +106,7 @@ func TestRouterLookupEscaped(t *testing.T) {
 		{"GET", "/a%2Fb", httpx.Found, "GET /:name", "name=a/b"},
 		{"GET", "/a%2fb", httpx.Found, "GET /:name", "name=a/b"},
 		{"GET", "/users/%61%2F%62", httpx.Found, "GET /users/:id", "id=a/b"},
-		{"PUT", "/users/%61", httpx.MethodNotAllowed, "", ""},
+		{"PUT", "/users/%61", httpx.MethodNotAllowed, "GET /users/:id", ""},
 		{"GET", "/u/%41/b%43", httpx.Found, "GET /u/:a/:b", "a=A b=bC"},
 		{"GET", "/u/x/%41%42%43%44%45", httpx.Found, "GET /u/:a/:b", "a=x b=ABCDE"}, // 15 bytes, 5 decoded
 		{"GET", "/u/x/%41%42%43%44%45%46", httpx.NoRoute, "", ""},
