@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,7 +49,28 @@ func rawServer(t *testing.T) (*app.Server, *observer.ObservedLogs, *atomic.Int32
 		_, _ = io.WriteString(rep.Raw(), "raw")
 		return rep.Send("again")
 	}))
+	// A mounted standard handler and a standard handler as a route write
+	// through the same writer.
+	require.NoError(t, s.Mount("/static", http.FileServerFS(staticFiles)))
+	require.NoError(t, s.Get("/std", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, "queued")
+	})))
 	return s, logs, &seen
+}
+
+// staticFiles is what rawServer mounts at /static.
+var staticFiles = fstest.MapFS{
+	"a.txt":     {Data: []byte("file a")},
+	"dir/b.txt": {Data: []byte("file b")},
+}
+
+// fileServerAnswer is what http.FileServerFS answers for path on its own,
+// to compare with the same handler mounted in Burrow.
+func fileServerAnswer(path string) (int, string) {
+	w := httptest.NewRecorder()
+	http.FileServerFS(staticFiles).ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	return w.Code, w.Body.String()
 }
 
 func TestWritingThroughRawIsTheReply(t *testing.T) {
@@ -64,6 +86,16 @@ func TestWritingThroughRawIsTheReply(t *testing.T) {
 		{"/missing", http.StatusNotFound, "gone", ""},
 		{"/failed", http.StatusOK, "half", "the database went away"},
 		{"/then-send", http.StatusOK, "raw", httpx.ErrAlreadySent.Error()},
+		{"/std", http.StatusAccepted, "queued", ""},
+	}
+	for _, path := range []string{"/a.txt", "/missing", "/dir"} { // 200, 404, 301
+		status, body := fileServerAnswer(path)
+		tests = append(tests, struct {
+			path   string
+			status int
+			body   string
+			logged string
+		}{"/static" + path, status, body, ""})
 	}
 	for _, over := range []string{"socket", "inject"} {
 		for _, tt := range tests {
@@ -74,7 +106,9 @@ func TestWritingThroughRawIsTheReply(t *testing.T) {
 				var body string
 				if over == "socket" {
 					addr := serve(t, s)
-					res, err := http.Get("http://" + addr + tt.path)
+					// Redirects are answers too: not followed.
+					client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+					res, err := client.Get("http://" + addr + tt.path)
 					require.NoError(t, err)
 					b, err := io.ReadAll(res.Body)
 					require.NoError(t, err)
