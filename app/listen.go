@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // Listen boots the server (Ready) and serves HTTP on addr ("host:port")
@@ -130,7 +132,9 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 
 // Close shuts the server down gracefully, in this order:
 //
-//  1. readiness flips: IsReady is false;
+//  1. readiness flips: IsReady is false, and every open stream's context
+//     (httpx.Reply.SSE, Stream) ends with the cause httpx.ErrServerClosing,
+//     so its handler can send a last event and return;
 //  2. during the drain delay (WithDrainDelay, default 0) requests are still
 //     served, each answered with "connection: close", so a load balancer
 //     has time to notice and clients reconnect elsewhere; after it,
@@ -170,6 +174,10 @@ func (s *Server) Close(ctx context.Context) error {
 		}
 		return a.waitClosed(ctx)
 	}
+	// Streams end now, not at ctx's deadline: their handlers see
+	// httpx.ErrServerClosing and may send a last event, and the drain
+	// below does not wait on them.
+	a.stopStreams(httpx.ErrServerClosing)
 	if d := a.cfg.drainDelay; d > 0 && st == stateReady {
 		// Load balancers keep sending until their health check notices;
 		// those requests are still served, on connections that close after

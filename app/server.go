@@ -69,6 +69,12 @@ type instance struct {
 	servers  []*http.Server
 	closeErr error
 	closed   chan struct{}
+
+	// closing ends when Close begins: every open stream's context is
+	// joined with it (httpx.Reply.SSE, Stream), so a stream ends at the
+	// start of Close rather than at its deadline.
+	closing     context.Context
+	stopStreams context.CancelCauseFunc
 }
 
 // New returns the root context's handle of a new server.
@@ -82,7 +88,12 @@ func New(opts ...Option) *Server {
 	ctx := scope.New(cfg.name)
 	a.root = &node{ctx: ctx, log: cfg.logger.With(zap.String("context", ctx.Path()))}
 	a.nodes = map[*scope.Context]*node{ctx: a.root}
-	a.pool.New = func() any { return new(httpx.Exchange) }
+	a.closing, a.stopStreams = context.WithCancelCause(context.Background())
+	a.pool.New = func() any {
+		x := new(httpx.Exchange)
+		x.SetClosing(a.closing)
+		return x
+	}
 	return &Server{a: a, n: a.root}
 }
 

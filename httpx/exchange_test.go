@@ -24,8 +24,8 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "Context", "Cookie", "Cookies", "Decorator", "Detached",
 			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
 			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
-		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "Send", "SendError",
-			"Sent", "SetCookie", "SetHeader", "SetWriteTimeout", "Status", "Type"}},
+		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "SSE", "Send", "SendError",
+			"Sent", "ServeContent", "SetCookie", "SetHeader", "SetWriteTimeout", "Status", "Stream", "Type"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ.String(), func(t *testing.T) {

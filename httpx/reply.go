@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +66,11 @@ type reply struct {
 	writeTimeout time.Duration
 
 	out encoding
+
+	// closing is the server's closing context (SetClosing), kept from
+	// one request to the next; stopStream undoes a stream's join with it.
+	closing    context.Context
+	stopStream func()
 }
 
 // encoding is a reply's JSON buffer and the encoder writing into it.
@@ -106,6 +112,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 // clear drops every reference r holds and empties its buffer for the next
 // reply, dropping it when it grew past what is worth keeping.
 func (r *reply) clear() {
+	r.endStream()
 	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
 	r.tw.reset(nil)
 	if r.out.buf.Cap() > maxKeptBuffer {

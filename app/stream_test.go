@@ -1,0 +1,313 @@
+package app_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// streamGuard bounds a wait that only a broken server would reach.
+const streamGuard = 10 * time.Second
+
+// streamTransports make a request over a real socket and through Inject
+// and return the response with its body unread, to read as it streams.
+var streamTransports = []struct {
+	name string
+	do   func(t *testing.T, s *app.Server, r *http.Request) *http.Response
+}{
+	{"socket", func(t *testing.T, s *app.Server, r *http.Request) *http.Response {
+		addr := serve(t, s)
+		r.URL.Scheme, r.URL.Host, r.RequestURI = "http", addr, ""
+		res, err := http.DefaultClient.Do(r)
+		require.NoError(t, err)
+		return res
+	}},
+	{"inject", func(t *testing.T, s *app.Server, r *http.Request) *http.Response {
+		res, err := s.Inject(r)
+		require.NoError(t, err)
+		return res
+	}},
+}
+
+// readEvent reads one event (up to its blank line) from r.
+func readEvent(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	var b strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if line == "\n" {
+			return b.String()
+		}
+		b.WriteString(line)
+	}
+}
+
+// waitFor returns what ch yields, failing t if nothing comes.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(streamGuard):
+		require.FailNow(t, "timed out waiting for "+what)
+		panic("unreachable")
+	}
+}
+
+func TestSSEEventsArriveOneByOneWhileTheHandlerRuns(t *testing.T) {
+	t.Parallel()
+	for _, tr := range streamTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t)
+			next := make(chan struct{})
+			require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
+				es, err := rep.SSE()
+				if err != nil {
+					return err
+				}
+				for _, id := range []string{"1", "2"} {
+					if err := es.Send(httpx.Event{ID: id, Event: "tick", Data: "n=" + id}); err != nil {
+						return err
+					}
+					<-next
+				}
+				return nil
+			}))
+			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+			defer res.Body.Close()
+			assert.Equal(t, http.StatusOK, res.StatusCode)
+			assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
+			assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
+			body := bufio.NewReader(res.Body)
+			assert.Equal(t, "id: 1\nevent: tick\ndata: n=1\n", readEvent(t, body), "the first event, while the handler waits")
+			next <- struct{}{}
+			assert.Equal(t, "id: 2\nevent: tick\ndata: n=2\n", readEvent(t, body))
+			next <- struct{}{}
+			rest, err := io.ReadAll(body)
+			require.NoError(t, err)
+			assert.Empty(t, rest, "the stream ends when the handler returns")
+		})
+	}
+}
+
+func TestAStreamEndsWhenTheClientGoesAway(t *testing.T) {
+	t.Parallel()
+	for _, tr := range streamTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t)
+			cause := make(chan error, 1)
+			require.NoError(t, s.Get("/events", func(req *httpx.Request, rep *httpx.Reply) error {
+				es, err := rep.SSE()
+				if err != nil {
+					return err
+				}
+				for {
+					select {
+					case <-es.Context().Done():
+						cause <- context.Cause(es.Context())
+						assert.Equal(t, es.Context(), req.Context(), "the request's context is the stream's")
+						return nil
+					case <-time.After(time.Millisecond):
+						if err := es.Comment("heartbeat"); err != nil && es.Context().Err() == nil {
+							// A write fails before the context says so: the
+							// socket is gone; wait for the context.
+							continue
+						}
+					}
+				}
+			}))
+			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+			_ = readEvent(t, bufio.NewReader(res.Body))
+			require.NoError(t, res.Body.Close())
+			err := waitFor(t, cause, "the handler to see the client leave")
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.NotErrorIs(t, err, httpx.ErrServerClosing)
+		})
+	}
+}
+
+// closingStream is a route that streams until its context ends and then,
+// if the server is closing, sends a last "close" event; saw gets the
+// cause.
+func closingStream(saw chan<- error) func(*httpx.Reply) error {
+	return func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		if err := es.Send(httpx.Event{Event: "open"}); err != nil {
+			return err
+		}
+		<-es.Context().Done()
+		cause := context.Cause(es.Context())
+		saw <- cause
+		if errors.Is(cause, httpx.ErrServerClosing) {
+			return es.Send(httpx.Event{Event: "close"})
+		}
+		return nil
+	}
+}
+
+func TestCloseEndsOpenStreamsAtItsStart(t *testing.T) {
+	t.Parallel()
+	for _, tr := range streamTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			// The drain delay keeps Close busy for an hour: the stream
+			// must hear of it at its start.
+			s := app.New(app.WithDrainDelay(time.Hour))
+			saw := make(chan error, 1)
+			require.NoError(t, s.Get("/events", closingStream(saw)))
+			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+			defer res.Body.Close()
+			body := bufio.NewReader(res.Body)
+			assert.Equal(t, "event: open\ndata: \n", readEvent(t, body))
+
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel) // ends the drain delay on failure too
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(ctx) }()
+			assert.ErrorIs(t, waitFor(t, saw, "the handler to see the close"), httpx.ErrServerClosing)
+			assert.Equal(t, "event: close\ndata: \n", readEvent(t, body), "the handler's last event")
+			cancel() // end the drain delay
+			<-closed
+		})
+	}
+}
+
+func TestCloseDoesNotWaitOutItsDeadlineForStreams(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	saw := make(chan error, 1)
+	require.NoError(t, s.Get("/events", closingStream(saw)))
+	require.NoError(t, s.Ready())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	res, err := http.Get("http://" + ln.Addr().String() + "/events")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body := bufio.NewReader(res.Body)
+	_ = readEvent(t, body)
+
+	// Without the streams' cancellation the drain waits for the handler
+	// until ctx ends, and Close reports the deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), streamGuard)
+	defer cancel()
+	require.NoError(t, s.Close(ctx), "the drain ends with the stream, not at the deadline")
+	require.NoError(t, <-served)
+	assert.ErrorIs(t, <-saw, httpx.ErrServerClosing)
+	assert.Equal(t, "event: close\ndata: \n", readEvent(t, body))
+}
+
+func TestAStreamOpenedWhileClosingEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithDrainDelay(time.Hour)) // still served during the drain delay
+	saw := make(chan error, 1)
+	require.NoError(t, s.Get("/events", closingStream(saw)))
+	require.NoError(t, s.Ready())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // ends the drain delay on failure too
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(ctx) }()
+	require.Eventually(t, func() bool { return !s.IsReady() }, streamGuard, time.Millisecond)
+	res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/events", nil))
+	require.NoError(t, err)
+	time.AfterFunc(streamGuard, func() { res.Body.Close() }) // a stream that does not end fails the read
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	assert.Equal(t, "event: open\ndata: \n\nevent: close\ndata: \n\n", string(body))
+	assert.ErrorIs(t, <-saw, httpx.ErrServerClosing)
+	cancel()
+	<-closed
+}
+
+func TestStreamSendsTheBodyAsItIsRead(t *testing.T) {
+	t.Parallel()
+	for _, tr := range streamTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t)
+			pr, pw := io.Pipe()
+			require.NoError(t, s.Get("/log", func(rep *httpx.Reply) error {
+				return rep.Code(http.StatusAccepted).Stream(pr)
+			}))
+			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/log", nil))
+			defer res.Body.Close()
+			assert.Equal(t, http.StatusAccepted, res.StatusCode)
+			assert.Equal(t, "application/octet-stream", res.Header.Get("Content-Type"))
+			assert.EqualValues(t, -1, res.ContentLength, "chunked: no length")
+			_, err := io.WriteString(pw, "first ")
+			require.NoError(t, err)
+			assert.Equal(t, "first ", readN(t, res.Body, 6), "read while the handler still streams")
+			_, err = io.WriteString(pw, "second")
+			require.NoError(t, err)
+			require.NoError(t, pw.Close())
+			rest, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Equal(t, "second", string(rest))
+		})
+	}
+}
+
+func TestServeContentAnswersRangesAndConditionsWithTheirStatus(t *testing.T) {
+	t.Parallel()
+	modtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		status int
+		body   string
+	}{
+		{"whole", nil, http.StatusOK, "0123456789"},
+		{"range", map[string]string{"Range": "bytes=2-4"}, http.StatusPartialContent, "234"},
+		{"unsatisfiable range", map[string]string{"Range": "bytes=20-"}, http.StatusRequestedRangeNotSatisfiable, ""},
+		{"not modified", map[string]string{"If-Modified-Since": modtime.Format(http.TimeFormat)}, http.StatusNotModified, ""},
+		{"modified since", map[string]string{"If-Modified-Since": modtime.Add(-time.Hour).Format(http.TimeFormat)}, http.StatusOK, "0123456789"},
+	}
+	for _, tr := range streamTransports {
+		for _, tt := range tests {
+			t.Run(tr.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				s := apptest.New(t)
+				seen := make(chan int, 1)
+				require.NoError(t, s.AddHook(app.OnResponse, func(rep *httpx.Reply) { seen <- rep.Status() }))
+				require.NoError(t, s.Get("/file", func(rep *httpx.Reply) error {
+					return rep.ServeContent("digits.txt", modtime, strings.NewReader("0123456789"))
+				}))
+				req := httptest.NewRequest(http.MethodGet, "/file", nil)
+				for k, v := range tt.header {
+					req.Header.Set(k, v)
+				}
+				res := tr.do(t, s, req)
+				defer res.Body.Close()
+				body, err := io.ReadAll(res.Body)
+				require.NoError(t, err)
+				assert.Equal(t, tt.status, res.StatusCode)
+				if tt.body != "" {
+					assert.Equal(t, tt.body, string(body))
+					assert.Equal(t, "text/plain; charset=utf-8", res.Header.Get("Content-Type"))
+				}
+				assert.Equal(t, tt.status, waitFor(t, seen, "OnResponse"), "OnResponse sees the status written")
+			})
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// ErrServerClosing is the cause of a stream's context ended because the
+// server began to close (context.Cause(ctx) returns it), which tells a
+// handler to send its last event from the client having gone away
+// (context.Canceled).
+var ErrServerClosing = errors.New("httpx: server closing")
+
+// SetClosing gives the exchange's replies the server's closing context:
+// once it is done, every open stream's context ends with its cause. The
+// framework calls it once, when it makes the exchange; it survives the
+// requests the exchange serves.
+func (x *Exchange) SetClosing(ctx context.Context) { x.rep.closing = ctx }
+
+// beginStream makes the request's context end when the server begins to
+// close as well as when the client goes away, for a reply that streams.
+// Only streams pay for it; the request's end undoes it (endStream).
+func (r *reply) beginStream() context.Context {
+	ctx := r.req.Context()
+	if r.closing == nil || r.stopStream != nil {
+		return ctx
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(r.closing, func() { cancel(context.Cause(r.closing)) })
+	r.stopStream = func() {
+		stop()
+		cancel(context.Canceled)
+	}
+	r.req.s.ctx = sctx
+	return sctx
+}
+
+// endStream releases what beginStream set up: no goroutine or callback
+// outlives the request.
+func (r *reply) endStream() {
+	if r.stopStream != nil {
+		r.stopStream()
+		r.stopStream = nil
+	}
+}
+
+// Stream writes body as the response, flushing after each read, so the
+// client gets each part as soon as body yields it (chunked, with no
+// Content-Length unless one was set). It ends when body does (io.EOF),
+// when the client goes away or when the server begins to close — the
+// request's context says which (see ErrServerClosing) — and returns
+// body's or the connection's error, or the context's cause. The status
+// is the one set with Code (200 by default); the content type is
+// application/octet-stream unless one was set.
+func (rp *Reply) Stream(body io.Reader) error {
+	r := rp.live()
+	if r.sent || r.tw.started {
+		return ErrAlreadySent
+	}
+	ctx := r.beginStream()
+	h := r.tw.Header()
+	if _, ok := h["Content-Type"]; !ok {
+		h["Content-Type"] = binaryType
+	}
+	r.sent = true
+	r.tw.WriteHeader(r.status)
+	if err := r.tw.FlushError(); err != nil {
+		return err
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			if _, err := r.tw.Write(buf[:n]); err != nil {
+				return err
+			}
+			if err := r.tw.FlushError(); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// ServeContent answers with content as http.ServeContent does: Range
+// requests get 206 (or 416), a conditional request whose If-Modified-Since
+// or If-None-Match matches gets 304, HEAD gets the headers only, and the
+// content type comes from name's extension or the first bytes. modtime
+// (zero for none) sets Last-Modified. The status and size written are the
+// reply's, for OnResponse hooks and the access log. To send a file, open
+// it and pass it with its Stat's ModTime; close it after ServeContent.
+func (rp *Reply) ServeContent(name string, modtime time.Time, content io.ReadSeeker) error {
+	r := rp.live()
+	if r.sent || r.tw.started {
+		return ErrAlreadySent
+	}
+	r.sent = true
+	http.ServeContent(&r.tw, r.req.Raw(), name, modtime, content)
+	return nil
+}
