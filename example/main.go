@@ -10,7 +10,10 @@
 // Routes: GET /one (bearer key required) → {"answer":42};
 // GET /two → {"answer":42,"foo":"foo"}; GET /three →
 // {"answer":42,"foo":"foo","bar":"bar"}; POST /echo → the validated JSON
-// body {"message":…,"tags":[…]} back (400 listing every failing field).
+// body {"message":…,"tags":[…]} back (400 listing every failing field);
+// GET /events → Server-Sent Events, a "tick" every -tick (default 1s)
+// with the decorators /two sees and the event's number, and a last
+// "close" event when the server shuts down.
 package main
 
 import (
@@ -53,6 +56,7 @@ func run(args []string, stdout io.Writer) error {
 	printDOT := fs.Bool("dot", false, "print the context tree in Graphviz DOT, then exit")
 	drain := fs.Duration("drain", 0, "on SIGTERM, keep serving this long with /readyz answering 503 before closing (set it to the load balancer's check interval × fall count)")
 	admin := fs.String("admin", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
+	tick := fs.Duration("tick", time.Second, "how often GET /events sends an event")
 	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,7 +83,7 @@ func run(args []string, stdout io.Writer) error {
 		logger.Warn("no key configured (-keys or API_KEYS): generated one for this run", zap.String("key", k))
 	}
 
-	s := build(keys, *share, app.WithLogger(logger), app.WithRequestLogging(*logRequests), app.WithDrainDelay(*drain))
+	s := build(keys, *share, *tick, app.WithLogger(logger), app.WithRequestLogging(*logRequests), app.WithDrainDelay(*drain))
 	if err := s.Ready(); err != nil {
 		return err
 	}

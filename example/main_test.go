@@ -82,7 +82,7 @@ func referenceTable(share bool) []exchange {
 
 func TestReferenceTableInject(t *testing.T) {
 	for _, share := range []bool{false, true} {
-		s := build([]string{"k1", "k2"}, share)
+		s := build([]string{"k1", "k2"}, share, time.Second)
 		require.NoError(t, s.Ready())
 		for _, ex := range referenceTable(share) {
 			t.Run(name(share, ex), func(t *testing.T) {
@@ -103,7 +103,7 @@ func TestReferenceTableInject(t *testing.T) {
 
 func TestReferenceTableOverSocket(t *testing.T) {
 	for _, share := range []bool{false, true} {
-		s := build([]string{"k1", "k2"}, share)
+		s := build([]string{"k1", "k2"}, share, time.Second)
 		require.NoError(t, s.Ready())
 		srv := httptest.NewServer(s)
 		for _, ex := range referenceTable(share) {
@@ -216,6 +216,7 @@ root T
 Routes
 /
 ├── echo (POST) root > publicContext
+├── events (GET, HEAD) root > publicContext
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
 ├── readyz (GET, HEAD) root
@@ -290,7 +291,7 @@ func TestDOTFlag(t *testing.T) {
 // a socket; under -race (as CI runs it) it is the race check of the whole
 // stack: routing, hooks, decorators, bodies, pooled requests and replies.
 func TestConcurrentLoad(t *testing.T) {
-	s := build([]string{"k1"}, false)
+	s := build([]string{"k1"}, false, time.Second)
 	require.NoError(t, s.Ready())
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -348,7 +349,7 @@ func TestConcurrentLoad(t *testing.T) {
 // begins, /readyz answers 503 while the API keeps answering, until the
 // drain delay is over.
 func TestReadyzDuringDrain(t *testing.T) {
-	s := build([]string{"k1"}, false, app.WithDrainDelay(300*time.Millisecond))
+	s := build([]string{"k1"}, false, time.Second, app.WithDrainDelay(300*time.Millisecond))
 	require.NoError(t, s.Ready())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/bearer"
@@ -56,10 +60,51 @@ func readiness(s *app.Server) func(*httpx.Reply) error {
 	}
 }
 
+// tickData is the data of each /events event: the decorators the route
+// sees, like the other routes' replies, and the event's number.
+type tickData struct {
+	Answer int    `json:"answer"`
+	Foo    string `json:"foo,omitempty"`
+	Bar    string `json:"bar,omitempty"`
+	N      int    `json:"n"`
+}
+
+// events streams a "tick" event at once and then every tick, until the
+// client goes away; when the server closes, it sends a last "close"
+// event. The decorators come through typed injection, as for the other
+// routes.
+func events(tick time.Duration) func(*httpx.Reply, values) error {
+	return func(rep *httpx.Reply, v values) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			data, err := json.Marshal(tickData{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar, N: n})
+			if err != nil {
+				return err
+			}
+			if err := es.Send(httpx.Event{ID: strconv.Itoa(n), Event: "tick", Data: string(data)}); err != nil {
+				return err
+			}
+			select {
+			case <-t.C:
+			case <-es.Context().Done():
+				if errors.Is(context.Cause(es.Context()), httpx.ErrServerClosing) {
+					return es.Send(httpx.Event{Event: "close"})
+				}
+				return nil // the client went away
+			}
+		}
+	}
+}
+
 // build assembles the reference server (README, "The reference example"). With share, the
 // grandchild context is wrapped, so what it declares lands in
-// publicContext.
-func build(keys []string, share bool, opts ...app.Option) *app.Server {
+// publicContext. tick is how often GET /events sends an event.
+func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *app.Server {
 	s := app.New(opts...)
 	s.DecorateRequest("answer", 42)
 	s.Get("/readyz", readiness(s))
@@ -77,6 +122,7 @@ func build(keys []string, share bool, opts ...app.Option) *app.Server {
 		s.DecorateRequest("foo", "foo")
 		s.Get("/two", app.Typed(reply))
 		s.Post("/echo", app.TypedValue(echo))
+		s.Get("/events", app.Typed(events(tick)))
 		if share {
 			return s.Register(app.Wrap(grandchild, app.Name("grandchildContext")))
 		}
