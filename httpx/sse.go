@@ -17,7 +17,7 @@ var (
 // ErrEventField is returned by EventStream.Send for an ID or an Event
 // name holding a line break (or an ID holding NUL), which would end the
 // field early and let the rest be read as another field.
-var ErrEventField = errors.New("httpx: event field holds a line break")
+var ErrEventField = errors.New("event field holds a line break")
 
 // Event is one Server-Sent Event. Empty fields are left out, but for
 // Data: an event with a type or with no other field gets a "data:" line

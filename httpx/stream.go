@@ -12,7 +12,7 @@ import (
 // server began to close (context.Cause(ctx) returns it), which tells a
 // handler to send its last event from the client having gone away
 // (context.Canceled).
-var ErrServerClosing = errors.New("httpx: server closing")
+var ErrServerClosing = errors.New("server closing")
 
 // SetClosing gives the exchange's replies the server's closing context:
 // once it is done, every open stream's context ends with its cause. The
