@@ -203,3 +203,43 @@ func TestNotFoundAndNotAllowedEchoAtMost1KiB(t *testing.T) {
 		})
 	}
 }
+
+// A stream has no end for its reply's deadline to bound, so each write of
+// it is bounded instead: a client that stops reading an event stream or a
+// streamed body loses its connection at the reply time-out, not never.
+func TestSlowReaderOfAStreamIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	chunk := strings.Repeat("x", 64<<10)
+	for _, path := range []string{"/sse", "/stream"} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
+			s.Get("/sse", func(rep *httpx.Reply) error {
+				es, err := rep.SSE()
+				if err != nil {
+					return err
+				}
+				for {
+					if err := es.Send(httpx.Event{Data: chunk}); err != nil {
+						return nil // the connection is gone: nothing left to answer
+					}
+				}
+			})
+			s.Get("/stream", func(rep *httpx.Reply) error {
+				_ = rep.Stream(endless{})
+				return nil
+			})
+			closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path)
+		})
+	}
+}
+
+// endless is a body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}

@@ -71,6 +71,7 @@ type reply struct {
 	// one request to the next; stopStream undoes a stream's join with it.
 	closing    context.Context
 	stopStream func()
+	streamed   bool // the reply streams: each part arms the write deadline
 }
 
 // encoding is a reply's JSON buffer and the encoder writing into it.
@@ -379,15 +380,9 @@ func (r *reply) write(body []byte, ctype []string) {
 	case len(body) > autoLengthLimit:
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
-	if r.writeTimeout > 0 {
-		// Armed for every reply, even an empty one: behind replies a
-		// client left unread, writing a header blocks too. net/http's
-		// ResponseWriter sets it on the connection; others have no
-		// connection to bound.
-		if dw, ok := r.w.(writeDeadliner); ok {
-			_ = dw.SetWriteDeadline(time.Now().Add(r.writeTimeout))
-		}
-	}
+	// Armed for every reply, even an empty one: behind replies a client
+	// left unread, writing a header blocks too.
+	r.armWrite()
 	if !bodyAllowed(r.status) {
 		delete(h, "Content-Length")
 		delete(h, "Content-Type")
@@ -397,6 +392,18 @@ func (r *reply) write(body []byte, ctype []string) {
 	r.tw.WriteHeader(r.status)
 	if len(body) > 0 {
 		_, _ = r.tw.Write(body) // a write error means the client is gone
+	}
+}
+
+// armWrite sets the connection's write deadline the reply time-out from
+// now, before the reply (or a stream's next part) is written. net/http's
+// ResponseWriter sets it on the connection; others have no connection to
+// bound.
+func (r *reply) armWrite() {
+	if r.writeTimeout > 0 {
+		if dw, ok := r.w.(writeDeadliner); ok {
+			_ = dw.SetWriteDeadline(time.Now().Add(r.writeTimeout))
+		}
 	}
 }
 

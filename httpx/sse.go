@@ -117,7 +117,9 @@ func appendLines(b []byte, prefix, text string) []byte {
 
 func (es *EventStream) write(b []byte) error {
 	es.buf = b
-	tw := &es.rp.live().tw
+	r := es.rp.live()
+	r.armWrite() // each event within the reply time-out; the wait between events is not bounded
+	tw := &r.tw
 	if _, err := tw.Write(b); err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ func (x *Exchange) SetClosing(ctx context.Context) { x.rep.closing = ctx }
 // close as well as when the client goes away, for a reply that streams.
 // Only streams pay for it; the request's end undoes it (endStream).
 func (r *reply) beginStream() context.Context {
+	r.streamed = true
+	r.armWrite()
 	ctx := r.req.Context()
 	if r.closing == nil || r.stopStream != nil {
 		return ctx
@@ -41,6 +43,13 @@ func (r *reply) beginStream() context.Context {
 // endStream releases what beginStream set up: no goroutine or callback
 // outlives the request.
 func (r *reply) endStream() {
+	if r.streamed {
+		// Each part armed the deadline when it was written, and it may
+		// have passed since: net/http's last chunk gets a fresh one, so a
+		// stream that ends is ended cleanly.
+		r.streamed = false
+		r.armWrite()
+	}
 	if r.stopStream != nil {
 		r.stopStream()
 		r.stopStream = nil
@@ -77,6 +86,7 @@ func (rp *Reply) Stream(body io.Reader) error {
 		}
 		n, rerr := body.Read(buf)
 		if n > 0 {
+			r.armWrite()
 			if _, err := r.tw.Write(buf[:n]); err != nil {
 				return err
 			}
@@ -106,6 +116,7 @@ func (rp *Reply) ServeContent(name string, modtime time.Time, content io.ReadSee
 		return ErrAlreadySent
 	}
 	r.sent = true
+	r.armWrite() // one reply: the whole of it within the reply time-out (SetWriteTimeout raises it)
 	http.ServeContent(&r.tw, r.req.Raw(), name, modtime, content)
 	return nil
 }
