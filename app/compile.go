@@ -31,6 +31,7 @@ type route struct {
 	hookNames     [numHooks][]string
 	mw            http.Handler // the middleware around the lifecycle; nil without
 	stdPattern    string       // the route as http.Request.Pattern holds it
+	scoped        bool         // a function of the route takes a request value
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -55,6 +56,9 @@ func (a *instance) compile() error {
 	a.types = make([]reflect.Type, a.slots)
 	for _, si := range a.initial {
 		a.types[si.decl.Slot] = si.decl.ValueType
+	}
+	if err := a.planProviders(); err != nil {
+		return err
 	}
 
 	type headTwin struct {
@@ -153,7 +157,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	rt.stdPattern = stdPattern(method, path)
 	if h, ok := stdHandler(handler); ok {
 		rt.handler = rt.serveStd(h)
-	} else if rt.handler, err = planHandler(handler, n.ctx, withInput); err != nil {
+	} else if rt.handler, err = rt.planFunc(handler, withInput); err != nil {
 		if invalidShape(err) {
 			err = fmt.Errorf("has an invalid handler: %w", err)
 		}
@@ -164,21 +168,21 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		if kind == OnRequest || kind == PreParsing {
 			opt = planOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
 		}
-		if rt.phases[i], err = compileHooks(n, line, kind, own, opt); err != nil {
+		if rt.phases[i], err = rt.compileHooks(line, kind, own, opt); err != nil {
 			return nil, fail(err)
 		}
 	}
-	if rt.onResponse, err = compileHooks(n, line, OnResponse, own, withInput); err != nil {
+	if rt.onResponse, err = rt.compileHooks(line, OnResponse, own, withInput); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onError, err = compileHooks(n, line, OnError, own, planOptions{allowError: true, inputs: needs}); err != nil {
+	if rt.onError, err = rt.compileHooks(line, OnError, own, planOptions{allowError: true, inputs: needs}); err != nil {
 		return nil, fail(err)
 	}
 	concurrent := planOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
-	if rt.onTimeout, err = compileHooks(n, line, OnTimeout, own, concurrent); err != nil {
+	if rt.onTimeout, err = rt.compileHooks(line, OnTimeout, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
-	if rt.onAbort, err = compileHooks(n, line, OnRequestAbort, own, concurrent); err != nil {
+	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
 	if rt.in, err = a.newInputPlan(n, bodyLimit, needs); err != nil {
@@ -204,7 +208,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		if p.errorHandler == nil {
 			continue
 		}
-		inv, err := planHandler(p.errorHandler.fn, n.ctx, planOptions{allowError: true, inputPhase: "in an error handler"})
+		inv, err := rt.planFunc(p.errorHandler.fn, planOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
 			return nil, fail(phraseHook("error handler from "+p.ctx.Path(), err))
 		}
@@ -213,14 +217,14 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	return rt, nil
 }
 
-func compileHooks(n *node, line []*node, kind Hook, own []hookDef, opt planOptions) ([]invoker, error) {
+func (rt *route) compileHooks(line []*node, kind Hook, own []hookDef, opt planOptions) ([]invoker, error) {
 	defs := chain(line, kind, own)
 	if len(defs) == 0 {
 		return nil, nil
 	}
 	out := make([]invoker, len(defs))
 	for i, d := range defs {
-		inv, err := planHandler(d.fn, n.ctx, opt)
+		inv, err := rt.planFunc(d.fn, opt)
 		if err != nil {
 			what := kind.String() + " hook"
 			if d.name != "" {

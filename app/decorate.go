@@ -147,7 +147,10 @@ func mayHoldReference(t reflect.Type) bool {
 // DecorateOption configures Decorate.
 type DecorateOption func(*decorateOptions)
 
-type decorateOptions struct{ name string }
+type decorateOptions struct {
+	name string
+	as   []reflect.Type // As's interfaces
+}
 
 // Named provides the service under a name, for In struct fields tagged
 // name:"<name>".
@@ -170,7 +173,7 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 		if service == nil {
 			return errkind.New(ErrInvalidDecorator, "invalid service in %s: nil", s.Path())
 		}
-		if err := s.n.ctx.Provide(service, o.name, s.from); err != nil {
+		if err := s.n.ctx.Provide(service, o.name, o.as, s.from); err != nil {
 			if errors.Is(err, scope.ErrDuplicate) {
 				return err
 			}

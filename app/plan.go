@@ -56,6 +56,7 @@ const (
 	argValue  // a service, resolved once at start-up
 	argStruct // an In struct
 	argInput  // Body, Query or Params
+	argSlot   // a request value, read from its slot
 )
 
 type argPlan struct {
@@ -64,6 +65,7 @@ type argPlan struct {
 	st      *structPlan
 	input   inputKind
 	wrapper reflect.Type // Body[T], Query[T] or Params[T]
+	slot    int          // argSlot's; value is then the zero value
 }
 
 // structPlan fills an In struct. Its values come from a pool, so filling
@@ -187,6 +189,8 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 				in[i] = a.value
 			case argInput:
 				in[i] = inputValue(x, a)
+			case argSlot:
+				in[i] = slotArg(x, a)
 			case argStruct:
 				p := a.st.fill(x)
 				filled = append(filled, p)
@@ -252,6 +256,9 @@ func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error)
 		}
 		return argPlan{kind: argStruct, st: st}, nil
 	}
+	if a, ok, err := planRequestValue(t, "", c, false, opt.beside); ok || err != nil {
+		return a, err
+	}
 	v, err := resolveService(c, t, "", false)
 	if err != nil {
 		return argPlan{}, err
@@ -315,6 +322,13 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 				_, err := c.Require(scope.Key{Kind: scope.Request, Name: name})
 				return nil, fmt.Errorf("needs %w", err)
 			}
+		}
+		if a, ok, err := planRequestValue(f.Type, name, c, optional, beside); err != nil {
+			return nil, fmt.Errorf("%w (field %s)", err, f.Name)
+		} else if ok {
+			fp.slot = a.slot
+			sp.fields = append(sp.fields, fp)
+			continue
 		}
 		v, err := resolveService(c, f.Type, name, optional)
 		if err != nil {

@@ -126,13 +126,20 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 		req.SetContext(dw.ctx)
 		defer rt.watchDeadline(x, dw)()
 	}
+	if rt.scoped {
+		defer rt.endValues(x)
+	}
 	err := rt.run(x)
-	if dw != nil && dw.expire() {
+	expired := dw != nil && dw.expire()
+	if expired {
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
 		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
+		if rt.scoped && !rep.Sent() {
+			err = rt.settle(x, err) // before the reply: a failing commit answers
+		}
 		if err != nil {
 			rt.fail(x, err)
 		}
@@ -147,10 +154,16 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	if dw != nil && dw.timedOut() {
 		x.Answered(http.StatusServiceUnavailable) // what the client got
 	}
+	if rt.scoped {
+		rt.settleSent(x, expired || err != nil)
+	}
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
 			rt.node.log.Error("onResponse hook failed", zap.String("reqId", req.ID()), zap.Error(err))
 		}
+	}
+	if rt.scoped {
+		rt.settleSent(x, expired || err != nil) // values the onResponse hooks built
 	}
 	if logging {
 		rt.node.log.Info("request completed", zap.String("reqId", req.ID()),
@@ -293,6 +306,13 @@ func (rt *route) run(x *httpx.Exchange) (err error) {
 		return err
 	}
 	if v != nil && !rep.Sent() {
+		if rt.scoped {
+			// The value is not sent yet: a failing cleanup (a commit)
+			// answers instead.
+			if err := rt.settle(x, nil); err != nil {
+				return err
+			}
+		}
 		return rep.Send(v)
 	}
 	return nil

@@ -54,6 +54,8 @@ type instance struct {
 	slots    int              // request decorator slots in the tree
 	initial  []slotInit       // every request decorator, in declaration order
 	types    []reflect.Type   // declared type of each slot
+	// providers are the request-scoped constructors, in declaration order.
+	providers []*provider
 
 	pool sync.Pool
 	seq  atomic.Uint64

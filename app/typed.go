@@ -107,6 +107,8 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		var d D
 		reflect.ValueOf(&d).Elem().Set(a.value)
 		return func(*httpx.Exchange, error) D { return d }, nil
+	case argSlot:
+		return func(x *httpx.Exchange, _ error) D { d, _ := x.Slot(a.slot).(D); return d }, nil
 	}
 	// An In struct or an input wrapper: filled through its plan.
 	fill := func(dst reflect.Value, x *httpx.Exchange) {

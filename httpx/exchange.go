@@ -30,6 +30,16 @@ type Exchange struct {
 	rep    reply
 	shells []shell // fresh pairs, never used before
 	cur    *shell  // the pair of the request being served
+	values requestValues
+}
+
+// requestValues is the bookkeeping of the request values built for the
+// request being served. Both slices grow on the first request that
+// builds a value and are reused after: a request that builds none
+// touches neither.
+type requestValues struct {
+	built    []bool                    // by slot: built in this request
+	cleanups []func(failed bool) error // of the values built, in order
 }
 
 // shell is the Request and Reply of one request: two pointers, which
@@ -90,6 +100,38 @@ func (x *Exchange) Reply() *Reply {
 // without the name lookup of Request.Decorator.
 func (x *Exchange) Slot(i int) any { return x.state.values[i] }
 
+// Built reports whether the request value in slot i has been built in
+// this request.
+func (x *Exchange) Built(i int) bool { return i < len(x.values.built) && x.values.built[i] }
+
+// Keep stores v, the request value just built for slot i, for the rest of
+// the request, and cleanup, if not nil, for PopCleanup.
+func (x *Exchange) Keep(i int, v any, cleanup func(failed bool) error) {
+	if b := &x.values.built; i >= len(*b) {
+		*b = append(*b, make([]bool, len(x.state.values)-len(*b))...)
+	}
+	x.values.built[i] = true
+	x.state.values[i] = v
+	if cleanup != nil {
+		x.values.cleanups = append(x.values.cleanups, cleanup)
+	}
+}
+
+// PopCleanup removes and returns the cleanup of the request value built
+// last whose cleanup has not been taken yet, or nil when none is left:
+// cleanups run in the reverse order of their values' construction, as
+// deferred calls do.
+func (x *Exchange) PopCleanup() func(failed bool) error {
+	c := x.values.cleanups
+	if len(c) == 0 {
+		return nil
+	}
+	f := c[len(c)-1]
+	c[len(c)-1] = nil
+	x.values.cleanups = c[:len(c)-1]
+	return f
+}
+
 // Input is the decoded body, query and params of the request (in that
 // order), which the framework fills and the hooks and the handler share.
 func (x *Exchange) Input() *[3]any { return &x.state.input }
@@ -133,4 +175,7 @@ func (x *Exchange) End() {
 	}
 	x.state.clear()
 	x.rep.clear()
+	clear(x.values.built)
+	clear(x.values.cleanups)
+	x.values.cleanups = x.values.cleanups[:0]
 }

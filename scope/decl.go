@@ -5,7 +5,7 @@ import (
 	"reflect"
 )
 
-// Kind tells request decorators from services.
+// Kind tells request decorators, services and request values apart.
 type Kind uint8
 
 const (
@@ -15,6 +15,10 @@ const (
 	// Service is a server decorator: a typed value (optionally named) built
 	// once by dig and shared by every request.
 	Service
+	// Value is a request value: a typed value (optionally named) built by a
+	// request-scoped constructor at most once per request, the first time
+	// the request needs it.
+	Value
 )
 
 func (k Kind) String() string {
@@ -23,17 +27,20 @@ func (k Kind) String() string {
 		return "request decorator"
 	case Service:
 		return "service"
+	case Value:
+		return "request value"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Key identifies a declaration. Request decorators are keyed by name alone
 // (their type is checked separately, so a wrong type gets its own message);
-// services are keyed by type and optional name or value group, as in dig.
+// services are keyed by type and optional name or value group, as in dig;
+// request values by type and optional name.
 type Key struct {
 	Kind  Kind
 	Name  string
-	Type  reflect.Type // services only
+	Type  reflect.Type // services and request values
 	Group string       // services only: the dig value group the values join
 }
 
@@ -42,11 +49,11 @@ func (k Key) String() string {
 	case k.Kind == Request:
 		return fmt.Sprintf("request decorator %q", k.Name)
 	case k.Group != "":
-		return fmt.Sprintf("service %v in group %q", k.Type, k.Group)
+		return fmt.Sprintf("%v %v in group %q", k.Kind, k.Type, k.Group)
 	case k.Name != "":
-		return fmt.Sprintf("service %v named %q", k.Type, k.Name)
+		return fmt.Sprintf("%v %v named %q", k.Kind, k.Type, k.Name)
 	default:
-		return fmt.Sprintf("service %v", k.Type)
+		return fmt.Sprintf("%v %v", k.Kind, k.Type)
 	}
 }
 
@@ -68,7 +75,10 @@ type Decl struct {
 	Context *Context
 	// Plugin names the wrapped plugin that made the declaration, if any.
 	Plugin string
-	// Slot is a request decorator's index in a request's value slots.
+	// Slot is a request decorator's or request value's index in a
+	// request's value slots. A request value provided as several types
+	// (its own and interfaces) has one declaration per type, all with the
+	// same slot.
 	Slot int
 }
 
@@ -85,15 +95,16 @@ func (d *Decl) Where() string {
 // from c is refused, like Fastify refuses re-declaring a value decorator; a
 // service may shadow one an ancestor provides, but not one provided in c
 // itself. A value group takes any number of values: declaring one c
-// already declares returns that declaration. A new request decorator gets
-// the next free slot.
+// already declares returns that declaration. A request value is refused
+// when c itself already provides it. A new request decorator gets the next
+// free slot; a request value gets the slot d names.
 func (c *Context) declare(d Decl) (*Decl, error) {
 	switch {
 	case d.Kind == Request:
 		if prev := c.Lookup(d.Key); prev != nil {
 			return nil, &DuplicateError{Key: d.Key, In: c, Prev: prev}
 		}
-	case d.Group != "":
+	case d.Group != "" && d.Kind == Service:
 		for _, prev := range c.decls {
 			if d.Key.matches(prev) {
 				return prev, nil
@@ -176,5 +187,9 @@ func (c *Context) Require(k Key) (*Decl, error) {
 	if d := c.Lookup(k); d != nil {
 		return d, nil
 	}
-	return nil, &NotVisibleError{Key: k, From: c, ProvidedIn: c.Providers(k)}
+	e := &NotVisibleError{Key: k, From: c, ProvidedIn: c.Providers(k)}
+	if len(e.ProvidedIn) == 0 {
+		e.Implementers = c.Implementers(k.Type)
+	}
+	return nil, e
 }

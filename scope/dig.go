@@ -39,7 +39,12 @@ func (c *Context) DeclareRequest(name string, valueType reflect.Type, plugin str
 // so dig and the registry agree on where each is visible. A service c
 // itself already provides is refused with a *DuplicateError; an error from
 // dig is returned as dig gives it.
-func (c *Context) Provide(service any, name, plugin string) error {
+//
+// Each interface in as also provides the service as that interface (the
+// same value: dig builds it once), in addition to its own type, unlike
+// dig.As, which hides the own type. It needs a service of a single type
+// that implements every interface.
+func (c *Context) Provide(service any, name string, as []reflect.Type, plugin string) error {
 	if service == nil {
 		return errors.New("nil service")
 	}
@@ -62,6 +67,18 @@ func (c *Context) Provide(service any, name, plugin string) error {
 	if name != "" {
 		opts = append(opts, dig.Name(name))
 	}
+	if len(as) > 0 {
+		if len(keys) != 1 || keys[0].Group != "" || dig.IsOut(keys[0].Type) {
+			return errors.New("only a service of a single type can be provided as an interface")
+		}
+		own := keys[0].Type
+		for _, it := range as {
+			if it.Kind() != reflect.Interface || !own.Implements(it) {
+				return fmt.Errorf("%v cannot be provided as %v: %w", own, it, errNotInterface(own, it))
+			}
+			keys = append(keys, Key{Kind: Service, Type: it, Name: name})
+		}
+	}
 	for _, k := range keys {
 		if k.Group != "" {
 			continue // a group takes values from many constructors
@@ -73,12 +90,39 @@ func (c *Context) Provide(service any, name, plugin string) error {
 	if err := c.scope.Provide(ctor, opts...); err != nil {
 		return err
 	}
+	for _, it := range as {
+		if err := c.scope.Provide(converter(keys[0].Type, it, name), opts...); err != nil {
+			return err
+		}
+	}
 	for _, k := range keys {
 		if _, err := c.declare(Decl{Key: k, Plugin: plugin}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// converter is a dig constructor that provides the value of type from
+// (under name, if any) as the interface to.
+func converter(from, to reflect.Type, name string) any {
+	param := from
+	if name != "" {
+		param = reflect.StructOf([]reflect.StructField{
+			{Name: "In", Type: reflect.TypeFor[dig.In](), Anonymous: true},
+			{Name: "V", Type: from, Tag: reflect.StructTag(fmt.Sprintf("name:%q", name))},
+		})
+	}
+	return reflect.MakeFunc(reflect.FuncOf([]reflect.Type{param}, []reflect.Type{to}, false),
+		func(in []reflect.Value) []reflect.Value {
+			v := in[0]
+			if name != "" {
+				v = v.Field(1)
+			}
+			out := reflect.New(to).Elem()
+			out.Set(v)
+			return []reflect.Value{out}
+		}).Interface()
 }
 
 var (

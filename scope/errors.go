@@ -15,11 +15,13 @@ var (
 )
 
 // NotVisibleError says that Key is not visible from From, and where in the
-// tree it is provided, if anywhere.
+// tree it is provided, if anywhere. When Key is an interface that nothing
+// provides, Implementers are the visible values that implement it.
 type NotVisibleError struct {
-	Key        Key
-	From       *Context
-	ProvidedIn []*Decl
+	Key          Key
+	From         *Context
+	ProvidedIn   []*Decl
+	Implementers []*Decl
 }
 
 func (e *NotVisibleError) Error() string {
@@ -27,6 +29,11 @@ func (e *NotVisibleError) Error() string {
 	b.WriteString(e.Key.String())
 	if len(e.ProvidedIn) == 0 {
 		b.WriteString(", which no context provides")
+		if len(e.Implementers) > 0 {
+			d := e.Implementers[0]
+			fmt.Fprintf(&b, "; %v %v, provided in %s, implements it: provide it with app.As[%v]()",
+				d.Kind, d.Type, d.Where(), e.Key.Type)
+		}
 		return b.String()
 	}
 	b.WriteString(", which is only provided in ")

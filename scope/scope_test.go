@@ -150,8 +150,8 @@ func TestProvideKeepsDigAndRegistryInStep(t *testing.T) {
 	root := New("root")
 	a := root.Child("a")
 	b := root.Child("b")
-	require.NoError(t, a.Provide(func() (out, error) { return out{Port: 8080, Tags: "x", Other: "y"}, nil }, "", "plug"))
-	require.NoError(t, a.Provide(3.5, "ratio", ""))
+	require.NoError(t, a.Provide(func() (out, error) { return out{Port: 8080, Tags: "x", Other: "y"}, nil }, "", nil, "plug"))
+	require.NoError(t, a.Provide(3.5, "ratio", nil, ""))
 
 	tests := []struct {
 		key   Key
@@ -179,13 +179,13 @@ func TestProvideKeepsDigAndRegistryInStep(t *testing.T) {
 	group := Key{Kind: Service, Type: reflect.TypeFor[string](), Group: "tags"}
 	assert.Len(t, a.Providers(group), 1, "one group declaration per context, whatever the fields")
 
-	err := a.Provide(func() int { return 1 }, "port", "")
+	err := a.Provide(func() int { return 1 }, "port", nil, "")
 	require.ErrorIs(t, err, ErrDuplicate)
 	assert.EqualError(t, err, `service int named "port" is already declared in root > a (by wrapped plugin plug)`)
-	require.NoError(t, root.Provide(func() int { return 2 }, "", ""))
-	err = root.Provide(7, "", "")
+	require.NoError(t, root.Provide(func() int { return 2 }, "", nil, ""))
+	err = root.Provide(7, "", nil, "")
 	require.ErrorIs(t, err, ErrDuplicate, "a value is a service like a constructor's result")
-	require.Error(t, root.Provide(nil, "", ""))
+	require.Error(t, root.Provide(nil, "", nil, ""))
 }
 
 func TestDeclareRequestRefusesAVisibleName(t *testing.T) {
@@ -200,4 +200,44 @@ func TestDeclareRequestRefusesAVisibleName(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, slot, "dig still holds the ancestor's slot")
 	assert.Equal(t, 1, root.Slots(), "the refused one took no slot")
+}
+
+type stringer interface{ String() string }
+
+type named struct{}
+
+func (named) String() string { return "n" }
+
+func TestDeclareValue(t *testing.T) {
+	root := New("root")
+	a := root.Child("a")
+	ds, err := root.DeclareValue(reflect.TypeFor[named](), []reflect.Type{reflect.TypeFor[stringer]()}, "", "plug")
+	require.NoError(t, err)
+	require.Len(t, ds, 2)
+	assert.Equal(t, ds[0].Slot, ds[1].Slot, "one value, one slot, whatever type it is asked as")
+	assert.Equal(t, reflect.TypeFor[named](), ds[1].ValueType)
+	assert.Equal(t, 1, root.Slots())
+	assert.Same(t, ds[1], a.Lookup(Key{Kind: Value, Type: reflect.TypeFor[stringer]()}))
+	assert.Equal(t, "request value scope.stringer", ds[1].Key.String())
+
+	_, err = root.DeclareValue(reflect.TypeFor[named](), nil, "", "")
+	require.ErrorIs(t, err, ErrDuplicate)
+	_, err = a.DeclareValue(reflect.TypeFor[named](), nil, "", "")
+	require.NoError(t, err, "a child may shadow a request value")
+	_, err = a.DeclareValue(reflect.TypeFor[int](), []reflect.Type{reflect.TypeFor[stringer]()}, "", "")
+	assert.EqualError(t, err, "int cannot be provided as scope.stringer: int does not implement it")
+	_, err = a.DeclareValue(reflect.TypeFor[int](), []reflect.Type{reflect.TypeFor[int64]()}, "", "")
+	assert.EqualError(t, err, "int cannot be provided as int64: int64 is not an interface")
+}
+
+func TestNotVisibleInterfaceNamesImplementers(t *testing.T) {
+	root := New("root")
+	require.NoError(t, root.Provide(named{}, "", nil, ""))
+	_, err := root.Require(Key{Kind: Service, Type: reflect.TypeFor[stringer]()})
+	assert.EqualError(t, err, "service scope.stringer, which no context provides; "+
+		"service scope.named, provided in root, implements it: provide it with app.As[scope.stringer]()")
+
+	require.NoError(t, root.Child("b").Provide(named{}, "", []reflect.Type{reflect.TypeFor[stringer]()}, ""))
+	_, err = root.Resolve(reflect.TypeFor[stringer](), "", false)
+	require.Error(t, err, "provided as the interface in a child only")
 }

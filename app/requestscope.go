@@ -1,0 +1,422 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"go.uber.org/dig"
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// ProvideRequest declares a request-scoped value in this context: constructor
+// builds it at most once per request, the first time a handler, a hook, an
+// In struct field or another request-scoped constructor of that request
+// needs it; a request that needs none never builds it. Consumers take it
+// as a parameter or an untagged In struct field of its type (a name:"x"
+// field with Named("x")), exactly as a service; when both are visible, the
+// request value wins.
+//
+// constructor is func(params...) T, func(params...) (T, error) or
+// func(params...) (T, func(failed bool) error, error). Its parameters are
+// resolved at Ready from this context, as a handler's are: services,
+// request decorators (In struct fields with a name tag), other request
+// values, *httpx.Request, context.Context and *zap.Logger. An error it
+// returns is the error of the hook or handler that needed the value.
+//
+// The cleanup, when the constructor returns one, runs once the handler has
+// finished (or the hook that ended the request has), last built first.
+// failed is true when the handler or a hook returned an error or panicked,
+// or the status is 400 or more. While the reply is not written yet (the
+// handler returned a value or an error) cleanups run before it is, so a
+// failing cleanup — a commit that does not go through — becomes the error
+// the client is answered with; after a handler that sent its reply itself,
+// they run after it and a failure is logged.
+//
+// Visibility is encapsulated as for decorators and checked at Ready: a
+// route that needs a value no visible context provides, or constructors
+// that need each other, are start-up errors. As[I] provides the value as
+// interface I too.
+func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
+	return s.mutate(func() error {
+		var o decorateOptions
+		for _, opt := range opts {
+			opt(&o)
+		}
+		fn := reflect.ValueOf(constructor)
+		t, err := constructorType(fn)
+		if err != nil {
+			return errkind.New(ErrInvalidDecorator, "invalid request-scoped constructor in %s: %w", s.Path(), err)
+		}
+		if o.name != "" && s.n.ctx.Lookup(scope.Key{Kind: scope.Request, Name: o.name}) != nil {
+			return errkind.New(ErrInvalidDecorator, "invalid request-scoped constructor in %s: the name %q is a visible request decorator's",
+				s.Path(), o.name)
+		}
+		decls, err := s.n.ctx.DeclareValue(t, o.as, o.name, s.from)
+		if err != nil {
+			if errors.Is(err, scope.ErrDuplicate) {
+				return err
+			}
+			return errkind.New(ErrInvalidDecorator, "invalid request-scoped constructor in %s: %w", s.Path(), err)
+		}
+		s.a.providers = append(s.a.providers, &provider{decl: decls[0], fn: fn})
+		return nil
+	})
+}
+
+var typeCleanup = reflect.TypeFor[func(failed bool) error]()
+
+// constructorType checks the shape of a request-scoped constructor and
+// returns the type of the value it builds.
+func constructorType(fn reflect.Value) (reflect.Type, error) {
+	if !fn.IsValid() {
+		return nil, errors.New("nil")
+	}
+	ft := fn.Type()
+	if ft.Kind() != reflect.Func {
+		return nil, fmt.Errorf("%v is not a function", ft)
+	}
+	if fn.IsNil() {
+		return nil, errors.New("nil function")
+	}
+	if ft.IsVariadic() {
+		return nil, fmt.Errorf("%v is variadic", ft)
+	}
+	ok := false
+	switch ft.NumOut() {
+	case 1:
+		ok = ft.Out(0) != typeError
+	case 2:
+		ok = ft.Out(0) != typeError && ft.Out(1) == typeError
+	case 3:
+		ok = ft.Out(0) != typeError && ft.Out(1) == typeCleanup && ft.Out(2) == typeError
+	}
+	if !ok {
+		return nil, fmt.Errorf("%v must return T, (T, error) or (T, func(failed bool) error, error)", ft)
+	}
+	return ft.Out(0), nil
+}
+
+// provider is a request-scoped constructor, planned at Ready.
+type provider struct {
+	decl  *scope.Decl // the value's own type's declaration
+	fn    reflect.Value
+	args  []argPlan
+	order []*provider // what building it takes, its dependencies first, itself last
+	state uint8       // planning: 0 not yet, 1 in progress, 2 done
+}
+
+func (p *provider) String() string {
+	return fmt.Sprintf("%v (provided in %s)", p.decl.Key, p.decl.Where())
+}
+
+// planProviders plans every request-scoped constructor of the tree and
+// orders each one's dependencies; a cycle among them is an error naming
+// it.
+func (a *instance) planProviders() error {
+	for _, p := range a.providers {
+		a.types[p.decl.Slot] = p.decl.ValueType
+	}
+	for _, p := range a.providers {
+		if err := a.planProvider(p, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *instance) planProvider(p *provider, path []*provider) error {
+	switch p.state {
+	case 2:
+		return nil
+	case 1:
+		cycle := append(path[slices.Index(path, p):], p)
+		names := make([]string, len(cycle))
+		for i, q := range cycle {
+			names[i] = q.String()
+		}
+		return errkind.New(ErrInvalidDecorator, "request-scoped constructors need each other: %s", strings.Join(names, " needs "))
+	}
+	p.state = 1
+	c := p.decl.Context
+	opt := planOptions{inputPhase: "in a request-scoped constructor, which may run before the body is parsed"}
+	ft := p.fn.Type()
+	p.args = make([]argPlan, ft.NumIn())
+	for i := range p.args {
+		t := ft.In(i)
+		var err error
+		switch t {
+		case typeReply, typeError:
+			err = errkind.New(ErrInvalidDecorator, "cannot take %v", t)
+		default:
+			p.args[i], err = planArg(t, c, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("request value %v: %w", p, err)
+		}
+	}
+	for _, dep := range a.needs(ft, c) {
+		if err := a.planProvider(dep, append(path, p)); err != nil {
+			return err
+		}
+		p.order = appendNew(p.order, dep.order...)
+	}
+	p.order = append(p.order, p)
+	p.state = 2
+	return nil
+}
+
+// appendNew appends each of add to list that list does not hold yet.
+func appendNew(list []*provider, add ...*provider) []*provider {
+	for _, p := range add {
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// needs lists the request-scoped constructors whose values a function of
+// type ft takes, planned from c: parameters and In struct fields the
+// plan fills from a request value (see planRequestValue).
+func (a *instance) needs(ft reflect.Type, c *scope.Context) []*provider {
+	var out []*provider
+	add := func(t reflect.Type, name string) {
+		if name != "" && c.Lookup(scope.Key{Kind: scope.Request, Name: name}) != nil {
+			return // a request decorator's
+		}
+		if d := c.Lookup(scope.Key{Kind: scope.Value, Type: t, Name: name}); d != nil {
+			out = appendNew(out, a.providerOf(d))
+		}
+	}
+	for i := range ft.NumIn() {
+		t := ft.In(i)
+		if t.Kind() != reflect.Struct || !dig.IsIn(t) {
+			add(t, "")
+			continue
+		}
+		for j := range t.NumField() {
+			if f := t.Field(j); f.IsExported() && !f.Anonymous && !inputTagged(f.Tag) {
+				add(f.Type, f.Tag.Get("name"))
+			}
+		}
+	}
+	return out
+}
+
+// inputTagged reports whether a field is filled from the request's input
+// (path, query, header, cookie, body), never from a request value.
+func inputTagged(tag reflect.StructTag) bool {
+	for _, k := range []string{"path", "query", "header", "cookie", "body"} {
+		if _, ok := tag.Lookup(k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *instance) providerOf(d *scope.Decl) *provider {
+	for _, p := range a.providers {
+		if p.decl.Slot == d.Slot {
+			return p
+		}
+	}
+	panic("burrow: request value without a constructor") // DeclareValue and ProvideRequest go together
+}
+
+// planRequestValue plans a parameter or In struct field of type t (named
+// name, for a field tagged name:"x") that a request value fills. ok is
+// false when no request value is visible from c as t, and no context
+// provides one either (the caller then plans a service); a request value
+// provided only elsewhere in the tree is an error saying where, unless
+// optional.
+func planRequestValue(t reflect.Type, name string, c *scope.Context, optional, beside bool) (a argPlan, ok bool, err error) {
+	k := scope.Key{Kind: scope.Value, Type: t, Name: name}
+	d := c.Lookup(k)
+	if d == nil {
+		if optional || len(c.Providers(k)) == 0 || c.Lookup(scope.Key{Kind: scope.Service, Type: t, Name: name}) != nil {
+			return argPlan{}, false, nil
+		}
+		_, err := c.Require(k)
+		return argPlan{}, false, fmt.Errorf("needs %w", err)
+	}
+	if beside {
+		return argPlan{}, false, errBeside(d.Key.String())
+	}
+	return argPlan{kind: argSlot, slot: d.Slot, value: reflect.Zero(t)}, true, nil
+}
+
+// planFunc plans fn, a handler, hook or error handler of rt, like planHandler,
+// and makes it build the request values it needs before it runs.
+func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
+	inv, err := planHandler(fn, rt.node.ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := fn.(Handler); ok {
+		fn = h.target()
+	}
+	ft := reflect.TypeOf(fn)
+	if ft == nil || ft.Kind() != reflect.Func {
+		return inv, nil
+	}
+	var order []*provider
+	for _, p := range rt.a.needs(ft, rt.node.ctx) {
+		order = appendNew(order, p.order...)
+	}
+	if len(order) == 0 {
+		return inv, nil // the common case: nothing to build, nothing to pay
+	}
+	rt.scoped = true
+	return func(x *httpx.Exchange, herr error) (any, error) {
+		for _, p := range order {
+			if !x.Built(p.decl.Slot) {
+				if err := p.build(x); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return inv(x, herr)
+	}, nil
+}
+
+// build calls the constructor for x's request, whose dependencies are
+// built, and keeps the value and its cleanup on x.
+func (p *provider) build(x *httpx.Exchange) error {
+	req := x.Request()
+	in := make([]reflect.Value, len(p.args))
+	for i := range p.args {
+		a := &p.args[i]
+		switch a.kind {
+		case argRequest:
+			in[i] = reflect.ValueOf(req)
+		case argContext:
+			in[i] = reflect.ValueOf(req.Context())
+		case argLogger:
+			in[i] = reflect.ValueOf(req.Log())
+		case argValue:
+			in[i] = a.value
+		case argSlot:
+			in[i] = slotArg(x, a)
+		case argStruct:
+			v := reflect.New(a.st.typ).Elem()
+			a.st.fillInto(v, x)
+			in[i] = v
+		}
+	}
+	out := p.fn.Call(in)
+	if len(out) > 1 {
+		if err, _ := out[len(out)-1].Interface().(error); err != nil {
+			return err // the value and the cleanup are not kept
+		}
+	}
+	var cleanup func(bool) error
+	if len(out) == 3 {
+		cleanup, _ = out[1].Interface().(func(bool) error)
+	}
+	x.Keep(p.decl.Slot, out[0].Interface(), cleanup)
+	return nil
+}
+
+// slotArg is the value of a request value parameter: the slot's value, or
+// the zero value of the parameter's type for a nil one.
+func slotArg(x *httpx.Exchange, a *argPlan) reflect.Value {
+	if v := x.Slot(a.slot); v != nil {
+		return reflect.ValueOf(v)
+	}
+	return a.value
+}
+
+// cleanUp runs the cleanups of the request values built so far in x's
+// request, last built first, and returns their errors joined. A panicking
+// cleanup is an error like a failing one; every cleanup runs.
+func cleanUp(x *httpx.Exchange, failed bool) error {
+	var errs []error
+	for c := x.PopCleanup(); c != nil; c = x.PopCleanup() {
+		if err := protectCall(func() error { return c(failed) }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("request value cleanup failed: %w", errors.Join(errs...))
+}
+
+// settle runs the cleanups of a request whose reply is not written yet:
+// err is what the handler (or a hook) returned. A failing cleanup is the
+// error the request is answered with when there was none; otherwise it is
+// logged and err answers.
+func (rt *route) settle(x *httpx.Exchange, err error) error {
+	cerr := cleanUp(x, err != nil || x.Reply().Status() >= 400)
+	switch {
+	case cerr == nil:
+		return err
+	case err == nil:
+		return cerr
+	}
+	rt.node.log.Error(cerr.Error(), zap.String("reqId", x.Request().ID()), zap.Error(cerr))
+	return err
+}
+
+// settleSent runs the cleanups left once the reply is written, and logs a
+// failure: the client has its answer already.
+func (rt *route) settleSent(x *httpx.Exchange, failed bool) {
+	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
+		rt.node.log.Error(err.Error(), zap.String("reqId", x.Request().ID()), zap.Error(err))
+	}
+}
+
+// endValues is deferred by the requests of a route that uses request
+// values: after a panic that goes on to net/http (http.ErrAbortHandler),
+// it runs the cleanups left, as failed, before the panic does.
+func (rt *route) endValues(x *httpx.Exchange) {
+	if p := recover(); p != nil {
+		_ = cleanUp(x, true)
+		panic(p)
+	}
+}
+
+// HasDecorator reports whether a request decorator called name is visible
+// from this context, so a plugin can adapt to what its parent offers.
+func (s *Server) HasDecorator(name string) bool {
+	return s.has(scope.Key{Kind: scope.Request, Name: name})
+}
+
+// HasService reports whether a service of type T (under name, if given)
+// is visible from s's context.
+func HasService[T any](s *Server, name ...string) bool {
+	return s.has(scope.Key{Kind: scope.Service, Type: reflect.TypeFor[T](), Name: firstName(name)})
+}
+
+// HasRequestValue reports whether a request value of type T (under name,
+// if given) is visible from s's context.
+func HasRequestValue[T any](s *Server, name ...string) bool {
+	return s.has(scope.Key{Kind: scope.Value, Type: reflect.TypeFor[T](), Name: firstName(name)})
+}
+
+func firstName(name []string) string {
+	if len(name) == 0 {
+		return ""
+	}
+	return name[0]
+}
+
+func (s *Server) has(k scope.Key) bool {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	return s.n.ctx.Lookup(k) != nil
+}
+
+// As provides a service (Decorate) or a request value (ProvideRequest) as
+// the interface I too, in addition to its own type: consumers may depend
+// on I. The value's type must implement I, checked when it is provided.
+func As[I any]() DecorateOption {
+	return func(o *decorateOptions) { o.as = append(o.as, reflect.TypeFor[I]()) }
+}

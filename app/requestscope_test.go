@@ -1,0 +1,473 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// tx stands for a per-request database transaction: begun by a
+// request-scoped constructor, committed or rolled back by its cleanup.
+type tx struct {
+	id     string
+	ended  chan string // "commit" or "rollback", once
+	commit error       // what committing returns
+}
+
+// txLog records how each request's transaction ended.
+type txLog struct {
+	mu    sync.Mutex
+	ends  []string
+	built atomic.Int32
+}
+
+func (l *txLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ends = append(l.ends, s)
+}
+
+func (l *txLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.ends...)
+}
+
+// begin is the request-scoped constructor of a *tx: it counts builds and
+// records the cleanup's verdict.
+func (l *txLog) begin(commitErr error) func(*httpx.Request) (*tx, func(bool) error, error) {
+	return func(req *httpx.Request) (*tx, func(bool) error, error) {
+		l.built.Add(1)
+		t := &tx{id: req.Header("x-id")}
+		return t, func(failed bool) error {
+			if failed {
+				l.add("rollback " + t.id)
+				return nil
+			}
+			l.add("commit " + t.id)
+			return commitErr
+		}, nil
+	}
+}
+
+// A request value is built the first time a request needs it, once per
+// request however many hooks and parameters take it, and never for a
+// route that does not take it.
+func TestRequestValueIsLazyAndBuiltOncePerRequest(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	s.Get("/unused", func() (string, error) { return "no tx", nil })
+	type deps struct {
+		app.In
+		Tx *tx
+	}
+	seen := make(chan *tx, 4)
+	s.Get("/used", func(t *tx, d deps) (string, error) {
+		seen <- t
+		seen <- d.Tx
+		return t.id, nil
+	}, app.WithHook(app.PreHandler, func(t *tx) error { seen <- t; return nil }))
+
+	status, body, _ := do(t, s, "GET", "/unused")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "no tx", body)
+	assert.Zero(t, log.built.Load(), "a route that takes no request value builds none")
+
+	status, body, _ = do(t, s, "GET", "/used", "x-id", "r1")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "r1", body)
+	assert.EqualValues(t, 1, log.built.Load(), "the hook and both parameters share one value")
+	first := <-seen
+	assert.Same(t, first, <-seen)
+	assert.Same(t, first, <-seen)
+
+	do(t, s, "GET", "/used", "x-id", "r2")
+	assert.EqualValues(t, 2, log.built.Load(), "the next request builds its own")
+	assert.Equal(t, []string{"commit r1", "commit r2"}, log.all())
+}
+
+type tenant struct{ name string }
+
+type repo interface{ Tenant() string }
+
+type tenantRepo struct{ t *tenant }
+
+func (r *tenantRepo) Tenant() string { return r.t.name }
+
+// A request-scoped constructor takes services, request decorators, other
+// request values and the request; As provides its value as an interface.
+func TestRequestValueDependencies(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Decorate("acme-", app.Named("prefix")))
+	require.NoError(t, s.DecorateRequest("user", ""))
+	s.AddHook(app.OnRequest, func(req *httpx.Request) error {
+		return req.SetDecorator("user", req.Header("x-user"))
+	})
+	type tenantDeps struct {
+		app.In
+		Prefix string `name:"prefix"`
+		User   string `name:"user"`
+	}
+	require.NoError(t, s.ProvideRequest(func(ctx context.Context, log *zap.Logger, d tenantDeps) (*tenant, error) {
+		if d.User == "" {
+			return nil, httpx.NewError(http.StatusUnauthorized, "", "who are you?")
+		}
+		return &tenant{name: d.Prefix + d.User}, ctx.Err()
+	}))
+	require.NoError(t, s.ProvideRequest(func(t *tenant) *tenantRepo { return &tenantRepo{t: t} }, app.As[repo]()))
+	s.Get("/", func(r repo, own *tenantRepo) (string, error) {
+		if r != repo(own) {
+			return "", errors.New("two values")
+		}
+		return r.Tenant(), nil
+	})
+
+	status, body, _ := do(t, s, "GET", "/", "x-user", "bob")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "acme-bob", body)
+
+	status, body, _ = do(t, s, "GET", "/")
+	assert.Equal(t, http.StatusUnauthorized, status, "the constructor's error answers")
+	assert.Contains(t, body, "who are you?")
+}
+
+// Visibility is encapsulated and checked at Ready: a route that takes a
+// value only a sibling provides is a start-up error saying where it is;
+// a wrapped plugin provides into its parent.
+func TestRequestValueVisibility(t *testing.T) {
+	t.Parallel()
+	type deps struct {
+		app.In
+		Tx *tx
+	}
+	var log txLog
+	s := app.New()
+	s.Register(func(c *app.Server) error { return c.ProvideRequest(log.begin(nil)) }, app.Name("db"))
+	s.Register(func(c *app.Server) error {
+		return c.Get("/x", func(deps) error { return nil })
+	}, app.Name("api"))
+	err := s.Ready()
+	require.ErrorIs(t, err, scope.ErrNotVisible)
+	assert.Contains(t, err.Error(),
+		"route GET /x (root > api) needs request value *app_test.tx, which is only provided in sibling context root > db (field Tx)")
+
+	s2 := app.New()
+	s2.Register(func(c *app.Server) error { return c.ProvideRequest(log.begin(nil)) }, app.Name("db"))
+	s2.Register(func(c *app.Server) error {
+		return c.Get("/x", func(*tx) error { return nil })
+	}, app.Name("api"))
+	err = s2.Ready()
+	require.ErrorIs(t, err, scope.ErrNotVisible)
+	assert.Contains(t, err.Error(), "route GET /x (root > api) needs request value *app_test.tx, which is only provided in sibling context root > db")
+
+	s3 := app.New()
+	s3.Register(app.Wrap(func(c *app.Server) error { return c.ProvideRequest(log.begin(nil)) }, app.Name("db")))
+	s3.Register(func(c *app.Server) error {
+		return c.Get("/x", func(d deps) (string, error) { return d.Tx.id, nil })
+	}, app.Name("api"))
+	status, body, _ := do(t, s3, "GET", "/x", "x-id", "w")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "w", body)
+
+	// Hooks that run beside the handler cannot take one.
+	s4 := app.New()
+	s4.ProvideRequest(log.begin(nil))
+	s4.Get("/x", func() error { return nil }, app.WithHook(app.OnTimeout, func(*tx) error { return nil }))
+	err = s4.Ready()
+	require.ErrorIs(t, err, app.ErrInvalidHandler)
+	assert.Contains(t, err.Error(), "request value *app_test.tx cannot be taken in onTimeout and onRequestAbort hooks")
+}
+
+type (
+	cycleA struct{}
+	cycleB struct{}
+	cycleC struct{}
+)
+
+// Constructors that need each other are a start-up error naming the
+// cycle, even when no route takes their values.
+func TestRequestValueCycleFailsReady(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.ProvideRequest(func(*cycleB) *cycleA { return nil })
+	s.ProvideRequest(func(*cycleC) *cycleB { return nil })
+	s.ProvideRequest(func(*cycleA) *cycleC { return nil })
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrInvalidDecorator)
+	assert.Contains(t, err.Error(), "request-scoped constructors need each other: "+
+		"request value *app_test.cycleA (provided in root) needs request value *app_test.cycleB (provided in root) needs "+
+		"request value *app_test.cycleC (provided in root) needs request value *app_test.cycleA (provided in root)")
+
+	self := app.New()
+	self.ProvideRequest(func(*cycleA) *cycleA { return nil })
+	assert.ErrorContains(t, self.Ready(), "need each other: request value *app_test.cycleA (provided in root) needs request value *app_test.cycleA")
+}
+
+// The cleanup learns whether the request failed: an error, a panic or a
+// status of 400 or more roll back; anything else commits.
+func TestRequestValueCleanup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		handler any
+		hooks   []app.RouteOption
+		status  int
+		end     string
+	}{
+		{"value", func(t *tx) (string, error) { return "ok", nil }, nil, http.StatusOK, "commit"},
+		{"sent by the handler", func(rep *httpx.Reply, t *tx) error { return rep.Code(http.StatusCreated).Send("made") },
+			nil, http.StatusCreated, "commit"},
+		{"no reply", func(t *tx) error { return nil }, nil, http.StatusOK, "commit"},
+		{"error", func(t *tx) (string, error) { return "", errors.New("boom") }, nil, http.StatusInternalServerError, "rollback"},
+		{"client error", func(t *tx) (string, error) { return "", httpx.NewError(http.StatusConflict, "", "taken") },
+			nil, http.StatusConflict, "rollback"},
+		{"status 404 with a value", func(rep *httpx.Reply, t *tx) (string, error) { rep.Code(http.StatusNotFound); return "gone", nil },
+			nil, http.StatusNotFound, "rollback"},
+		{"sent 400 by the handler", func(rep *httpx.Reply, t *tx) error { return rep.Code(http.StatusBadRequest).Send("no") },
+			nil, http.StatusBadRequest, "rollback"},
+		{"panic", func(t *tx) (string, error) { panic("bug") }, nil, http.StatusInternalServerError, "rollback"},
+		{"hook answers", func() (string, error) { return "never", nil },
+			[]app.RouteOption{app.WithHook(app.PreHandler, func(rep *httpx.Reply, t *tx) error {
+				return rep.Code(http.StatusUnauthorized).Send("no")
+			})}, http.StatusUnauthorized, "rollback"},
+		{"hook fails", func() (string, error) { return "never", nil },
+			[]app.RouteOption{app.WithHook(app.PreHandler, func(t *tx) error { return httpx.NewError(http.StatusForbidden, "", "no") })},
+			http.StatusForbidden, "rollback"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log txLog
+			s := app.New(app.WithLogger(zap.NewNop()))
+			require.NoError(t, s.ProvideRequest(log.begin(nil)))
+			require.NoError(t, s.Get("/", tt.handler, tt.hooks...))
+			status, _, _ := do(t, s, "GET", "/", "x-id", "a")
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, []string{tt.end + " a"}, log.all())
+		})
+	}
+}
+
+// A cleanup that fails (a commit refused) answers the request when the
+// reply is not written yet, and is logged when it is.
+func TestRequestValueFailingCleanup(t *testing.T) {
+	t.Parallel()
+	refused := errors.New("commit refused")
+	tests := []struct {
+		name    string
+		handler any
+		status  int
+		body    string
+	}{
+		{"value returned: 500 instead", func(t *tx) (string, error) { return "saved", nil }, http.StatusInternalServerError, "Internal Server Error"},
+		{"no reply: 500 instead", func(t *tx) error { return nil }, http.StatusInternalServerError, "Internal Server Error"},
+		{"sent by the handler: logged", func(rep *httpx.Reply, t *tx) error { return rep.Send("saved") }, http.StatusOK, "saved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log txLog
+			core, logs := observer.New(zapcore.ErrorLevel)
+			s := app.New(app.WithLogger(zap.New(core)))
+			require.NoError(t, s.ProvideRequest(log.begin(refused)))
+			require.NoError(t, s.Get("/", tt.handler))
+			status, body, _ := do(t, s, "GET", "/", "x-id", "a")
+			assert.Equal(t, tt.status, status)
+			assert.Contains(t, body, tt.body)
+			assert.Equal(t, []string{"commit a"}, log.all())
+			found := logs.FilterMessageSnippet("request value cleanup failed: commit refused")
+			assert.Equal(t, 1, found.Len(), "the failure is logged once: %v", logs.All())
+		})
+	}
+
+	// A panicking cleanup is a failing one; the others still run, last
+	// built first.
+	var order []string
+	s := app.New(app.WithLogger(zap.NewNop()))
+	s.ProvideRequest(func() (*cycleA, func(bool) error, error) {
+		return &cycleA{}, func(bool) error { order = append(order, "a"); return nil }, nil
+	})
+	s.ProvideRequest(func(*cycleA) (*cycleB, func(bool) error, error) {
+		return &cycleB{}, func(bool) error { order = append(order, "b"); panic("cleanup bug") }, nil
+	})
+	s.Get("/", func(*cycleB) (string, error) { return "saved", nil })
+	status, _, _ := do(t, s, "GET", "/")
+	assert.Equal(t, http.StatusInternalServerError, status)
+	assert.Equal(t, []string{"b", "a"}, order)
+}
+
+// Concurrent requests each get their own value (run with -race).
+func TestRequestValueConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	s.Get("/", func(t *tx) (string, error) { return t.id, nil })
+	require.NoError(t, s.Ready())
+	const n = 50
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := strconv.Itoa(i)
+			status, body, _ := do(t, s, "GET", "/", "x-id", id)
+			assert.Equal(t, http.StatusOK, status)
+			assert.Equal(t, id, body)
+		}()
+	}
+	wg.Wait()
+	assert.EqualValues(t, n, log.built.Load())
+	assert.Len(t, log.all(), n)
+}
+
+// Malformed constructors are refused where they are provided.
+func TestProvideRequestRefusesMalformedConstructors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		ctor any
+		want string
+	}{
+		{"nil", nil, "invalid request-scoped constructor in root: nil"},
+		{"not a function", 3, "int is not a function"},
+		{"no result", func() {}, "func() must return T, (T, error) or (T, func(failed bool) error, error)"},
+		{"error only", func() error { return nil }, "must return T"},
+		{"wrong cleanup", func() (int, func() error, error) { return 0, nil, nil }, "must return T"},
+		{"variadic", func(...int) int { return 0 }, "is variadic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := app.New().ProvideRequest(tt.ctor)
+			require.ErrorIs(t, err, app.ErrInvalidDecorator)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(func() *tx { return nil }))
+	assert.ErrorIs(t, s.ProvideRequest(func() *tx { return nil }), scope.ErrDuplicate)
+	assert.ErrorContains(t, app.New().ProvideRequest(func() *tx { return nil }, app.As[repo]()), "*app_test.tx does not implement it")
+
+	r := app.New()
+	r.ProvideRequest(func(*httpx.Reply) *tx { return nil })
+	assert.ErrorContains(t, r.Ready(), "request value *app_test.tx (provided in root): cannot take *httpx.Reply")
+	b := app.New()
+	b.ProvideRequest(func(app.Body[string]) *tx { return nil })
+	assert.ErrorContains(t, b.Ready(), "cannot be taken in a request-scoped constructor")
+}
+
+// As provides a service as an interface too; depending on an interface
+// nobody provides as such, while a visible service implements it, says
+// how to fix it.
+func TestServiceAsInterface(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Decorate(&tenantRepo{t: &tenant{name: "one"}}, app.As[repo]()))
+	s.Get("/", func(r repo, own *tenantRepo) (string, error) {
+		return fmt.Sprint(r.Tenant(), r == repo(own)), nil
+	})
+	_, body, _ := do(t, s, "GET", "/")
+	assert.Equal(t, "onetrue", body, "one value, as its own type and as the interface")
+
+	named := app.New()
+	require.NoError(t, named.Decorate(func() *tenantRepo { return &tenantRepo{t: &tenant{name: "n"}} }, app.Named("main"), app.As[repo]()))
+	type deps struct {
+		app.In
+		R repo `name:"main"`
+	}
+	named.Get("/", func(d deps) (string, error) { return d.R.Tenant(), nil })
+	_, body, _ = do(t, named, "GET", "/")
+	assert.Equal(t, "n", body)
+
+	without := app.New()
+	require.NoError(t, without.Decorate(&tenantRepo{}))
+	without.Get("/", func(repo) error { return nil })
+	assert.ErrorContains(t, without.Ready(), "needs service app_test.repo, which no context provides; "+
+		"service *app_test.tenantRepo, provided in root, implements it: provide it with app.As[app_test.repo]()")
+
+	assert.ErrorContains(t, app.New().Decorate(&tenant{}, app.As[repo]()), "*app_test.tenant does not implement it")
+}
+
+// A plugin can ask what its context sees while it loads.
+func TestLoadTimeQueries(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.DecorateRequest("user", "")
+	s.Decorate(&tenant{})
+	s.Decorate("x", app.Named("dsn"))
+	s.ProvideRequest(func() *tx { return nil })
+	var got []bool
+	s.Register(func(c *app.Server) error {
+		got = append(got,
+			c.HasDecorator("user"), c.HasDecorator("nope"),
+			app.HasService[*tenant](c), app.HasService[string](c, "dsn"), app.HasService[string](c), app.HasService[*tx](c),
+			app.HasRequestValue[*tx](c), app.HasRequestValue[*tenant](c))
+		return nil
+	})
+	s.Register(func(c *app.Server) error { return c.DecorateRequest("sibling", "") })
+	s.Register(func(c *app.Server) error {
+		got = append(got, c.HasDecorator("sibling"))
+		return nil
+	})
+	require.NoError(t, s.Ready())
+	assert.Equal(t, []bool{true, false, true, true, false, false, true, false, false}, got)
+}
+
+// The fast path (Typed, TypedValue) takes request values too, as a
+// parameter or an In struct field; so do onResponse hooks, whose values
+// are cleaned up after them.
+func TestRequestValueTypedAndLateHooks(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	type deps struct {
+		app.In
+		Tx *tx
+	}
+	s.Get("/value", app.TypedValue(func(t *tx) (string, error) { return "v" + t.id, nil }))
+	s.Get("/in", app.Typed(func(rep *httpx.Reply, d deps) error { return rep.Send("in" + d.Tx.id) }))
+	s.Get("/late", func() (string, error) { return "late", nil },
+		app.WithHook(app.OnResponse, func(t *tx) error { return nil }))
+	for _, target := range []string{"/value", "/in", "/late"} {
+		status, body, _ := do(t, s, "GET", target, "x-id", "1")
+		assert.Equal(t, http.StatusOK, status)
+		assert.Contains(t, []string{"v1", "in1", "late"}, body)
+	}
+	assert.Equal(t, []string{"commit 1", "commit 1", "commit 1"}, log.all())
+}
+
+// A handler that aborts the response (http.ErrAbortHandler, which
+// net/http handles) still rolls back.
+func TestRequestValueCleanupOnAbort(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	s.Get("/", func(*tx) error { panic(http.ErrAbortHandler) })
+	require.NoError(t, s.Ready())
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Set("x-id", "ab")
+	assert.PanicsWithValue(t, http.ErrAbortHandler, func() { s.ServeHTTP(httptest.NewRecorder(), req) })
+	assert.Equal(t, []string{"rollback ab"}, log.all())
+}
