@@ -286,6 +286,13 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 		name := f.Tag.Get("name")
 		optional := f.Tag.Get("optional") == "true"
 		fp := fieldPlan{index: i, slot: -1}
+		if a, ok, err := planRequestValue(f.Type, name, c, optional, beside); err != nil {
+			return nil, fmt.Errorf("%w (field %s)", err, f.Name)
+		} else if ok {
+			fp.slot = a.slot
+			sp.fields = append(sp.fields, fp)
+			continue
+		}
 		if name != "" {
 			if d := c.Lookup(scope.Key{Kind: scope.Request, Name: name}); d != nil {
 				if beside {
@@ -322,13 +329,6 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 				_, err := c.Require(scope.Key{Kind: scope.Request, Name: name})
 				return nil, fmt.Errorf("needs %w", err)
 			}
-		}
-		if a, ok, err := planRequestValue(f.Type, name, c, optional, beside); err != nil {
-			return nil, fmt.Errorf("%w (field %s)", err, f.Name)
-		} else if ok {
-			fp.slot = a.slot
-			sp.fields = append(sp.fields, fp)
-			continue
 		}
 		v, err := resolveService(c, f.Type, name, optional)
 		if err != nil {

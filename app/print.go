@@ -152,7 +152,7 @@ func (s *Server) PrintVisibility() string {
 		own := n.ctx.Decls()
 		writeDecls(&b, "declares", own, nil)
 		var seen []*scope.Decl
-		for _, kind := range []scope.Kind{scope.Request, scope.Service} {
+		for _, kind := range []scope.Kind{scope.Request, scope.Service, scope.Value} {
 			seen = append(seen, n.ctx.Visible(kind)...)
 		}
 		writeDecls(&b, "sees", seen, n.ctx)

@@ -235,8 +235,12 @@ func (a *instance) providerOf(d *scope.Decl) *provider {
 // false when no request value is visible from c as t, and no context
 // provides one either (the caller then plans a service); a request value
 // provided only elsewhere in the tree is an error saying where, unless
-// optional.
+// optional. A field named as a visible request decorator is the
+// decorator's.
 func planRequestValue(t reflect.Type, name string, c *scope.Context, optional, beside bool) (a argPlan, ok bool, err error) {
+	if name != "" && c.Lookup(scope.Key{Kind: scope.Request, Name: name}) != nil {
+		return argPlan{}, false, nil // a request decorator's name wins
+	}
 	k := scope.Key{Kind: scope.Value, Type: t, Name: name}
 	d := c.Lookup(k)
 	if d == nil {

@@ -24,11 +24,7 @@ import (
 
 // tx stands for a per-request database transaction: begun by a
 // request-scoped constructor, committed or rolled back by its cleanup.
-type tx struct {
-	id     string
-	ended  chan string // "commit" or "rollback", once
-	commit error       // what committing returns
-}
+type tx struct{ id string }
 
 // txLog records how each request's transaction ended.
 type txLog struct {
@@ -148,6 +144,18 @@ func TestRequestValueDependencies(t *testing.T) {
 	status, body, _ = do(t, s, "GET", "/")
 	assert.Equal(t, http.StatusUnauthorized, status, "the constructor's error answers")
 	assert.Contains(t, body, "who are you?")
+
+	// Named, and optional: an invisible one leaves the field zero.
+	n := app.New()
+	require.NoError(t, n.ProvideRequest(func() *tenant { return &tenant{name: "named"} }, app.Named("t")))
+	type named struct {
+		app.In
+		T       *tenant `name:"t" optional:"true"`
+		Missing *tenant `name:"other" optional:"true"`
+	}
+	n.Get("/", func(d named) (string, error) { return fmt.Sprint(d.T.name, d.Missing == nil), nil })
+	_, body, _ = do(t, n, "GET", "/")
+	assert.Equal(t, "namedtrue", body)
 }
 
 // Visibility is encapsulated and checked at Ready: a route that takes a
@@ -431,6 +439,9 @@ func TestLoadTimeQueries(t *testing.T) {
 	})
 	require.NoError(t, s.Ready())
 	assert.Equal(t, []bool{true, false, true, true, false, false, true, false, false}, got)
+	assert.Contains(t, s.PrintVisibility(), "root > plugin-0\n  declares  —\n  sees      request decorator \"user\" string  from root\n"+
+		"            service *app_test.tenant  from root\n            service string named \"dsn\"  from root\n"+
+		"            request value *app_test.tx  from root\n", "PrintVisibility lists request values")
 }
 
 // The fast path (Typed, TypedValue) takes request values too, as a
