@@ -32,6 +32,8 @@ type route struct {
 	mw            http.Handler // the middleware around the lifecycle; nil without
 	stdPattern    string       // the route as http.Request.Pattern holds it
 	scoped        bool         // a function of the route takes a request value
+	types         *routeTypes  // a typed route's input and responses; nil for others
+	reflective    bool         // the handler is called through reflect.Value.Call
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -155,6 +157,11 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	needs := &inputNeeds{}
 	withInput := planOptions{inputs: needs}
 	rt.stdPattern = stdPattern(method, path)
+	rt.reflective = reflective(handler)
+	if th, ok := handler.(typedHandler); ok {
+		types := th.types()
+		rt.types = &types
+	}
 	if h, ok := stdHandler(handler); ok {
 		rt.handler = rt.serveStd(h)
 	} else if rt.handler, err = rt.planFunc(handler, withInput); err != nil {
@@ -185,7 +192,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
-	if rt.in, err = a.newInputPlan(n, bodyLimit, needs); err != nil {
+	if rt.in, err = a.newInputPlan(n, path, bodyLimit, needs); err != nil {
 		return nil, fail(err)
 	}
 	for kind := range Hook(numHooks) {

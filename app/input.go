@@ -49,9 +49,10 @@ const (
 	inputBody inputKind = iota
 	inputQuery
 	inputParams
+	inputFields // the path, query, header and cookie fields of an In struct
 )
 
-var inputNames = [...]string{"body", "querystring", "params"}
+var inputNames = [...]string{"body", "querystring", "params", "input struct"}
 
 func (Body[T]) input() inputKind   { return inputBody }
 func (Query[T]) input() inputKind  { return inputQuery }
@@ -64,7 +65,7 @@ var typeInputParam = reflect.TypeFor[inputParam]()
 // inputNeeds collects what a route's handler and hooks ask for; they must
 // agree on each type.
 type inputNeeds struct {
-	types [3]reflect.Type
+	types [4]reflect.Type
 }
 
 func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
@@ -77,8 +78,9 @@ func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
 
 // inputPlan decodes and validates a route's input.
 type inputPlan struct {
-	types      [3]reflect.Type
+	types      [4]reflect.Type
 	validators [3]*validate.Validator
+	fields     *fieldsInput // nil when no In struct has text fields
 	query      *textdecode.Decoder
 	params     *textdecode.Decoder
 	parsers    []parserDef
@@ -88,8 +90,8 @@ type inputPlan struct {
 
 // newInputPlan compiles what the route's parameters need, or returns nil
 // when they need nothing.
-func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
-	if needs.types == [3]reflect.Type{} {
+func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
+	if needs.types == [4]reflect.Type{} {
 		return nil, nil
 	}
 	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes, timeout: a.cfg.bodyTimeout}
@@ -109,7 +111,14 @@ func (a *instance) newInputPlan(n *node, routeLimit int64, needs *inputNeeds) (*
 		p.limit = routeLimit
 	}
 	tags := [3]string{"json", "query", "param"}
-	for k, t := range p.types {
+	if t := p.types[inputFields]; t != nil {
+		fi, err := compileFields(t, path)
+		if err != nil {
+			return nil, err
+		}
+		p.fields = fi
+	}
+	for k, t := range p.types[:inputFields] {
 		if t == nil {
 			continue
 		}
@@ -157,6 +166,12 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 			return nil
 		}, bad)
 		in[inputParams] = v.Interface()
+	}
+	if p.fields != nil {
+		var err error
+		if bad, err = p.fields.decode(x, bad); err != nil {
+			return err
+		}
 	}
 	if len(bad) > 0 {
 		return validationError(bad)
@@ -244,6 +259,9 @@ func (p *inputPlan) validate(x *httpx.Exchange) error {
 		if vd != nil && in[k] != nil {
 			bad = vd.Validate(reflect.ValueOf(in[k]).Elem(), inputNames[k], bad)
 		}
+	}
+	if p.fields != nil {
+		bad = p.fields.validate(x, bad)
 	}
 	if len(bad) > 0 {
 		return validationError(bad)

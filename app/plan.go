@@ -78,9 +78,27 @@ type structPlan struct {
 
 type fieldPlan struct {
 	index int
-	slot  int           // request decorator slot, or -1
-	value reflect.Value // service value when slot is -1
+	src   fieldSource
+	slot  int           // fromDecorator: the request decorator's slot
+	value reflect.Value // fromService: the service
+	input inputKind     // fromInput, fromWrapper: which decoded input
 }
+
+// fieldSource is where an In struct field's value comes from.
+type fieldSource uint8
+
+const (
+	fromNothing   fieldSource = iota // an absent optional value: the zero value
+	fromService                      // a service, resolved at start-up
+	fromDecorator                    // a request decorator's slot
+	fromText                         // a path, query, header or cookie field, decoded per request
+	fromInput                        // the decoded body (body tag)
+	fromWrapper                      // Body, Query or Params
+	fromRequest
+	fromReply
+	fromContext
+	fromLogger
+)
 
 // planOptions says which extra built-ins a function may take.
 type planOptions struct {
@@ -98,6 +116,19 @@ type planOptions struct {
 func errBeside(what string) error {
 	return errkind.New(ErrInvalidHandler, "%s cannot be taken in onTimeout and onRequestAbort hooks, "+
 		"which run beside the handler on another goroutine", what)
+}
+
+// reflective reports whether planHandler calls fn through
+// reflect.Value.Call: any function but the common shapes it switches on
+// and the Handlers of Typed, TypedValue and Get, Post, … Handle.
+func reflective(fn any) bool {
+	switch fn.(type) {
+	case nil, func(*httpx.Request, *httpx.Reply) error, func(*httpx.Request, *httpx.Reply),
+		func(*httpx.Request) (any, error), func(*httpx.Request) error, func(*httpx.Reply) error,
+		func() error, func(), Handler, http.Handler, func(http.ResponseWriter, *http.Request):
+		return false
+	}
+	return true
 }
 
 // planHandler builds the invoker for fn, resolving every parameter through c.
@@ -118,6 +149,17 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 		return func(x *httpx.Exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil }, nil
 	case func(*httpx.Request) (any, error):
 		return func(x *httpx.Exchange, _ error) (any, error) { return f(x.Request()) }, nil
+	case func(*httpx.Request) error:
+		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request()) }, nil
+	case func(*httpx.Reply) error:
+		if opt.beside {
+			return nil, errBeside("*httpx.Reply")
+		}
+		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Reply()) }, nil
+	case func() error:
+		return func(*httpx.Exchange, error) (any, error) { return nil, f() }, nil
+	case func():
+		return func(*httpx.Exchange, error) (any, error) { f(); return nil, nil }, nil
 	case Handler:
 		return f.direct(c, opt)
 	case http.Handler, func(http.ResponseWriter, *http.Request):
@@ -240,6 +282,9 @@ func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error)
 			return argPlan{kind: argError}, nil
 		}
 	}
+	if err := notTakeable(t); err != nil {
+		return argPlan{}, err
+	}
 	if t.Kind() == reflect.Struct && t.Implements(typeInputParam) {
 		return planInput(t, opt)
 	}
@@ -250,7 +295,7 @@ func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error)
 		if t.Kind() != reflect.Struct {
 			return argPlan{}, errkind.New(ErrInvalidHandler, "%v: an In parameter must be a struct value", t)
 		}
-		st, err := planStruct(t, c, opt.beside)
+		st, err := planStruct(t, c, opt)
 		if err != nil {
 			return argPlan{}, err
 		}
@@ -261,14 +306,95 @@ func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error)
 	}
 	v, err := resolveService(c, t, "", false)
 	if err != nil {
-		return argPlan{}, err
+		if hasInputTags(t) {
+			return argPlan{}, fmt.Errorf("%w; its fields have Burrow's tags: embed app.In in %v so Burrow fills them", err, t)
+		}
+		return argPlan{}, decoratorHint(err, t, c, "take it through an In struct field tagged name:%q")
 	}
 	return argPlan{kind: argValue, value: v}, nil
 }
 
-func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, error) {
+// notTakeable refuses, with the fix, the net/http types a handler or
+// hook cannot take: Burrow's own wrap them.
+func notTakeable(t reflect.Type) error {
+	switch t {
+	case typeStdRequest:
+		return errkind.New(ErrInvalidHandler, "*http.Request cannot be taken: use *httpx.Request, whose Raw() is the *http.Request")
+	case typeStdWriter:
+		return errkind.New(ErrInvalidHandler, "http.ResponseWriter cannot be taken: use *httpx.Reply, whose Raw() is the http.ResponseWriter")
+	}
+	return nil
+}
+
+// hasInputTags reports whether t is a struct with a field tagged for an
+// In struct: the sign of a forgotten app.In.
+func hasInputTags(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag
+		for _, k := range [...]string{"name", "optional", "path", "query", "header", "cookie", "body", "default"} {
+			if _, ok := tag.Lookup(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	typeStdRequest = reflect.TypeFor[*http.Request]()
+	typeStdWriter  = reflect.TypeFor[http.ResponseWriter]()
+)
+
+// decoratorHint adds to err, a service of type t that could not be found,
+// the fix when a visible request decorator holds a t: the missing name
+// tag (fix is a format with the decorator's name), or when a service of
+// the pointer (or pointed-to) type is visible: the type to take.
+func decoratorHint(err error, t reflect.Type, c *scope.Context, fix string) error {
+	for _, d := range c.Visible(scope.Request) {
+		if d.ValueType == t {
+			return fmt.Errorf("%w; request decorator %q holds a %v: %s", err, d.Name, t, fmt.Sprintf(fix, d.Name))
+		}
+	}
+	if alt := pointerTwin(t); alt != nil {
+		if d := c.Lookup(scope.Key{Kind: scope.Service, Type: alt}); d != nil {
+			return fmt.Errorf("%w; %v is provided in %s: take it as %v", err, alt, d.Where(), alt)
+		}
+	}
+	return err
+}
+
+// pointerTwin is *T for T and T for *T: the type a value-versus-pointer
+// mistake was meant to be.
+func pointerTwin(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	if t.Kind() == reflect.Interface {
+		return nil
+	}
+	return reflect.PointerTo(t)
+}
+
+// needInput records that an In struct field (what) takes input of kind k
+// decoded into t, where the hook or handler may take input at all.
+func needInput(opt planOptions, k inputKind, t reflect.Type, what string) error {
+	if opt.inputs == nil {
+		where := opt.inputPhase
+		if where == "" {
+			where = "here"
+		}
+		return errkind.New(ErrInvalidInput, "%s cannot be taken %s", what, where)
+	}
+	return opt.inputs.need(k, t)
+}
+
+func planStruct(t reflect.Type, c *scope.Context, opt planOptions) (*structPlan, error) {
 	sp := &structPlan{typ: t}
 	sp.pool.New = func() any { return reflect.New(t).Interface() }
+	texts := false
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous && dig.IsIn(f.Type) {
@@ -283,63 +409,131 @@ func planStruct(t reflect.Type, c *scope.Context, beside bool) (*structPlan, err
 		if f.Tag.Get("group") != "" {
 			return nil, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, f.Name)
 		}
-		name := f.Tag.Get("name")
-		optional := f.Tag.Get("optional") == "true"
-		fp := fieldPlan{index: i, slot: -1}
-		if a, ok, err := planRequestValue(f.Type, name, c, optional, beside); err != nil {
-			return nil, fmt.Errorf("%w (field %s)", err, f.Name)
-		} else if ok {
-			fp.slot = a.slot
-			sp.fields = append(sp.fields, fp)
-			continue
-		}
-		if name != "" {
-			if d := c.Lookup(scope.Key{Kind: scope.Request, Name: name}); d != nil {
-				if beside {
-					return nil, errBeside(fmt.Sprintf("request decorator %q (field %s)", name, f.Name))
-				}
-				// The registry says the decorator is visible; dig, which
-				// holds its slot token, must agree.
-				slot, err := c.ResolveSlot(name)
-				if err != nil {
-					return nil, fmt.Errorf("needs request decorator %q: %w", name, err)
-				}
-				if !d.ValueType.AssignableTo(f.Type) {
-					return nil, errkind.New(httpx.ErrDecoratorType, "needs request decorator %q as %v (field %s), but it holds %v",
-						name, f.Type, f.Name, d.ValueType)
-				}
-				fp.slot = slot
-				sp.fields = append(sp.fields, fp)
-				continue
-			}
-			if optional {
-				// An invisible optional value is absent: the field keeps
-				// its zero value (unless a visible service has the name).
-				v, err := resolveService(c, f.Type, name, true)
-				if err != nil {
-					return nil, err
-				}
-				if !v.IsZero() {
-					fp.value = v
-					sp.fields = append(sp.fields, fp)
-				}
-				continue
-			}
-			if len(c.Providers(scope.Key{Kind: scope.Request, Name: name})) > 0 {
-				_, err := c.Require(scope.Key{Kind: scope.Request, Name: name})
-				return nil, fmt.Errorf("needs %w", err)
-			}
-		}
-		v, err := resolveService(c, f.Type, name, optional)
+		fp, err := planField(t, f, c, opt)
 		if err != nil {
 			return nil, err
 		}
-		if v.IsValid() && !v.IsZero() {
-			fp.value = v
+		texts = texts || fp.src == fromText
+		if fp.src != fromNothing {
 			sp.fields = append(sp.fields, fp)
 		}
 	}
+	if texts {
+		if err := needInput(opt, inputFields, t, fmt.Sprintf("%v (its path, query, header and cookie fields)", t)); err != nil {
+			return nil, err
+		}
+	}
 	return sp, nil
+}
+
+// planField plans field f of In struct t.
+func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt planOptions) (fieldPlan, error) {
+	fp := fieldPlan{index: f.Index[0], slot: -1}
+	src, err := textSource(t, f)
+	if err != nil {
+		return fp, err
+	}
+	_, isBody := f.Tag.Lookup("body")
+	switch {
+	case src != "" && isBody:
+		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged both %s and body: a field holds one value", t, f.Name, src)
+	case src != "":
+		fp.src = fromText
+		return fp, nil
+	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header and cookie fields; "+
+			"a body's rules go on its type's fields", t, f.Name)
+	case isBody:
+		fp.src, fp.input = fromInput, inputBody
+		return fp, needInput(opt, inputBody, f.Type, fmt.Sprintf("%v.%s (the body)", t, f.Name))
+	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
+		a, err := planInput(f.Type, opt)
+		if err != nil {
+			return fp, err
+		}
+		fp.src, fp.input = fromWrapper, a.input
+		return fp, nil
+	}
+	name := f.Tag.Get("name")
+	if name == "" {
+		switch f.Type {
+		case typeRequest:
+			fp.src = fromRequest
+			return fp, nil
+		case typeReply:
+			if opt.beside {
+				return fp, errBeside(fmt.Sprintf("*httpx.Reply (field %s)", f.Name))
+			}
+			fp.src = fromReply
+			return fp, nil
+		case typeContext:
+			fp.src = fromContext
+			return fp, nil
+		case typeLogger:
+			fp.src = fromLogger
+			return fp, nil
+		}
+		if err := notTakeable(f.Type); err != nil {
+			return fp, fmt.Errorf("%v.%s: %w", t, f.Name, err)
+		}
+	}
+	optional := f.Tag.Get("optional") == "true"
+	if a, ok, err := planRequestValue(f.Type, name, c, optional, opt.beside); err != nil {
+		return fp, fmt.Errorf("%w (field %s)", err, f.Name)
+	} else if ok {
+		fp.src, fp.slot = fromDecorator, a.slot // a request value lives in a slot, as a decorator does
+		return fp, nil
+	}
+	if name != "" {
+		if d := c.Lookup(scope.Key{Kind: scope.Request, Name: name}); d != nil {
+			if opt.beside {
+				return fp, errBeside(fmt.Sprintf("request decorator %q (field %s)", name, f.Name))
+			}
+			// The registry says the decorator is visible; dig, which
+			// holds its slot token, must agree.
+			slot, err := c.ResolveSlot(name)
+			if err != nil {
+				return fp, fmt.Errorf("needs request decorator %q: %w", name, err)
+			}
+			if !d.ValueType.AssignableTo(f.Type) {
+				err := errkind.New(httpx.ErrDecoratorType, "needs request decorator %q as %v (field %s), but it holds %v",
+					name, f.Type, f.Name, d.ValueType)
+				if pointerTwin(f.Type) == d.ValueType {
+					err = fmt.Errorf("%w: declare the field as %v", err, d.ValueType)
+				}
+				return fp, err
+			}
+			fp.src, fp.slot = fromDecorator, slot
+			return fp, nil
+		}
+		if optional {
+			// An invisible optional value is absent: the field keeps
+			// its zero value (unless a visible service has the name).
+			v, err := resolveService(c, f.Type, name, true)
+			if err != nil {
+				return fp, err
+			}
+			if !v.IsZero() {
+				fp.src, fp.value = fromService, v
+			}
+			return fp, nil
+		}
+		if len(c.Providers(scope.Key{Kind: scope.Request, Name: name})) > 0 {
+			_, err := c.Require(scope.Key{Kind: scope.Request, Name: name})
+			return fp, fmt.Errorf("needs %w", err)
+		}
+	}
+	v, err := resolveService(c, f.Type, name, optional)
+	if err != nil {
+		if name == "" {
+			err = decoratorHint(err, f.Type, c, "tag the field "+f.Name+" name:%q")
+		}
+		return fp, err
+	}
+	if v.IsValid() && !v.IsZero() {
+		fp.src, fp.value = fromService, v
+	}
+	return fp, nil
 }
 
 // resolveService asks dig for a service from c. When dig cannot build it,
@@ -368,17 +562,43 @@ func (sp *structPlan) fill(x *httpx.Exchange) any {
 
 // fillInto sets the planned fields of v, a zeroed struct of sp.typ.
 func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
+	in := x.Input()
+	var texts reflect.Value // the decoded text fields, when the route has them
+	if p := in[inputFields]; p != nil {
+		texts = reflect.ValueOf(p).Elem()
+	}
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		fv := v.Field(f.index)
-		if f.slot < 0 {
+		switch f.src {
+		case fromService:
 			fv.Set(f.value)
-			continue
-		}
-		if d := x.Slot(f.slot); d != nil {
-			fv.Set(reflect.ValueOf(d))
-		} else {
-			fv.SetZero()
+		case fromDecorator:
+			if d := x.Slot(f.slot); d != nil {
+				fv.Set(reflect.ValueOf(d))
+			} else {
+				fv.SetZero()
+			}
+		case fromText:
+			if texts.IsValid() && texts.Type() == sp.typ {
+				fv.Set(texts.Field(f.index))
+			}
+		case fromInput:
+			if d := in[f.input]; d != nil {
+				fv.Set(reflect.ValueOf(d).Elem())
+			}
+		case fromWrapper:
+			if d := in[f.input]; d != nil {
+				fv.Field(0).Set(reflect.ValueOf(d).Elem())
+			}
+		case fromRequest:
+			fv.Set(reflect.ValueOf(x.Request()))
+		case fromReply:
+			fv.Set(reflect.ValueOf(x.Reply()))
+		case fromContext:
+			fv.Set(reflect.ValueOf(x.Request().Context()))
+		case fromLogger:
+			fv.Set(reflect.ValueOf(x.Request().Log()))
 		}
 	}
 }

@@ -15,7 +15,11 @@ type PrintOption func(*printOptions)
 type printOptions struct{ hooks bool }
 
 // IncludeHooks makes PrintRoutes list each route's effective hook chain,
-// in the order the hooks run.
+// in the order the hooks run, and mark "handler: by reflection" a route
+// whose handler is called through reflect.Value.Call (about 400 ns and
+// two allocations per request more than the direct call of a typed
+// route, Typed, TypedValue or the common shapes such as
+// func(*httpx.Request, *httpx.Reply) error).
 func IncludeHooks() PrintOption { return func(o *printOptions) { o.hooks = true } }
 
 // PrintRoutes draws the routes as a tree of path segments, each with its
@@ -73,6 +77,9 @@ func (s *Server) PrintRoutes(opts ...PrintOption) string {
 				fmt.Fprintf(&b, " (%s) %s", strings.Join(k.leaf.methods, ", "), k.leaf.rt.info.Context)
 			}
 			b.WriteString("\n")
+			if o.hooks && k.leaf != nil && k.leaf.rt.reflective {
+				fmt.Fprintf(&b, "%s%s  • handler: by reflection\n", indent, next)
+			}
 			if o.hooks && k.leaf != nil {
 				for kind, names := range k.leaf.rt.hookNames {
 					if len(names) > 0 {

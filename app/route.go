@@ -18,6 +18,7 @@ type routeDef struct {
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
+	status    int   // Status: a typed route's success status
 	err       error // from options, reported by Route
 }
 
@@ -65,6 +66,9 @@ func (s *Server) Route(method, path string, handler any, opts ...RouteOption) er
 		r := &routeDef{method: method, path: s.n.prefix + path, handler: handler}
 		for _, o := range opts {
 			o(r)
+		}
+		if _, typed := handler.(typedHandler); r.status != 0 && !typed && r.err == nil {
+			r.err = errkind.New(ErrInvalidHandler, "takes Status, which only a typed route (app.Get, app.Post, … app.Handle) applies")
 		}
 		if r.err != nil {
 			return &RouteError{Method: method, Path: r.path, Context: s.Path(), Err: r.err}

@@ -132,9 +132,9 @@ func (x *Exchange) PopCleanup() func(failed bool) error {
 	return f
 }
 
-// Input is the decoded body, query and params of the request (in that
-// order), which the framework fills and the hooks and the handler share.
-func (x *Exchange) Input() *[3]any { return &x.state.input }
+// Input is the decoded body, query, params and input-struct fields of
+// the request (in that order), which the framework fills and the hooks and the handler share.
+func (x *Exchange) Input() *[4]any { return &x.state.input }
 
 // Written is the number of body bytes written to the reply so far,
 // through Send or Raw, for the access log.

@@ -56,7 +56,7 @@ type requestState struct {
 	hasQuery bool
 	ctx      context.Context
 	body     io.Reader
-	input    [3]any
+	input    [4]any
 }
 
 // errRequestEnded is what a Request panics with once its request is over.
@@ -76,7 +76,7 @@ func (r *Request) live() *requestState {
 func (s *requestState) reset(raw *http.Request, route *RouteInfo, plan *routePlan, seq uint64, id string, log *zap.Logger) {
 	s.raw, s.route, s.plan, s.seq, s.id, s.baseLog = raw, route, plan, seq, id, log
 	s.log, s.query, s.queryErr, s.hasQuery, s.ctx, s.body = nil, nil, nil, false, nil, nil
-	s.input = [3]any{}
+	s.input = [4]any{}
 	if plan == nil {
 		return
 	}
@@ -97,7 +97,7 @@ func (s *requestState) clear() {
 	clear(s.params)
 	s.params = s.params[:0]
 	s.raw, s.route, s.plan, s.baseLog, s.log, s.query, s.queryErr, s.id, s.ctx, s.body = nil, nil, nil, nil, nil, nil, nil, "", nil, nil
-	s.input = [3]any{}
+	s.input = [4]any{}
 }
 
 // Detached returns a copy of r for code that runs beside the handler, on

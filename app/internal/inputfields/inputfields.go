@@ -28,9 +28,13 @@ type Field struct {
 // have no nesting, so for them embedding means nothing.
 func List(t reflect.Type, tag string) []Field {
 	if tag != "json" {
+		base, only := strings.CutSuffix(tag, onlySuffix)
 		var out []Field
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if _, has := f.Tag.Lookup(base); only && !has {
+				continue
+			}
 			if name := Name(f, tag); f.IsExported() && name != "-" {
 				out = append(out, Field{name, []int{i}, f})
 			}
@@ -154,8 +158,18 @@ func validJSONName(s string) bool {
 	return true
 }
 
+// onlySuffix marks a tag made by Only.
+const onlySuffix = "!"
+
+// Only is tag restricted to the fields that carry it: an input struct
+// mixes path, query, header and cookie fields with services, so an
+// untagged field is none of its query values. List and Name accept it
+// wherever they accept tag.
+func Only(tag string) string { return tag + onlySuffix }
+
 // Name is the name the client uses for f under tag.
 func Name(f reflect.StructField, tag string) string {
+	tag = strings.TrimSuffix(tag, onlySuffix)
 	name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
 	if name == "" {
 		return f.Name

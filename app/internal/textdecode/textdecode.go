@@ -23,35 +23,51 @@ type Decoder struct {
 
 type textField struct {
 	index int
-	name  string
-	set   func(f reflect.Value, values []string) (kind string, ok bool)
+	name  string // for messages, as the tag spells it
+	key   string // what get is asked for: name, or its canonical form
+
+	def []string // the default tag's value, used when the name is absent; nil without
+	set func(f reflect.Value, values []string) (kind string, ok bool)
 }
 
 var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 // Compile builds the decoder of struct type t, its fields named by tag
-// ("query" or "param").
+// ("query", "param", or inputfields.Only of "query", "path", "header" or
+// "cookie" for an input struct). A field's default tag is the text it
+// takes when its name is absent; it must convert, or Compile fails.
 func Compile(t reflect.Type, tag string) (*Decoder, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%v must be a struct", t)
 	}
 	d := &Decoder{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name := inputfields.Name(f, tag)
-		if name == "-" {
-			continue
-		}
+	for _, f := range inputfields.List(t, tag) {
 		set, err := textSetter(f.Type)
 		if err != nil {
 			return nil, fmt.Errorf("%v.%s: %w", t, f.Name, err)
 		}
-		d.fields = append(d.fields, textField{index: i, name: name, set: set})
+		tf := textField{index: f.Path[0], name: f.Key, key: f.Key, set: set}
+		if def, ok := f.Tag.Lookup("default"); ok {
+			tf.def = []string{def}
+			if _, ok := set(reflect.New(f.Type).Elem(), tf.def); !ok {
+				return nil, fmt.Errorf("%v.%s: default %q does not convert to %v", t, f.Name, def, f.Type)
+			}
+		}
+		d.fields = append(d.fields, tf)
 	}
 	return d, nil
+}
+
+// Empty reports whether the decoder fills no field.
+func (d *Decoder) Empty() bool { return len(d.fields) == 0 }
+
+// Rekey makes get be asked for key(name) instead of each field's name, as
+// the tag spells it: headers are looked up by their canonical form
+// computed here, once, and still named as written in messages.
+func (d *Decoder) Rekey(key func(name string) string) {
+	for i := range d.fields {
+		d.fields[i].key = key(d.fields[i].name)
+	}
 }
 
 // textSetter returns how to set a value of type t from its text values
@@ -124,14 +140,16 @@ func parsed[T any](kind string, parse func(string) (T, error), set func(reflect.
 }
 
 // Decode fills v (a struct of the compiled type) from get, which returns
-// the values of a name, and appends to out an error for each field that
+// the values of a name (or the field's default when it returns none), and appends to out an error for each field that
 // does not convert, its path under prefix; such a field is left zero.
 func (d *Decoder) Decode(v reflect.Value, prefix string, get func(name string) []string, out []httpx.FieldError) []httpx.FieldError {
 	for i := range d.fields {
 		tf := &d.fields[i]
-		vs := get(tf.name)
+		vs := get(tf.key)
 		if len(vs) == 0 {
-			continue
+			if vs = tf.def; vs == nil {
+				continue
+			}
 		}
 		f := v.Field(tf.index)
 		if kind, ok := tf.set(f, vs); !ok {

@@ -1,0 +1,159 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/textdecode"
+	"github.com/burrow-go/burrow/app/internal/validate"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
+)
+
+// The text sources of an In struct's fields, in the order they are
+// decoded: the tag that declares a field, and the root of its paths in
+// a 400's validation array.
+var textSources = [...]struct{ tag, root string }{
+	{"path", "params"},
+	{"query", "querystring"},
+	{"header", "headers"},
+	{"cookie", "cookies"},
+}
+
+// textSource is the tag of f's text source ("path", "query", "header",
+// "cookie"), "" when it has none, or an error when it has two.
+func textSource(t reflect.Type, f reflect.StructField) (string, error) {
+	found := ""
+	for _, s := range textSources {
+		if _, ok := f.Tag.Lookup(s.tag); ok {
+			if found != "" {
+				return "", errkind.New(ErrInvalidInput, "%v.%s is tagged both %s and %s: a field holds one value", t, f.Name, found, s.tag)
+			}
+			found = s.tag
+		}
+	}
+	return found, nil
+}
+
+// fieldsInput decodes and validates the path, query, header and cookie
+// fields of a route's In struct into one value of its type, which the
+// handler's and hooks' In structs copy those fields from.
+type fieldsInput struct {
+	typ     reflect.Type
+	sources [len(textSources)]fieldsSource
+}
+
+type fieldsSource struct {
+	dec *textdecode.Decoder
+	vd  *validate.Validator // nil without rules
+}
+
+// compileFields plans the text fields of In struct t for the route at
+// path, whose parameters its path fields must name.
+func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
+	fi := &fieldsInput{typ: t}
+	params := pathParams(path)
+	for i, s := range textSources {
+		tag := inputfields.Only(s.tag)
+		dec, err := textdecode.Compile(t, tag)
+		if err != nil {
+			return nil, errkind.New(ErrInvalidInput, "%w", err)
+		}
+		for _, f := range inputfields.List(t, tag) {
+			switch {
+			case s.tag == "path" && !params[f.Key]:
+				return nil, errkind.New(ErrInvalidInput, "%v.%s takes path parameter %q, which %s does not have", t, f.Name, f.Key, path)
+			case s.tag == "path" && f.Tag.Get("default") != "":
+				return nil, errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, f.Name)
+			}
+		}
+		if dec.Empty() {
+			continue
+		}
+		if s.tag == "header" {
+			dec.Rekey(http.CanonicalHeaderKey)
+		}
+		vd, err := validate.Compile(t, tag)
+		if err != nil {
+			return nil, fmt.Errorf("has an invalid %s field: %w", s.tag, errkind.New(ErrInvalidConstraint, "%w", err))
+		}
+		fi.sources[i] = fieldsSource{dec: dec, vd: vd}
+	}
+	return fi, nil
+}
+
+// pathParams are the parameter names of a route path: ":id" segments,
+// and "*" for a wildcard.
+func pathParams(path string) map[string]bool {
+	out := map[string]bool{}
+	for _, seg := range strings.Split(path, "/") {
+		switch {
+		case strings.HasPrefix(seg, ":"):
+			out[seg[1:]] = true
+		case seg == "*":
+			out["*"] = true
+		}
+	}
+	return out
+}
+
+// decode fills a new value of the In struct type from the request and
+// keeps it in the exchange's input; a value that does not convert is
+// appended to bad. A malformed query is refused as Query's is.
+func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]httpx.FieldError, error) {
+	req := x.Request()
+	raw := req.Raw()
+	p := reflect.New(fi.typ)
+	v := p.Elem()
+	for i := range fi.sources {
+		dec := fi.sources[i].dec
+		if dec == nil {
+			continue
+		}
+		root := textSources[i].root
+		switch textSources[i].tag {
+		case "path":
+			bad = dec.Decode(v, root, func(name string) []string {
+				if s := req.Param(name); s != "" {
+					return []string{s}
+				}
+				return nil
+			}, bad)
+		case "query":
+			q := req.QueryValues()
+			if err := req.QueryErr(); err != nil {
+				return bad, httpx.NewError(http.StatusBadRequest, codeBadQuery, "querystring is malformed: "+err.Error())
+			}
+			bad = dec.Decode(v, root, func(name string) []string { return q[name] }, bad)
+		case "header":
+			bad = dec.Decode(v, root, func(key string) []string { return raw.Header[key] }, bad)
+		case "cookie":
+			bad = dec.Decode(v, root, func(name string) []string {
+				if c, err := raw.Cookie(name); err == nil {
+					return []string{c.Value}
+				}
+				return nil
+			}, bad)
+		}
+	}
+	x.Input()[inputFields] = p.Interface()
+	return bad, nil
+}
+
+// validate checks the decoded fields against their validate tags.
+func (fi *fieldsInput) validate(x *httpx.Exchange, bad []httpx.FieldError) []httpx.FieldError {
+	in := x.Input()[inputFields]
+	if in == nil {
+		return bad
+	}
+	v := reflect.ValueOf(in).Elem()
+	for i := range fi.sources {
+		if vd := fi.sources[i].vd; vd != nil {
+			bad = vd.Validate(v, textSources[i].root, bad)
+		}
+	}
+	return bad
+}

@@ -1,0 +1,213 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+
+	"go.uber.org/dig"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/scope"
+)
+
+// Get registers h as the GET (and HEAD) route at path: the form of a
+// typed route the README teaches first. In is a struct embedding [In],
+// whose fields Burrow fills (path, query, header and cookie values, the
+// decoded body, request decorators, services), or struct{} for a handler
+// that needs none; Out is what h answers with. h is called directly, with
+// no reflection per request: In is planned once, at Ready, and filled
+// from a pool.
+//
+//	type getTodo struct {
+//		app.In
+//		ID    int64 `path:"id" validate:"min=1"`
+//		Store *Store
+//	}
+//	app.Get(s, "/todos/:id", func(ctx context.Context, in getTodo) (todo, error) {
+//		return in.Store.Get(ctx, in.ID)
+//	})
+//
+// Out is sent as a 200 reply (JSON for a struct), or with the status of
+// the route option [Status]; [NoContent] answers 204 and [Created] 201
+// with a Location header.
+func Get[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, http.MethodGet, path, h, opts...)
+}
+
+// Post registers h as the POST route at path; see [Get].
+func Post[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, http.MethodPost, path, h, opts...)
+}
+
+// Put registers h as the PUT route at path; see [Get].
+func Put[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, http.MethodPut, path, h, opts...)
+}
+
+// Patch registers h as the PATCH route at path; see [Get].
+func Patch[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, http.MethodPatch, path, h, opts...)
+}
+
+// Delete registers h as the DELETE route at path; see [Get].
+func Delete[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, http.MethodDelete, path, h, opts...)
+}
+
+// Handle registers h as the route for method and path; see [Get].
+func Handle[In, Out any](s *Server, method, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	if h == nil {
+		return s.Route(method, path, nil, opts...) // the nil-handler error
+	}
+	var probe routeDef // the options' status, which the handler applies
+	for _, o := range opts {
+		o(&probe)
+	}
+	return s.Route(method, path, &typedRoute[In, Out]{fn: h, status: probe.status}, opts...)
+}
+
+// NoContent is the Out of a route that answers 204 with no body.
+type NoContent struct{}
+
+// Created is the Out of a route that creates a resource: it answers 201,
+// with Location as the Location header (when not empty) and Value as the
+// body.
+type Created[T any] struct {
+	Location string
+	Value    T
+}
+
+func (c Created[T]) created() (string, any) { return c.Location, c.Value }
+func (Created[T]) bodyType() reflect.Type   { return reflect.TypeFor[T]() }
+
+// createdReply is what every Created[T] is.
+type createdReply interface {
+	created() (location string, value any)
+	bodyType() reflect.Type
+}
+
+// Status makes a typed route (Get, Post, … Handle) answer its Out with
+// code, a success status (200 to 299, not 204, which has no body: use
+// NoContent) instead of 200.
+func Status(code int) RouteOption {
+	return func(r *routeDef) {
+		if code < 200 || code > 299 || code == http.StatusNoContent {
+			r.err = errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code)
+			return
+		}
+		r.status = code
+	}
+}
+
+// routeTypes describes a typed route, for the route description an
+// OpenAPI generator reads: its input struct, its success status, the type
+// of the body it answers (nil for none) and the headers it sets.
+type routeTypes struct {
+	In      reflect.Type
+	Status  int
+	Body    reflect.Type
+	Headers []string
+}
+
+// typedRoute is the handler of a route registered with Handle.
+type typedRoute[In, Out any] struct {
+	fn     func(context.Context, In) (Out, error)
+	status int // from Status; 0 for the default
+}
+
+func (t *typedRoute[In, Out]) target() any { return t.fn }
+
+// types is what the route answers, read from Out.
+func (t *typedRoute[In, Out]) types() routeTypes {
+	rt := routeTypes{In: reflect.TypeFor[In](), Status: http.StatusOK, Body: reflect.TypeFor[Out]()}
+	var out Out
+	switch o := any(out).(type) {
+	case NoContent:
+		rt.Status, rt.Body = http.StatusNoContent, nil
+	case createdReply:
+		rt.Status, rt.Body, rt.Headers = http.StatusCreated, o.bodyType(), []string{"Location"}
+	default:
+		if t.status != 0 {
+			rt.Status = t.status
+		}
+	}
+	return rt
+}
+
+var typeNoInput = reflect.TypeFor[struct{}]()
+
+func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker, error) {
+	if opt.beside || opt.allowError || opt.inputs == nil {
+		return nil, errkind.New(ErrInvalidHandler, "%T is a route's handler (made by app.Get, app.Post, … app.Handle), not a hook's", t.fn)
+	}
+	in := reflect.TypeFor[In]()
+	fn := t.fn
+	get := func(*httpx.Exchange, error) In { var zero In; return zero }
+	if in != typeNoInput {
+		if !dig.IsIn(in) || in.Kind() != reflect.Struct {
+			return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
+		}
+		var err error
+		if get, err = planDirect[In](c, opt); err != nil {
+			return nil, err
+		}
+	}
+	var out Out
+	switch any(out).(type) {
+	case NoContent:
+		return func(x *httpx.Exchange, herr error) (any, error) {
+			if _, err := fn(x.Request().Context(), get(x, herr)); err != nil {
+				return nil, err
+			}
+			rep := x.Reply()
+			if rep.Sent() {
+				return nil, nil
+			}
+			return nil, rep.Code(http.StatusNoContent).Send(nil)
+		}, nil
+	case createdReply:
+		return func(x *httpx.Exchange, herr error) (any, error) {
+			o, err := fn(x.Request().Context(), get(x, herr))
+			if err != nil {
+				return nil, err
+			}
+			rep := x.Reply()
+			if rep.Sent() {
+				return nil, nil
+			}
+			loc, v := any(o).(createdReply).created()
+			if loc != "" {
+				rep.Header().Set("Location", loc)
+			}
+			return nil, rep.Code(http.StatusCreated).Send(v)
+		}, nil
+	}
+	if status := t.status; status != 0 {
+		return func(x *httpx.Exchange, herr error) (any, error) {
+			o, err := fn(x.Request().Context(), get(x, herr))
+			if err != nil {
+				return nil, err
+			}
+			rep := x.Reply()
+			if rep.Sent() {
+				return nil, nil
+			}
+			return nil, rep.Code(status).Send(o)
+		}, nil
+	}
+	return func(x *httpx.Exchange, herr error) (any, error) {
+		o, err := fn(x.Request().Context(), get(x, herr))
+		if err != nil {
+			return nil, err
+		}
+		return o, nil
+	}, nil
+}
+
+// typedHandler is a handler made by Handle.
+type typedHandler interface {
+	Handler
+	types() routeTypes
+}
