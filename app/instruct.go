@@ -60,14 +60,16 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 		tag := inputfields.Only(s.tag)
 		dec, err := textdecode.Compile(t, tag)
 		if err != nil {
-			return nil, errkind.New(ErrInvalidInput, "%w", err)
+			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput, "%w", err))
 		}
 		for _, f := range inputfields.List(t, tag) {
 			switch {
 			case s.tag == "path" && !params[f.Key]:
-				return nil, errkind.New(ErrInvalidInput, "%v.%s takes path parameter %q, which %s does not have", t, f.Name, f.Key, path)
+				return nil, fmt.Errorf("has an invalid input struct: %w",
+					errkind.New(ErrInvalidInput, "%v.%s takes path parameter %q, which %s does not have", t, f.Name, f.Key, path))
 			case s.tag == "path" && f.Tag.Get("default") != "":
-				return nil, errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, f.Name)
+				return nil, fmt.Errorf("has an invalid input struct: %w",
+					errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, f.Name))
 			}
 		}
 		if dec.Empty() {

@@ -410,3 +410,17 @@ func TestAdminServesEveryProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestNoHandlerIsCalledByReflection checks, in both variants, that every
+// route of the reference example calls its handler directly: PrintRoutes
+// marks a handler called through reflect.Value.Call "by reflection".
+func TestNoHandlerIsCalledByReflection(t *testing.T) {
+	t.Parallel()
+	for _, share := range []bool{false, true} {
+		s := build([]string{"k"}, share, time.Hour)
+		require.NoError(t, s.Ready())
+		routes := s.PrintRoutes(app.IncludeHooks())
+		require.Contains(t, routes, "readyz", "the routes are printed")
+		assert.NotContains(t, routes, "by reflection")
+	}
+}

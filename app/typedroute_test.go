@@ -1,0 +1,252 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+type todoStore struct{ prefix string }
+
+// getTodoIn takes a value from every source an In struct has.
+type getTodoIn struct {
+	app.In
+	ID    int64          `path:"id" validate:"min=1"`
+	Limit int            `query:"limit" default:"20" validate:"min=1,max=100"`
+	Tags  []string       `query:"tag"`
+	Page  *int           `query:"page"`
+	Trace string         `header:"x-trace-id"`
+	Sid   string         `cookie:"sid"`
+	Lang  string         `header:"Accept-Language" default:"en"`
+	User  string         `name:"user"`
+	Store *todoStore     // a service, by type
+	Req   *httpx.Request // built-ins
+	Ctx   context.Context
+}
+
+type todoOut struct {
+	ID    int64    `json:"id"`
+	Limit int      `json:"limit"`
+	Tags  []string `json:"tags"`
+	Page  *int     `json:"page"`
+	Trace string   `json:"trace"`
+	Sid   string   `json:"sid"`
+	Lang  string   `json:"lang"`
+	User  string   `json:"user"`
+	Store string   `json:"store"`
+	Path  string   `json:"path"`
+	Ctx   bool     `json:"ctx"`
+}
+
+func todoServer(t *testing.T) *app.Server {
+	t.Helper()
+	s := app.New()
+	require.NoError(t, s.Decorate(&todoStore{prefix: "db"}))
+	require.NoError(t, s.DecorateRequest("user", "ann"))
+	require.NoError(t, app.Get(s, "/todos/:id", func(ctx context.Context, in getTodoIn) (todoOut, error) {
+		return todoOut{ID: in.ID, Limit: in.Limit, Tags: in.Tags, Page: in.Page, Trace: in.Trace, Sid: in.Sid, Lang: in.Lang,
+			User: in.User, Store: in.Store.prefix, Path: in.Req.Raw().URL.Path, Ctx: in.Ctx == ctx}, nil
+	}))
+	return s
+}
+
+// TestTypedRouteFillsOneInputStruct sends requests to a typed route
+// whose In struct takes path, query, header and cookie values, a request
+// decorator, a service and built-ins, and checks what the handler got,
+// defaults and the 400s included.
+func TestTypedRouteFillsOneInputStruct(t *testing.T) {
+	t.Parallel()
+	s := todoServer(t)
+	tests := []struct {
+		name, target string
+		header       []string
+		status       int
+		body         string
+	}{
+		{"everything absent takes defaults and zero values", "/todos/7", nil, 200,
+			`{"id":7,"limit":20,"tags":null,"page":null,"trace":"","sid":"","lang":"en","user":"ann","store":"db","path":"/todos/7","ctx":true}`},
+		{"every source", "/todos/7?limit=5&tag=a&tag=b&page=0", []string{"X-Trace-Id", "t1", "Cookie", "sid=s1; other=x", "Accept-Language", "fr"}, 200,
+			`{"id":7,"limit":5,"tags":["a","b"],"page":0,"trace":"t1","sid":"s1","lang":"fr","user":"ann","store":"db","path":"/todos/7","ctx":true}`},
+		{"a header named in any case", "/todos/7", []string{"x-trace-id", "t2"}, 200,
+			`{"id":7,"limit":20,"tags":null,"page":null,"trace":"t2","sid":"","lang":"en","user":"ann","store":"db","path":"/todos/7","ctx":true}`},
+		{"path value that does not convert", "/todos/x", nil, 400, `"validation":[{"path":"params/id","rule":"type","message":"must be integer"}]`},
+		{"path value out of range", "/todos/0", nil, 400, `"validation":[{"path":"params/id","rule":"min","message":"must be >= 1"}]`},
+		{"query value out of range", "/todos/1?limit=101", nil, 400, `"validation":[{"path":"querystring/limit","rule":"max","message":"must be <= 100"}]`},
+		{"query value that does not convert", "/todos/1?page=x", nil, 400, `"validation":[{"path":"querystring/page","rule":"type","message":"must be integer"}]`},
+		{"malformed query", "/todos/1?a=%zz", nil, 400, `querystring is malformed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			status, body, _ := do(t, s, "GET", tt.target, tt.header...)
+			assert.Equal(t, tt.status, status)
+			if tt.status == 200 {
+				assert.JSONEq(t, tt.body, body)
+			} else {
+				assert.Contains(t, body, tt.body)
+			}
+		})
+	}
+}
+
+type headerRules struct {
+	app.In
+	Key string `header:"X-Api-Key" validate:"required"`
+	Sid string `cookie:"sid" validate:"required"`
+}
+
+// TestTypedRouteValidatesHeadersAndCookies checks that the validation
+// array names header and cookie fields under their own sources.
+func TestTypedRouteValidatesHeadersAndCookies(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, app.Get(s, "/", func(_ context.Context, in headerRules) (string, error) { return in.Key + in.Sid, nil }))
+	status, body, _ := do(t, s, "GET", "/")
+	assert.Equal(t, 400, status)
+	assert.Contains(t, body, `"validation":[{"path":"headers/X-Api-Key","rule":"required","message":"is required"},`+
+		`{"path":"cookies/sid","rule":"required","message":"is required"}]`)
+	status, body, _ = do(t, s, "GET", "/", "X-Api-Key", "k", "Cookie", "sid=s")
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "ks", body)
+}
+
+type newTodo struct {
+	Title string `json:"title" validate:"required,max=200"`
+	Done  bool   `json:"done"`
+}
+
+type createTodoIn struct {
+	app.In
+	Body  newTodo `body:""`
+	Store *todoStore
+}
+
+type patchTodoIn struct {
+	app.In
+	ID   int64             `path:"id"`
+	Body app.Body[newTodo] // the wrapper form is accepted too
+	Q    app.Query[struct {
+		Dry bool `query:"dry"`
+	}]
+}
+
+// TestTypedRouteResponses checks the declared responses: Created (201 and
+// Location), NoContent (204, empty body), Status, and the default 200 —
+// and that the body field is decoded and validated like Body[T].
+func TestTypedRouteResponses(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Decorate(&todoStore{prefix: "db"}))
+	require.NoError(t, app.Post(s, "/todos", func(_ context.Context, in createTodoIn) (app.Created[newTodo], error) {
+		return app.Created[newTodo]{Location: "/todos/1", Value: in.Body}, nil
+	}))
+	require.NoError(t, app.Delete(s, "/todos/:id", func(context.Context, struct{}) (app.NoContent, error) {
+		return app.NoContent{}, nil
+	}))
+	require.NoError(t, app.Put(s, "/todos/:id", func(context.Context, struct{}) (string, error) { return "queued", nil },
+		app.Status(http.StatusAccepted)))
+	require.NoError(t, app.Patch(s, "/todos/:id", func(_ context.Context, in patchTodoIn) (newTodo, error) {
+		if in.Q.Value.Dry {
+			return newTodo{}, httpx.NewError(http.StatusConflict, "DRY", "dry run")
+		}
+		return in.Body.Value, nil
+	}))
+	require.NoError(t, app.Handle(s, "REPORT", "/todos", func(context.Context, struct{}) (*newTodo, error) {
+		return nil, errors.New("boom")
+	}))
+
+	tests := []struct {
+		name, method, target, body string
+		status                     int
+		want, location             string
+	}{
+		{"created", "POST", "/todos", `{"title":"milk"}`, 201, `{"title":"milk","done":false}`, "/todos/1"},
+		{"created with an invalid body", "POST", "/todos", `{"title":""}`, 400,
+			`"validation":[{"path":"body/title","rule":"required","message":"is required"}]`, ""},
+		{"created with a member named in another case", "POST", "/todos", `{"Title":"x"}`, 400, `Title`, ""},
+		{"no content", "DELETE", "/todos/3", "", 204, "", ""},
+		{"status", "PUT", "/todos/3", "", 202, "queued", ""},
+		{"default 200 with wrappers", "PATCH", "/todos/3", `{"title":"a","done":true}`, 200, `{"title":"a","done":true}`, ""},
+		{"an error", "PATCH", "/todos/3?dry=true", `{"title":"a"}`, 409, `dry run`, ""},
+		{"an error through the error handler", "REPORT", "/todos", "", 500, `Internal Server Error`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var header []string
+			if tt.body != "" {
+				header = []string{"Content-Type", "application/json"}
+			}
+			res := apptest.Do(t, s, tt.method, tt.target, strings.NewReader(tt.body), header...)
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Equal(t, tt.location, res.Header.Get("Location"))
+			if tt.status < 300 && tt.want != "" && tt.want[0] == '{' {
+				assert.JSONEq(t, tt.want, res.Body)
+			} else if tt.want == "" {
+				assert.Empty(t, res.Body)
+			} else {
+				assert.Contains(t, res.Body, tt.want)
+			}
+		})
+	}
+}
+
+// TestTypedRouteFillingCostsNoMoreThanQuery compares the allocations of
+// a request served by a typed route whose In struct takes a query value
+// with those of the same route taking Query[T] through TypedValue, the
+// fast path before typed routes.
+func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
+	type q struct {
+		N int `query:"n" validate:"max=10"`
+	}
+	type in struct {
+		app.In
+		N     int `query:"n" validate:"max=10"`
+		Store *todoStore
+	}
+	s := app.New()
+	require.NoError(t, s.Decorate(&todoStore{}))
+	require.NoError(t, app.Get(s, "/typed", func(_ context.Context, in in) (int, error) { return in.N, nil }))
+	require.NoError(t, s.Get("/query", app.TypedValue(func(q app.Query[q]) (int, error) { return q.Value.N, nil })))
+	require.NoError(t, s.Ready())
+	allocs := func(target string) float64 {
+		r := httptest.NewRequest("GET", target, nil)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r) // warm the pools
+		require.Equal(t, "3", w.Body.String())
+		return testing.AllocsPerRun(200, func() {
+			w.Body.Reset()
+			s.ServeHTTP(w, r)
+		})
+	}
+	typed, query := allocs("/typed?n=3"), allocs("/query?n=3")
+	assert.LessOrEqual(t, typed, query, "a typed route's In struct costs what Query[T] costs")
+}
+
+// TestPrintRoutesMarksReflectiveHandlers checks the marker a test can use
+// to show that routes call their handlers directly.
+func TestPrintRoutesMarksReflectiveHandlers(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Decorate(&todoStore{}))
+	require.NoError(t, s.Get("/plain", func(*todoStore) error { return nil }))
+	require.NoError(t, app.Get(s, "/typed", func(context.Context, struct{}) (string, error) { return "", nil }))
+	require.NoError(t, s.Get("/shape", func(*httpx.Reply) error { return nil }))
+	require.NoError(t, s.Ready())
+	assert.Equal(t, `/
+├── plain (GET, HEAD) root
+│     • handler: by reflection
+├── shape (GET, HEAD) root
+└── typed (GET, HEAD) root
+`, s.PrintRoutes(app.IncludeHooks()))
+}
