@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -39,6 +40,11 @@ func threeServer(b *testing.B, handler any, opts ...app.RouteOption) *app.Server
 // threeServerUse is threeServer with mw, when not nil, added to the
 // route's context with Use.
 func threeServerUse(b *testing.B, mw app.Middleware, handler any, opts ...app.RouteOption) *app.Server {
+	return threeServerRoute(b, mw, func(g *app.Server) error { return g.Get("/three", handler, opts...) })
+}
+
+// threeServerRoute is threeServerUse with GET /three registered by route.
+func threeServerRoute(b *testing.B, mw app.Middleware, route func(g *app.Server) error) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {
@@ -50,7 +56,7 @@ func threeServerUse(b *testing.B, mw app.Middleware, handler any, opts ...app.Ro
 					return err
 				}
 			}
-			return g.Get("/three", handler, opts...)
+			return route(g)
 		}, app.Name("grandchildContext"))
 	}, app.Name("publicContext"))
 	if err := s.Ready(); err != nil {
@@ -102,6 +108,16 @@ func BenchmarkThree(b *testing.B) {
 // directly instead of through reflect.Value.Call.
 func BenchmarkThreeTyped(b *testing.B) {
 	benchHandler(b, threeServer(b, app.Typed(threeHandler)), "/three")
+}
+
+// BenchmarkThreeRoute is the same route registered with app.Get, the
+// form the README teaches first: the handler returns the reply's value.
+func BenchmarkThreeRoute(b *testing.B) {
+	benchHandler(b, threeServerRoute(b, nil, func(g *app.Server) error {
+		return app.Get(g, "/three", func(_ context.Context, v threeValues) (threeBody, error) {
+			return threeBody{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar}, nil
+		})
+	}), "/three")
 }
 
 // BenchmarkThreeTypedOnSend is BenchmarkThreeTyped with an onSend hook
