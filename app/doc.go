@@ -24,7 +24,23 @@
 //
 // # Handlers
 //
-// Any function is a handler when Burrow can supply each parameter: an In
+// A typed route is the first form to reach for: [Get], [Post], [Put],
+// [Patch], [Delete] or [Handle] register a func(context.Context, In)
+// (Out, error), called directly, whose In struct takes the route's path,
+// query, header, cookie and body values, request decorators and services,
+// each field declared by its tag:
+//
+//	type getTodo struct {
+//		app.In
+//		ID    int64 `path:"id" validate:"min=1"`
+//		Limit int   `query:"limit" default:"20"`
+//		Store *Store
+//	}
+//	app.Get(s, "/todos/:id", func(ctx context.Context, in getTodo) (todo, error) { … })
+//
+// Out is sent with 200, or as declared: [NoContent], [Created], [Status].
+//
+// Any function is also a handler when Burrow can supply each parameter: an In
 // struct, a service, [Body], [Query] or [Params], *httpx.Request,
 // *httpx.Reply, context.Context (done when the request ends) or
 // *zap.Logger (the request's). It returns error, and answers with the
@@ -33,7 +49,7 @@
 // route's context; one the route cannot see fails Ready with an error
 // that names the route and where the value is provided, so a mistake
 // never waits for a request. [Typed] and [TypedValue] wrap a handler so
-// it is called without reflection, for hot routes.
+// it is called without reflection.
 //
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return they serve the next one, and every method
@@ -144,9 +160,10 @@
 // router lookup that allocates nothing, a Request and Reply handle taken
 // from a batch of 64, and its parameters filled from plans made at
 // start-up; request decorators live in slots,
-// not maps. A handler passed through Typed or TypedValue avoids
-// reflect.Value.Call (about 400 ns and two allocations); with it, the
+// not maps. A typed route, or a handler passed through Typed or
+// TypedValue, avoids reflect.Value.Call (about 400 ns and two allocations); with it, the
 // reference route allocates less than the net/http handler that writes
-// the same JSON. Typed input (Body, Query, Params) sets its fields by
-// reflection, on the routes that ask for it only.
+// the same JSON. Typed input (an In struct's path, query, header, cookie
+// and body fields; Body, Query, Params) sets its fields by reflection, on
+// the routes that ask for it only.
 package app

@@ -44,6 +44,11 @@ type twoSources struct {
 	ID int `path:"id" query:"id"`
 }
 
+type pathDefault struct {
+	app.In
+	ID int `path:"id" default:"1"`
+}
+
 type stdRequestField struct {
 	app.In
 	R *http.Request
@@ -127,6 +132,18 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		{"a field with two sources", func(s *app.Server) error {
 			return app.Get(s, "/:id", func(context.Context, twoSources) (string, error) { return "", nil })
 		}, app.ErrInvalidInput, "route GET /:id (root) has an invalid handler: app_test.twoSources.ID is tagged both path and query: a field holds one value"},
+		{"input fields in an onRequest hook", func(s *app.Server) error {
+			_ = s.AddHook(app.OnRequest, func(headerRules) {})
+			return s.Get("/", func() {})
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid onRequest hook: app_test.headerRules (its path, query, header and cookie fields) " +
+			"cannot be taken in an onRequest hook, which runs before the body is parsed"},
+		{"a body field in an error handler", func(s *app.Server) error {
+			_ = s.SetErrorHandler(func(createTodoIn, error) error { return nil })
+			return s.Get("/", func() {})
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid error handler from root: app_test.createTodoIn.Body (the body) cannot be taken in an error handler"},
+		{"a path default", func(s *app.Server) error {
+			return app.Get(s, "/:id", func(context.Context, pathDefault) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET /:id (root) has an invalid input struct: app_test.pathDefault.ID: a path parameter is always present, so it takes no default"},
 		{"Status on a route that is not typed", func(s *app.Server) error {
 			return s.Get("/", func() {}, app.Status(201))
 		}, app.ErrInvalidHandler, "route GET / (root) takes Status, which only a typed route (app.Get, app.Post, … app.Handle) applies"},

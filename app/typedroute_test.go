@@ -250,3 +250,22 @@ func TestPrintRoutesMarksReflectiveHandlers(t *testing.T) {
 └── typed (GET, HEAD) root
 `, s.PrintRoutes(app.IncludeHooks()))
 }
+
+// TestQueryDefault checks that Query[T] reads default tags too.
+func TestQueryDefault(t *testing.T) {
+	t.Parallel()
+	type page struct {
+		Limit  int  `query:"limit" default:"20" validate:"min=1,max=100"`
+		Offset *int `query:"offset" default:"0"`
+	}
+	s := app.New()
+	require.NoError(t, s.Get("/", func(q app.Query[page]) (map[string]int, error) {
+		return map[string]int{"limit": q.Value.Limit, "offset": *q.Value.Offset}, nil
+	}))
+	checkGets(t, s, []getCase{
+		{"defaults", "/", 200, `{"limit":20,"offset":0}`},
+		{"values", "/?limit=5&offset=10", 200, `{"limit":5,"offset":10}`},
+		{"an empty value is present", "/?limit=", 400, `{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request",` +
+			`"message":"querystring/limit must be integer","validation":[{"path":"querystring/limit","rule":"type","message":"must be integer"}]}`},
+	})
+}
