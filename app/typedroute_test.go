@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,6 +207,9 @@ func TestTypedRouteResponses(t *testing.T) {
 // with those of the same route taking Query[T] through TypedValue, the
 // fast path before typed routes.
 func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector")
+	}
 	type q struct {
 		N int `query:"n" validate:"max=10"`
 	}
@@ -269,4 +273,28 @@ func TestQueryDefault(t *testing.T) {
 		{"an empty value is present", "/?limit=", 400, `{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request",` +
 			`"message":"querystring/limit must be integer","validation":[{"path":"querystring/limit","rule":"type","message":"must be integer"}]}`},
 	})
+}
+
+type routeTenant struct{ name string }
+
+type routeTenantIn struct {
+	app.In
+	ID     int `path:"id"`
+	Tenant *routeTenant
+}
+
+// TestTypedRouteTakesRequestValues checks that a typed route's In struct
+// gets a request-scoped value beside its path field, built per request.
+func TestTypedRouteTakesRequestValues(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(func(r *httpx.Request) *routeTenant { return &routeTenant{name: r.Raw().Header.Get("X-Tenant")} }))
+	require.NoError(t, app.Get(s, "/t/:id", func(_ context.Context, in routeTenantIn) (string, error) {
+		return in.Tenant.name + "/" + strconv.Itoa(in.ID), nil
+	}))
+	for _, name := range []string{"a", "b"} {
+		status, body, _ := do(t, s, "GET", "/t/7", "X-Tenant", name)
+		assert.Equal(t, 200, status)
+		assert.Equal(t, name+"/7", body)
+	}
 }
