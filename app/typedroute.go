@@ -156,6 +156,12 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	var out Out
 	switch any(out).(type) {
+	case NoContent, createdReply:
+		if t.status != 0 {
+			return nil, errkind.New(ErrInvalidHandler, "%T declares its own status, so Status does not apply", out)
+		}
+	}
+	switch any(out).(type) {
 	case NoContent:
 		return func(x *httpx.Exchange, herr error) (any, error) {
 			if _, err := fn(x.Request().Context(), get(x, herr)); err != nil {

@@ -147,6 +147,11 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		{"Status on a route that is not typed", func(s *app.Server) error {
 			return s.Get("/", func() {}, app.Status(201))
 		}, app.ErrInvalidHandler, "route GET / (root) takes Status, which only a typed route (app.Get, app.Post, … app.Handle) applies"},
+		{"Status with Created", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, struct{}) (app.Created[string], error) {
+				return app.Created[string]{}, nil
+			}, app.Status(200))
+		}, app.ErrInvalidHandler, "route POST / (root) has an invalid handler: app.Created[string] declares its own status, so Status does not apply"},
 		{"Status 204", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, struct{}) (string, error) { return "", nil }, app.Status(204))
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204"},
