@@ -159,12 +159,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 	}
 	if t := p.types[inputParams]; t != nil {
 		v := reflect.New(t)
-		bad = p.params.Decode(v.Elem(), "params", func(name string) []string {
-			if s := req.Param(name); s != "" {
-				return []string{s}
-			}
-			return nil
-		}, bad)
+		bad = p.params.DecodeOne(v.Elem(), "params", func(name string) (string, bool) { s := req.Param(name); return s, s != "" }, bad)
 		in[inputParams] = v.Interface()
 	}
 	if p.fields != nil {

@@ -118,12 +118,7 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 		root := textSources[i].root
 		switch textSources[i].tag {
 		case "path":
-			bad = dec.Decode(v, root, func(name string) []string {
-				if s := req.Param(name); s != "" {
-					return []string{s}
-				}
-				return nil
-			}, bad)
+			bad = dec.DecodeOne(v, root, func(name string) (string, bool) { s := req.Param(name); return s, s != "" }, bad)
 		case "query":
 			q := req.QueryValues()
 			if err := req.QueryErr(); err != nil {
@@ -133,11 +128,11 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 		case "header":
 			bad = dec.Decode(v, root, func(key string) []string { return raw.Header[key] }, bad)
 		case "cookie":
-			bad = dec.Decode(v, root, func(name string) []string {
+			bad = dec.DecodeOne(v, root, func(name string) (string, bool) {
 				if c, err := raw.Cookie(name); err == nil {
-					return []string{c.Value}
+					return c.Value, true
 				}
-				return nil
+				return "", false
 			}, bad)
 		}
 	}

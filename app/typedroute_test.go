@@ -205,7 +205,8 @@ func TestTypedRouteResponses(t *testing.T) {
 // TestTypedRouteFillingCostsNoMoreThanQuery compares the allocations of
 // a request served by a typed route whose In struct takes a query value
 // with those of the same route taking Query[T] through TypedValue, the
-// fast path before typed routes.
+// fast path before typed routes; and a path value costs the In struct's
+// value and nothing more (no slice per value).
 func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts vary under the race detector")
@@ -218,10 +219,17 @@ func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
 		N     int `query:"n" validate:"max=10"`
 		Store *todoStore
 	}
+	type pathIn struct {
+		app.In
+		ID    int `path:"id"`
+		Store *todoStore
+	}
 	s := app.New()
 	require.NoError(t, s.Decorate(&todoStore{}))
 	require.NoError(t, app.Get(s, "/typed", func(_ context.Context, in in) (int, error) { return in.N, nil }))
 	require.NoError(t, s.Get("/query", app.TypedValue(func(q app.Query[q]) (int, error) { return q.Value.N, nil })))
+	require.NoError(t, app.Get(s, "/path/:id", func(_ context.Context, in pathIn) (int, error) { return in.ID, nil }))
+	require.NoError(t, app.Get(s, "/none/:id", func(context.Context, struct{}) (int, error) { return 3, nil }))
 	require.NoError(t, s.Ready())
 	allocs := func(target string) float64 {
 		r := httptest.NewRequest("GET", target, nil)
@@ -234,8 +242,10 @@ func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
 		})
 	}
 	typed, query := allocs("/typed?n=3"), allocs("/query?n=3")
-	t.Logf("allocations per request: typed route %v, Query[T] %v", typed, query)
+	path, none := allocs("/path/3"), allocs("/none/3")
+	t.Logf("allocations per request: typed route %v, Query[T] %v; path field %v, no input %v", typed, query, path, none)
 	assert.LessOrEqual(t, typed, query, "a typed route's In struct costs what Query[T] costs")
+	assert.LessOrEqual(t, path, none+1, "a path field costs the decoded value only")
 }
 
 // TestPrintRoutesMarksReflectiveHandlers checks the marker a test can use

@@ -23,11 +23,11 @@ type Decoder struct {
 
 type textField struct {
 	index int
-	name  string // for messages, as the tag spells it
-	key   string // what get is asked for: name, or its canonical form
-
-	def []string // the default tag's value, used when the name is absent; nil without
-	set func(f reflect.Value, values []string) (kind string, ok bool)
+	name  string                                                        // for messages, as the tag spells it
+	key   string                                                        // what get is asked for: name, or its canonical form
+	def   []string                                                      // the default tag's value, used when the name is absent; nil without
+	one   func(f reflect.Value, s string) (kind string, ok bool)        // nil for a slice
+	many  func(f reflect.Value, values []string) (kind string, ok bool) // a slice's
 }
 
 var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
@@ -42,14 +42,14 @@ func Compile(t reflect.Type, tag string) (*Decoder, error) {
 	}
 	d := &Decoder{}
 	for _, f := range inputfields.List(t, tag) {
-		set, err := textSetter(f.Type)
+		one, many, err := textSetter(f.Type)
 		if err != nil {
 			return nil, fmt.Errorf("%v.%s: %w", t, f.Name, err)
 		}
-		tf := textField{index: f.Path[0], name: f.Key, key: f.Key, set: set}
+		tf := textField{index: f.Path[0], name: f.Key, key: f.Key, one: one, many: many}
 		if def, ok := f.Tag.Lookup("default"); ok {
 			tf.def = []string{def}
-			if _, ok := set(reflect.New(f.Type).Elem(), tf.def); !ok {
+			if _, ok := tf.setAll(reflect.New(f.Type).Elem(), tf.def); !ok {
 				return nil, fmt.Errorf("%v.%s: default %q does not convert to %v", t, f.Name, def, f.Type)
 			}
 		}
@@ -70,41 +70,60 @@ func (d *Decoder) Rekey(key func(name string) string) {
 	}
 }
 
-// textSetter returns how to set a value of type t from its text values
-// (several for a repeated query key); kind names the expected type in
+// textSetter returns how to set a value of type t from its text: one
+// for a single value, or many for a slice, which takes every value of a
+// repeated key. kind, which each returns, names the expected type in
 // messages.
-func textSetter(t reflect.Type) (func(f reflect.Value, values []string) (string, bool), error) {
+func textSetter(t reflect.Type) (one func(f reflect.Value, s string) (kind string, ok bool),
+	many func(f reflect.Value, values []string) (kind string, ok bool), err error) {
 	if reflect.PointerTo(t).Implements(typeTextUnmarshaler) {
-		return func(f reflect.Value, vs []string) (string, bool) {
-			return "valid " + t.String(), f.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(vs[0])) == nil
-		}, nil
+		return func(f reflect.Value, s string) (string, bool) {
+			return "valid " + t.String(), f.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)) == nil
+		}, nil, nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		elem, err := textSetter(t.Elem())
+		elemOne, elemMany, err := textSetter(t.Elem())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(f reflect.Value, vs []string) (string, bool) {
+		if elemMany != nil {
+			return nil, func(f reflect.Value, vs []string) (string, bool) {
+				p := reflect.New(t.Elem())
+				kind, ok := elemMany(p.Elem(), vs)
+				if ok {
+					f.Set(p)
+				}
+				return kind, ok
+			}, nil
+		}
+		return func(f reflect.Value, s string) (string, bool) {
 			p := reflect.New(t.Elem())
-			kind, ok := elem(p.Elem(), vs)
+			kind, ok := elemOne(p.Elem(), s)
 			if ok {
 				f.Set(p)
 			}
 			return kind, ok
-		}, nil
+		}, nil, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			break
 		}
-		elem, err := textSetter(t.Elem())
+		elemOne, elemMany, err := textSetter(t.Elem())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(f reflect.Value, vs []string) (string, bool) {
+		return nil, func(f reflect.Value, vs []string) (string, bool) {
 			s := reflect.MakeSlice(t, len(vs), len(vs))
 			for i := range vs {
-				if kind, ok := elem(s.Index(i), vs[i:i+1]); !ok {
+				var kind string
+				var ok bool
+				if elemOne != nil {
+					kind, ok = elemOne(s.Index(i), vs[i])
+				} else {
+					kind, ok = elemMany(s.Index(i), vs[i:i+1])
+				}
+				if !ok {
 					return "array of " + kind, false
 				}
 			}
@@ -112,31 +131,48 @@ func textSetter(t reflect.Type) (func(f reflect.Value, values []string) (string,
 			return "", true
 		}, nil
 	case reflect.String:
-		return func(f reflect.Value, vs []string) (string, bool) { f.SetString(vs[0]); return "string", true }, nil
+		return func(f reflect.Value, s string) (string, bool) { f.SetString(s); return "string", true }, nil, nil
 	case reflect.Bool:
-		return parsed("boolean", strconv.ParseBool, reflect.Value.SetBool), nil
+		return parsed("boolean", strconv.ParseBool, reflect.Value.SetBool), nil, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		bits := t.Bits()
-		return parsed("integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, bits) }, reflect.Value.SetInt), nil
+		return parsed("integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, bits) }, reflect.Value.SetInt), nil, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		bits := t.Bits()
-		return parsed("a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, bits) }, reflect.Value.SetUint), nil
+		return parsed("a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, bits) }, reflect.Value.SetUint), nil, nil
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return parsed("number", func(s string) (float64, error) { return strconv.ParseFloat(s, bits) }, reflect.Value.SetFloat), nil
+		return parsed("number", func(s string) (float64, error) { return strconv.ParseFloat(s, bits) }, reflect.Value.SetFloat), nil, nil
 	}
-	return nil, fmt.Errorf("cannot decode %v from text", t)
+	return nil, nil, fmt.Errorf("cannot decode %v from text", t)
 }
 
-// parsed is the setter of a scalar kind: parse reads the first value and
-// set stores it; on a parse error Decode zeroes the field and reports it.
+// parsed is the setter of a scalar kind: parse reads the value and set
+// stores it; on a parse error Decode zeroes the field and reports it.
 // kind names the type in messages.
-func parsed[T any](kind string, parse func(string) (T, error), set func(reflect.Value, T)) func(reflect.Value, []string) (string, bool) {
-	return func(f reflect.Value, vs []string) (string, bool) {
-		v, err := parse(vs[0])
+func parsed[T any](kind string, parse func(string) (T, error), set func(reflect.Value, T)) func(reflect.Value, string) (string, bool) {
+	return func(f reflect.Value, s string) (string, bool) {
+		v, err := parse(s)
 		set(f, v)
 		return kind, err == nil
 	}
+}
+
+// setAll sets f from values, of which a single-valued field takes the first.
+func (tf *textField) setAll(f reflect.Value, values []string) (string, bool) {
+	if tf.many != nil {
+		return tf.many(f, values)
+	}
+	return tf.one(f, values[0])
+}
+
+// setOne sets f from one value, without making a slice of it unless f
+// is a slice.
+func (tf *textField) setOne(f reflect.Value, s string) (string, bool) {
+	if tf.one != nil {
+		return tf.one(f, s)
+	}
+	return tf.many(f, []string{s})
 }
 
 // Decode fills v (a struct of the compiled type) from get, which returns
@@ -152,7 +188,29 @@ func (d *Decoder) Decode(v reflect.Value, prefix string, get func(name string) [
 			}
 		}
 		f := v.Field(tf.index)
-		if kind, ok := tf.set(f, vs); !ok {
+		if kind, ok := tf.setAll(f, vs); !ok {
+			f.SetZero()
+			out = append(out, httpx.FieldError{Path: prefix + "/" + tf.name, Rule: "type", Message: "must be " + kind})
+		}
+	}
+	return out
+}
+
+// DecodeOne is Decode for sources with one value a name (path
+// parameters, cookies): get returns it and whether it is present. A
+// single value is set without making a slice of it.
+func (d *Decoder) DecodeOne(v reflect.Value, prefix string, get func(name string) (string, bool), out []httpx.FieldError) []httpx.FieldError {
+	for i := range d.fields {
+		tf := &d.fields[i]
+		s, ok := get(tf.key)
+		if !ok {
+			if tf.def == nil {
+				continue
+			}
+			s = tf.def[0]
+		}
+		f := v.Field(tf.index)
+		if kind, ok := tf.setOne(f, s); !ok {
 			f.SetZero()
 			out = append(out, httpx.FieldError{Path: prefix + "/" + tf.name, Rule: "type", Message: "must be " + kind})
 		}

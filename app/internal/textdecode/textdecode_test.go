@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -97,4 +98,40 @@ func TestDecodeScalarsAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { d.Decode(v, "query", get, nil) })
 	assert.Equal(t, scalars{"x", true, -8, 7, 1.5}, got)
 	assert.Zero(t, allocs)
+}
+
+// TestDecodeOne decodes single values (path parameters, cookies) with
+// defaults, and a slice field from its one value.
+func TestDecodeOne(t *testing.T) {
+	t.Parallel()
+	type one struct {
+		ID    int      `path:"id"`
+		Page  *int     `path:"page" default:"2"`
+		Tags  []string `path:"tags"`
+		Other string   // untagged: not an Only field
+	}
+	d, err := Compile(reflect.TypeFor[one](), inputfields.Only("path"))
+	require.NoError(t, err)
+	values := map[string]string{"id": "7", "tags": "a"}
+	var v one
+	bad := d.DecodeOne(reflect.ValueOf(&v).Elem(), "params", func(name string) (string, bool) {
+		s, ok := values[name]
+		return s, ok
+	}, nil)
+	assert.Empty(t, bad)
+	require.NotNil(t, v.Page)
+	assert.Equal(t, one{ID: 7, Page: v.Page, Tags: []string{"a"}}, v)
+	assert.Equal(t, 2, *v.Page)
+
+	values["id"] = "x"
+	bad = d.DecodeOne(reflect.ValueOf(&v).Elem(), "params", func(name string) (string, bool) {
+		s, ok := values[name]
+		return s, ok
+	}, nil)
+	assert.Equal(t, []httpx.FieldError{{Path: "params/id", Rule: "type", Message: "must be integer"}}, bad)
+
+	_, err = Compile(reflect.TypeFor[struct {
+		N int `query:"n" default:"many"`
+	}](), "query")
+	assert.EqualError(t, err, `struct { N int "query:\"n\" default:\"many\"" }.N: default "many" does not convert to int`)
 }
