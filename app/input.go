@@ -267,18 +267,11 @@ func (p *inputPlan) validate(x *httpx.Exchange) error {
 // planInput plans a Body, Query or Params parameter of type t.
 func planInput(t reflect.Type, opt planOptions) (argPlan, error) {
 	k := reflect.Zero(t).Interface().(inputParam).input()
-	if opt.inputs == nil {
-		where := opt.inputPhase
-		if where == "" {
-			where = "here"
-		}
-		return argPlan{}, errkind.New(ErrInvalidInput, "%v cannot be taken %s", t, where)
-	}
 	target := t.Field(0).Type
-	if k != inputBody && target.Kind() != reflect.Struct {
+	if k != inputBody && target.Kind() != reflect.Struct && opt.inputs != nil {
 		return argPlan{}, errkind.New(ErrInvalidInput, "%v: %s must be decoded into a struct", t, inputNames[k])
 	}
-	if err := opt.inputs.need(k, target); err != nil {
+	if err := needInput(opt, k, target, t.String()); err != nil {
 		return argPlan{}, err
 	}
 	return argPlan{kind: argInput, input: k, wrapper: t}, nil
