@@ -1,12 +1,15 @@
 package app
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -23,11 +26,13 @@ type middlewareDef struct {
 	pos []int // position of the Use call among its context's calls
 }
 
-// Use adds mw to this context. It wraps the whole lifecycle of every
-// route of this context and its descendants, and of the not-found
-// handler a context of theirs sets: mw runs after routing and before
-// the onRequest hooks, so it may answer (a CORS preflight, a refusal)
-// without calling next, and then no hook and no handler runs. The
+// Use adds mw to this context. It wraps the lifecycle of every route of
+// this context and its descendants, and of the not-found handler a
+// context of theirs sets: mw runs after routing and before the onRequest
+// hooks, so it may answer (a CORS preflight, a refusal) without calling
+// next, and then no request hook and no handler runs. The access log and
+// the onResponse hooks sit outside every middleware: they see such a
+// request too, with the status and size the middleware wrote. The
 // ancestors' middleware is outermost, then this context's in the order
 // of the calls — whether Use was called before or after the routes and
 // plugins it applies to, as AddHook's hooks.
@@ -125,6 +130,18 @@ type call struct {
 	x     *httpx.Exchange
 	allow string // the Allow header of a 405
 	state atomic.Int32
+	fail  bool // the lifecycle failed (for the request values' cleanups)
+
+	// What the access log and the onResponse hooks report is what left
+	// through the middleware: the writer handed to the outermost one
+	// records it, whether next ran or not. A call is allocated for every
+	// request through middleware, so these stay small: the request id
+	// only when it is known before the lifecycle begins (the client's,
+	// or the one the access log's first line gave), the start as an
+	// offset on the monotonic clock, 0 when the request is not logged.
+	tw    tracker
+	id    string
+	began time.Duration
 }
 
 func (c *call) Value(key any) any {
@@ -154,15 +171,24 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // x is still the caller's: false when the middleware returned while
 // next, on another goroutine, still serves the request — that goroutine
 // then ends x, which does not go back to the pool.
+//
+// A route's request (allow empty) is in the access log and runs the
+// onResponse hooks whether the middleware called next or answered
+// itself, with the status and size that left through the middleware.
+// A 405 (allow set) has neither, with or without middleware.
 func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
 	c := newCall(r.Context(), x)
 	c.allow = allow
+	c.tw.w = w
+	if c.id, c.began = rt.logStart(r); c.id == "" && allow == "" {
+		c.id = rt.a.clientID(r)
+	}
 	r2 := r.WithContext(c)
 	r2.Pattern = pattern
 	for _, p := range *x.Params() {
 		r2.SetPathValue(p.Key, p.Value)
 	}
-	h.ServeHTTP(w, r2)
+	h.ServeHTTP(&c.tw, r2)
 	for {
 		switch st := c.state.Load(); st {
 		case callRunning:
@@ -171,10 +197,38 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 			}
 		default:
 			if c.state.CompareAndSwap(st, callOver) {
+				if allow == "" && st == callIdle { // the middleware answered
+					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, rt.node.log)
+				}
+				c.finish(rt)
 				return true
 			}
 		}
 	}
+}
+
+// finish ends a request to rt served through middleware: the
+// onResponse hooks for a route's (a 405 matched none), then the access
+// log's last line.
+func (c *call) finish(rt *route) {
+	status := int(c.tw.status)
+	if !c.tw.started {
+		status = http.StatusOK // what net/http answers for a handler that wrote nothing
+	}
+	if c.allow == "" {
+		c.x.Answered(status)
+		rt.onResponseHooks(c.x, c.fail)
+	}
+	rt.logEnd(c.id, c.began, status, c.tw.size)
+}
+
+// seq numbers the request for Begin: a new number when its id is not
+// known yet, none when it is (the number only makes the id).
+func (c *call) seq(rt *route) uint64 {
+	if c.id != "" {
+		return 0
+	}
+	return rt.a.seq.Add(1)
 }
 
 // enter is where the middleware's next leads: the call of r, if it may
@@ -193,10 +247,15 @@ func enter(log *zap.Logger, w http.ResponseWriter, r *http.Request) *call {
 	return c
 }
 
-// leave ends a call entered with enter; when the server has abandoned
-// it, the exchange is this goroutine's to end.
-func (c *call) leave() {
+// leave ends a call entered with enter on rt; when the server has
+// abandoned it, the exchange is this goroutine's to finish and end. A
+// 405's next has no route at hand (rt nil): its log's last line is lost
+// then, for a middleware that returned before its next.
+func (c *call) leave(rt *route) {
 	if !c.state.CompareAndSwap(callRunning, callDone) {
+		if rt != nil {
+			c.finish(rt)
+		}
 		c.x.End()
 	}
 }
@@ -204,8 +263,8 @@ func (c *call) leave() {
 // next is the handler a route's middleware wraps: the route's lifecycle.
 func (rt *route) next(w http.ResponseWriter, r *http.Request) {
 	if c := enter(rt.node.log, w, r); c != nil {
-		defer c.leave()
-		rt.serve(c.x, w, r)
+		defer c.leave(rt)
+		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, false)
 	}
 }
 
@@ -220,9 +279,67 @@ func (a *instance) compileNotAllowed(n *node, line []*node) error {
 	var err error
 	n.notAllowed, err = wrapMiddleware(line, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := enter(n.log, w, r); c != nil {
-			defer c.leave()
+			defer c.leave(nil)
 			a.notAllowed(c.x, w, r, c.allow)
 		}
 	}))
 	return err
 }
+
+// tracker is the writer the outermost middleware writes through: it
+// records the status, whether the response began and the body bytes,
+// as the reply's own writer does, for what a middleware writes itself
+// (a refusal, a preflight, a compressed body). Like that writer it keeps
+// Flush and Hijack its own, to know of them, and unwraps for the rest.
+type tracker struct {
+	w       http.ResponseWriter
+	size    int64
+	status  int32
+	started bool
+}
+
+func (t *tracker) Header() http.Header { return t.w.Header() }
+
+// WriteHeader records a final status once the writer underneath took it
+// (net/http panics on one outside 100 to 999).
+func (t *tracker) WriteHeader(status int) {
+	t.w.WriteHeader(status)
+	if t.started || status < http.StatusSwitchingProtocols || status > 999 {
+		return
+	}
+	if status >= 200 || status == http.StatusSwitchingProtocols {
+		t.status, t.started = int32(status), true
+	}
+}
+
+func (t *tracker) Write(p []byte) (int, error) {
+	if !t.started {
+		t.status, t.started = http.StatusOK, true
+	}
+	n, err := t.w.Write(p)
+	t.size += int64(n)
+	return n, err
+}
+
+// FlushError sends what was written so far; it begins the response.
+func (t *tracker) FlushError() error {
+	if !t.started {
+		t.status, t.started = http.StatusOK, true
+	}
+	return http.NewResponseController(t.w).Flush()
+}
+
+// Flush is FlushError for the libraries that assert http.Flusher.
+func (t *tracker) Flush() { _ = t.FlushError() }
+
+// Hijack takes the connection over, recorded as 101 Switching Protocols.
+func (t *tracker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(t.w).Hijack()
+	if err == nil && !t.started {
+		t.status, t.started = http.StatusSwitchingProtocols, true
+	}
+	return c, rw, err
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (t *tracker) Unwrap() http.ResponseWriter { return t.w }
