@@ -100,7 +100,7 @@ func run(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *admin != "" {
-		_, closeAdmin, err := serveAdmin(*admin, logger)
+		_, closeAdmin, err := serveAdmin(*admin, logger, app.WithRequestLogging(*logRequests))
 		if err != nil {
 			return err
 		}
@@ -123,26 +123,60 @@ func run(args []string, stdout io.Writer) error {
 }
 
 // serveAdmin serves the profiler on its own listener, kept apart from the
-// API so it is never exposed where the API is. It returns the address it
-// listens on and the function that closes it.
-func serveAdmin(addr string, logger *zap.Logger) (net.Addr, func(), error) {
+// API so it is never exposed where the API is. It is a Burrow server of
+// its own, whose adminContext mounts every net/http/pprof handler. It
+// returns the address it listens on and the function that closes it.
+func serveAdmin(addr string, logger *zap.Logger, opts ...app.Option) (net.Addr, func(), error) {
+	s := app.New(append([]app.Option{app.WithLogger(logger.Named("admin"))}, opts...)...)
+	s.Register(mountPprof, app.Name("adminContext"))
+	if err := s.Ready(); err != nil {
+		return nil, nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	mux := http.NewServeMux()
-	// Index serves the named profiles (heap, goroutine, …); the CPU
-	// profile, the execution trace, cmdline and symbol have handlers of
-	// their own.
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = s.Serve(ln)
+	}()
 	logger.Info("admin listening", zap.String("address", "http://"+ln.Addr().String()+"/debug/pprof/"))
-	return ln.Addr(), func() { _ = srv.Close() }, nil
+	return ln.Addr(), func() {
+		// A CPU profile or trace in progress is cut after a second.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = s.Close(ctx)
+		<-served
+	}, nil
+}
+
+// mountPprof mounts net/http/pprof's handlers: the index, which serves
+// the named profiles (heap, goroutine, …), and the CPU profile, the
+// execution trace, cmdline and symbol, which have handlers of their own.
+func mountPprof(s *app.Server) error {
+	return errors.Join(
+		s.Mount("/debug/pprof", http.HandlerFunc(pprofIndex)),
+		s.Mount("/debug/pprof/cmdline", http.HandlerFunc(pprof.Cmdline)),
+		s.Mount("/debug/pprof/profile", http.HandlerFunc(pprof.Profile)),
+		s.Mount("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol)),
+		s.Mount("/debug/pprof/trace", http.HandlerFunc(pprof.Trace)),
+	)
+}
+
+// pprofIndex is pprof.Index under Mount, which strips the prefix: Index
+// finds a profile's name after "/debug/pprof/" in the path, so the name
+// left by the mount is served with pprof.Handler instead, and the bare
+// prefix redirects to the index's own address (its links are relative).
+func pprofIndex(w http.ResponseWriter, r *http.Request) {
+	switch name := strings.TrimPrefix(r.URL.Path, "/"); {
+	case r.URL.Path == "":
+		http.Redirect(w, r, "/debug/pprof/", http.StatusMovedPermanently)
+	case name != "":
+		pprof.Handler(name).ServeHTTP(w, r)
+	default:
+		pprof.Index(w, r)
+	}
 }
 
 func splitKeys(list string) []string {

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -380,35 +382,51 @@ func TestReadyzDuringDrain(t *testing.T) {
 }
 
 // TestAdminServesEveryProfile asks the -admin listener for each pprof
-// endpoint: the index alone is not enough to take a CPU profile.
+// endpoint (the index alone is not enough to take a CPU profile), and
+// finds each request in the admin server's access log: they are Burrow
+// routes, mounted in adminContext.
 func TestAdminServesEveryProfile(t *testing.T) {
-	addr, closeAdmin, err := serveAdmin("127.0.0.1:0", zap.NewNop())
+	core, logs := observer.New(zapcore.InfoLevel)
+	addr, closeAdmin, err := serveAdmin("127.0.0.1:0", zap.New(core))
 	require.NoError(t, err)
 	t.Cleanup(closeAdmin)
 	tests := []struct {
 		path, ctype string
+		status      int
 	}{
-		{"/debug/pprof/", "text/html; charset=utf-8"},
-		{"/debug/pprof/cmdline", "text/plain; charset=utf-8"},
-		{"/debug/pprof/symbol", "text/plain; charset=utf-8"},
-		{"/debug/pprof/profile?seconds=1", "application/octet-stream"},
-		{"/debug/pprof/trace?seconds=0.05", "application/octet-stream"},
-		{"/debug/pprof/heap", "application/octet-stream"},
-		{"/debug/pprof/goroutine?debug=1", "text/plain; charset=utf-8"},
+		{"/debug/pprof/", "text/html; charset=utf-8", http.StatusOK},
+		{"/debug/pprof/cmdline", "text/plain; charset=utf-8", http.StatusOK},
+		{"/debug/pprof/symbol", "text/plain; charset=utf-8", http.StatusOK},
+		{"/debug/pprof/profile?seconds=1", "application/octet-stream", http.StatusOK},
+		{"/debug/pprof/trace?seconds=0.05", "application/octet-stream", http.StatusOK},
+		{"/debug/pprof/heap", "application/octet-stream", http.StatusOK},
+		{"/debug/pprof/goroutine?debug=1", "text/plain; charset=utf-8", http.StatusOK},
+		{"/debug/pprof/nosuchprofile", "text/plain; charset=utf-8", http.StatusNotFound},
+		{"/debug/pprof", "text/html; charset=utf-8", http.StatusMovedPermanently},
 	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	t.Run("each", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.path, func(t *testing.T) {
+				t.Parallel()
+				res, err := client.Get("http://" + addr.String() + tt.path)
+				require.NoError(t, err)
+				defer res.Body.Close()
+				b, err := io.ReadAll(res.Body)
+				require.NoError(t, err)
+				assert.Equal(t, tt.status, res.StatusCode, string(b))
+				assert.Equal(t, tt.ctype, res.Header.Get("Content-Type"))
+				assert.NotEmpty(t, b)
+			})
+		}
+	})
 	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			t.Parallel()
-			res, err := http.Get("http://" + addr.String() + tt.path)
-			require.NoError(t, err)
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			require.NoError(t, err)
-			assert.Equal(t, http.StatusOK, res.StatusCode, string(b))
-			assert.Equal(t, tt.ctype, res.Header.Get("Content-Type"))
-			assert.NotEmpty(t, b)
-		})
+		lines := logs.FilterMessage("incoming request").FilterField(zap.String("url", tt.path)).All()
+		if assert.Len(t, lines, 1, tt.path) {
+			assert.Equal(t, "root > adminContext", lines[0].ContextMap()["context"], tt.path)
+		}
 	}
+	assert.Len(t, logs.FilterMessage("request completed").All(), len(tests))
 }
 
 // TestNoHandlerIsCalledByReflection checks, in both variants, that every
