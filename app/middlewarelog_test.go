@@ -151,3 +151,30 @@ func TestNotAllowedIsLogged(t *testing.T) {
 		})
 	}
 }
+
+// TestMiddlewareAnswerCleansUpRequestValues: a request value an
+// onResponse hook builds, after a middleware answered without calling
+// next, has its cleanup run like any other, failed for a refusal.
+func TestMiddlewareAnswerCleansUpRequestValues(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New()
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	require.NoError(t, s.AddHook(app.OnResponse, func(*tx) {}))
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("x-key") != "k" {
+				http.Error(w, "refused", http.StatusForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}))
+	require.NoError(t, s.Get("/", func() (string, error) { return "in", nil }))
+
+	status, _, _ := do(t, s, "GET", "/", "x-id", "1")
+	assert.Equal(t, http.StatusForbidden, status)
+	status, _, _ = do(t, s, "GET", "/", "x-id", "2", "x-key", "k")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, []string{"rollback 1", "commit 2"}, log.all())
+}
