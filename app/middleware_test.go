@@ -149,6 +149,18 @@ func TestMiddlewareSeesPatternAndPathValues(t *testing.T) {
 	})
 }
 
+// requireKey is a middleware that refuses with 403 a request without the
+// header "x-key: k", without calling next.
+func requireKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-key") != "k" {
+			http.Error(w, "refused", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func TestMiddlewareThatAnswersEndsTheRequest(t *testing.T) {
 	t.Parallel()
 	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
@@ -156,15 +168,7 @@ func TestMiddlewareThatAnswersEndsTheRequest(t *testing.T) {
 		s := app.New()
 		require.NoError(t, s.AddHook(app.OnRequest, tr.hook("onRequest")))
 		require.NoError(t, s.AddHook(app.OnResponse, tr.hook("onResponse")))
-		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("x-key") != "k" {
-					http.Error(w, "refused", http.StatusForbidden)
-					return
-				}
-				next.ServeHTTP(w, r)
-			})
-		}))
+		require.NoError(t, s.Use(requireKey))
 		require.NoError(t, s.Get("/", func() (string, error) { tr.hook("handler")(); return "in", nil }))
 		send := start(s)
 

@@ -161,15 +161,7 @@ func TestMiddlewareAnswerCleansUpRequestValues(t *testing.T) {
 	s := app.New()
 	require.NoError(t, s.ProvideRequest(log.begin(nil)))
 	require.NoError(t, s.AddHook(app.OnResponse, func(*tx) {}))
-	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("x-key") != "k" {
-				http.Error(w, "refused", http.StatusForbidden)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}))
+	require.NoError(t, s.Use(requireKey))
 	require.NoError(t, s.Get("/", func() (string, error) { return "in", nil }))
 
 	status, _, _ := do(t, s, "GET", "/", "x-id", "1")
