@@ -172,10 +172,10 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // next, on another goroutine, still serves the request — that goroutine
 // then ends x, which does not go back to the pool.
 //
-// A route's request (allow empty) is in the access log and runs the
-// onResponse hooks whether the middleware called next or answered
-// itself, with the status and size that left through the middleware.
-// A 405 (allow set) has neither, with or without middleware.
+// The request is in the access log whether the middleware called next
+// or answered itself, with the status and size that left through the
+// middleware; a route's request (allow empty) runs the onResponse hooks
+// too, a 405 (allow set) none, as it matched no route.
 func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
 	c := newCall(r.Context(), x)
 	c.allow = allow
