@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/bearer"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// maxBody bounds a request body in the todos context. The largest valid
+// body, a batch of 50 todos whose 200-character titles are written as
+// JSON escapes of characters outside the BMP (12 bytes a character), is
+// about 120 KB; anything longer is not a todo request.
+const maxBody = 256 << 10
+
+// newServer assembles the service: GET /healthz at the root, the
+// database as a service of the root (plugin "db"), and the todos plugin,
+// guarded by bearer-auth (plugin "auth") in its own context. users are
+// added to the database first, so each keeps its todos in a database
+// file from one run to the next.
+func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option) (*app.Server, error) {
+	names := make([]string, len(users))
+	for i, u := range users {
+		names[i] = u.name
+	}
+	ids, err := addUsers(ctx, db, names)
+	if err != nil {
+		return nil, err
+	}
+	s := app.New(opts...)
+	s.Get("/healthz", app.TypedValue(health))
+	s.Register(dbPlugin(db))
+	s.Register(todosPlugin(users, ids), app.Name("todos"))
+	return s, nil
+}
+
+// health answers GET /healthz, the one route without a token.
+func health(*httpx.Request) (json.RawMessage, error) { return json.RawMessage(`{"status":"ok"}`), nil }
+
+// dbPlugin provides the database to the context that registers it and
+// its descendants. It is wrapped: the service must be visible beside it.
+func dbPlugin(db *sql.DB) *app.Plugin {
+	return app.Wrap(func(s *app.Server) error {
+		return s.Decorate(db)
+	}, app.Name("db"))
+}
+
+// identityName is the request decorator bearer-auth fills with the
+// index of the token that matched.
+const identityName = "identity"
+
+// userIDs maps the index of a matched token (the order of the tokens
+// given to bearer.Keys) to its user's row id.
+type userIDs []int64
+
+// authPlugin guards the context that registers it: a request without the
+// token of a configured user is answered 401 before any body is read.
+// It is wrapped so its hook lands in that context, and it provides the
+// map from a matched token to its user.
+func authPlugin(users []user, ids []int64) *app.Plugin {
+	tokens := make([]string, len(users))
+	for i, u := range users {
+		tokens[i] = u.token
+	}
+	return app.Wrap(func(s *app.Server) error {
+		if err := s.Register(bearer.Plugin(bearer.Keys(tokens...), bearer.ExposeIdentity(identityName))); err != nil {
+			return err
+		}
+		return s.Decorate(userIDs(ids))
+	}, app.Name("auth"))
+}
+
+// todosPlugin serves the todo routes for the users it is given.
+func todosPlugin(users []user, ids []int64) func(*app.Server) error {
+	return func(s *app.Server) error {
+		s.Register(authPlugin(users, ids))
+		s.SetBodyLimit(maxBody)
+		s.SetErrorHandler(app.Typed(storeErrors))
+		s.Get("/todos", listTodos)
+		s.Post("/todos", createTodo)
+		s.Post("/todos/batch", createBatch)
+		s.Get("/todos/:id", getTodo)
+		s.Patch("/todos/:id", patchTodo)
+		return s.Delete("/todos/:id", deleteTodo)
+	}
+}
+
+// storeErrors answers the store's refusals: a todo that is not the
+// caller's is 404, a title already used 409. Other errors go on to the
+// default handler (a 500 that is logged).
+func storeErrors(rep *httpx.Reply, err error) error {
+	var he *httpx.Error
+	switch {
+	case errors.Is(err, errNotFound):
+		he = &httpx.Error{StatusCode: http.StatusNotFound, Code: "TODO_NOT_FOUND", Message: err.Error(), Err: err}
+	case errors.Is(err, errConflict):
+		he = &httpx.Error{StatusCode: http.StatusConflict, Code: "TODO_TITLE_CONFLICT", Message: err.Error(), Err: err}
+	default:
+		return err
+	}
+	return rep.Code(he.StatusCode).Send(httpx.BodyOf(he))
+}
