@@ -15,6 +15,8 @@ import (
 // errNotFound and errConflict are what the store fails with when the
 // caller's request cannot be met; the error handler turns them into 404
 // and 409. Anything else the store returns is a failure of the database.
+// errNotFound says nothing of the id: whether the todo is missing or
+// another user's, the answer must be the same.
 var (
 	errNotFound = errors.New("todo not found")
 	errConflict = errors.New("title already used")
@@ -160,7 +162,7 @@ func (t todos) get(ctx context.Context, id int64) (todo, error) {
 	err := t.q.QueryRowContext(ctx, `SELECT title, done FROM todos WHERE id = ? AND user_id = ?`, id, t.user).
 		Scan(&td.Title, &td.Done)
 	if errors.Is(err, sql.ErrNoRows) {
-		return todo{}, notFound(id)
+		return todo{}, errNotFound
 	}
 	return td, err
 }
@@ -174,7 +176,7 @@ func (t todos) update(ctx context.Context, id int64, title *string, done *bool) 
 		title, done, id, t.user).Scan(&td.Title, &td.Done)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return todo{}, notFound(id)
+		return todo{}, errNotFound
 	case err != nil && title != nil:
 		return todo{}, conflict(err, *title)
 	case err != nil:
@@ -193,12 +195,10 @@ func (t todos) remove(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		return notFound(id)
+		return errNotFound
 	}
 	return nil
 }
-
-func notFound(id int64) error { return fmt.Errorf("%w: id %d", errNotFound, id) }
 
 // conflict turns the unique constraint's failure into errConflict and
 // returns any other error as it is.

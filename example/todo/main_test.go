@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	ab := []user{{"alice", "tokenA"}, {"bob", "tokenB"}}
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+		want config
+		err  string
+	}{
+		{name: "defaults", want: config{host: "127.0.0.1", port: 8080}},
+		{name: "flags", args: []string{"-port", "9000", "-host", "0.0.0.0", "-db", "t.db", "-users", "alice:tokenA,bob:tokenB"},
+			want: config{host: "0.0.0.0", port: 9000, db: "t.db", users: ab}},
+		{name: "environment", env: []string{"PORT", "9001", "TODO_USERS", "alice:tokenA, bob:tokenB,"},
+			want: config{host: "127.0.0.1", port: 9001, users: ab}},
+		{name: "flags win", args: []string{"-port", "9002", "-users", "carol:c"}, env: []string{"PORT", "9001", "TODO_USERS", "alice:tokenA"},
+			want: config{host: "127.0.0.1", port: 9002, users: []user{{"carol", "c"}}}},
+		{name: "a token may hold a colon", args: []string{"-users", "alice:a:b"},
+			want: config{host: "127.0.0.1", port: 8080, users: []user{{"alice", "a:b"}}}},
+		{name: "port 0", args: []string{"-port", "0"}, want: config{host: "127.0.0.1", port: 0}},
+		{name: "bad port", args: []string{"-port", "http"}, err: `invalid port "http": want a number from 0 to 65535`},
+		{name: "bad PORT", env: []string{"PORT", "70000"}, err: `invalid port "70000": want a number from 0 to 65535`},
+		{name: "no token", args: []string{"-users", "alice"}, err: `invalid -users: "alice" is not name:token`},
+		{name: "empty token", args: []string{"-users", "alice:"}, err: `invalid -users: "alice:…" is not name:token`},
+		{name: "no name", args: []string{"-users", ":secret"}, err: `invalid -users: ":…" is not name:token`},
+		{name: "a name twice", args: []string{"-users", "alice:a,alice:b"}, err: `invalid -users: user "alice" is given twice`},
+		{name: "a token twice", args: []string{"-users", "alice:a,bob:a"}, err: `invalid -users: user "bob" has the token of another user`},
+		{name: "an argument", args: []string{"serve"}, err: `unexpected argument "serve"`},
+		{name: "unknown flag", args: []string{"-keys", "k"}, err: `flag provided but not defined: -keys`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseFlags(tc.args, env(tc.env...))
+			if tc.err != "" {
+				assert.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestDemoUser: with no users, one user "demo" gets a random token, said
+// once in the log, and that token works.
+func TestDemoUser(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.InfoLevel)
+	s := start(t, env(), zap.New(core))
+	warned := logs.FilterMessageSnippet("user demo gets a random token").All()
+	require.Len(t, warned, 1)
+	token, ok := warned[0].ContextMap()["token"].(string)
+	require.True(t, ok, "the warning names the token: %v", warned[0].ContextMap())
+	require.GreaterOrEqual(t, len(token), 40)
+
+	s.play(t, []step{
+		{name: "demo's token", method: "POST", path: "/todos", auth: "Bearer " + token, ctype: jsonType, sent: `{"title":"try"}`,
+			status: 201, body: `{"id":1,"title":"try","done":false}`},
+		{name: "another token", method: "GET", path: "/todos", auth: "Bearer tokenA", status: 401, body: invalidAuth},
+	})
+	s.stop()
+	n := 0
+	for _, e := range logs.All() {
+		for _, v := range e.ContextMap() {
+			if v == token {
+				n++
+			}
+		}
+	}
+	assert.Equal(t, 1, n, "the token is logged once")
+
+	other := start(t, env(), zap.NewNop())
+	other.play(t, []step{{name: "a new token each run", method: "GET", path: "/todos", auth: "Bearer " + token, status: 401, body: invalidAuth}})
+}
+
+// TestDatabaseFile: with -db, the todos outlive the process, and each
+// user finds theirs again, even under a new token.
+func TestDatabaseFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "todo.db")
+	first := start(t, env(), zap.NewNop(), "-db", path, "-users", users)
+	first.play(t, []step{
+		{name: "alice's", method: "POST", path: "/todos", auth: alice, ctype: jsonType, sent: `{"title":"kept"}`, status: 201, body: `{"id":1,"title":"kept","done":false}`},
+		{name: "bob's", method: "POST", path: "/todos", auth: bob, ctype: jsonType, sent: `{"title":"his"}`, status: 201, body: `{"id":2,"title":"his","done":false}`},
+	})
+	first.stop()
+
+	second := start(t, env("TODO_USERS", "bob:newB,alice:newA"), zap.NewNop(), "-db", path)
+	second.play(t, []step{
+		{name: "alice's todos", method: "GET", path: "/todos", auth: "Bearer newA", status: 200, body: `[{"id":1,"title":"kept","done":false}]`},
+		{name: "bob's todos", method: "GET", path: "/todos", auth: "Bearer newB", status: 200, body: `[{"id":2,"title":"his","done":false}]`},
+		{name: "the old token", method: "GET", path: "/todos", auth: alice, status: 401, body: invalidAuth},
+		{name: "titles still unique", method: "POST", path: "/todos", auth: "Bearer newA", ctype: jsonType, sent: `{"title":"kept"}`, status: 409, body: conflictBody("kept")},
+	})
+}
+
+func TestBadDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	err := run(context.Background(), []string{"-port", "0", "-db", filepath.Join(dir, "missing", "todo.db")}, env(), zap.NewNop(), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "opening the database "+filepath.Join(dir, "missing", "todo.db")+": ")
+	// A directory is not a database either.
+	err = run(context.Background(), []string{"-port", "0", "-db", dir}, env(), zap.NewNop(), nil)
+	assert.ErrorContains(t, err, "opening the database "+dir+": ")
+}
+
+// TestConcurrentWriters: users writing at once each get every todo they
+// created, and only theirs — with the one pinned connection of the
+// in-memory database and with a file's pool. Run with -race.
+func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	for _, db := range []string{"memory", "file"} {
+		t.Run(db, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"-users", users}
+			if db == "file" {
+				args = append(args, "-db", filepath.Join(t.TempDir(), "todo.db"))
+			}
+			s := start(t, env(), zap.NewNop(), args...)
+			const perUser = 10
+			var wg sync.WaitGroup
+			for _, who := range []string{alice, bob} {
+				for i := range perUser {
+					wg.Add(2)
+					go func() {
+						defer wg.Done()
+						a := s.do(t, "POST", "/todos", who, jsonType, fmt.Sprintf(`{"title":"one %d"}`, i))
+						assert.Equal(t, 201, a.status, a.body)
+					}()
+					go func() {
+						defer wg.Done()
+						a := s.do(t, "POST", "/todos/batch", who, jsonType, fmt.Sprintf(`[{"title":"two %d"},{"title":"three %d"}]`, i, i))
+						assert.Equal(t, 201, a.status, a.body)
+					}()
+				}
+			}
+			wg.Wait()
+			for _, who := range []string{alice, bob} {
+				a := s.do(t, "GET", "/todos?limit=100", who, "", "")
+				require.Equal(t, 200, a.status, a.body)
+				var list []todo
+				require.NoError(t, json.Unmarshal([]byte(a.body), &list))
+				titles := map[string]bool{}
+				for _, td := range list {
+					titles[td.Title] = true
+				}
+				assert.Len(t, list, 3*perUser, who)
+				for i := range perUser {
+					for _, p := range []string{"one", "two", "three"} {
+						assert.True(t, titles[fmt.Sprintf("%s %d", p, i)], "%s has %s %d", who, p, i)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/app/apptest"
+)
+
+// TestMain fails the package if a test leaves a goroutine behind: a
+// server not closed, a connection of the pool not released.
+func TestMain(m *testing.M) { apptest.Main(m) }
+
+// The users of every server the contract tests start.
+const (
+	alice    = "Bearer tokenA"
+	bob      = "Bearer tokenB"
+	users    = "alice:tokenA,bob:tokenB"
+	jsonType = "application/json"
+)
+
+// hangLimit is how long a request may take before the test calls it a hang.
+const hangLimit = time.Minute
+
+// service is a running todo server, started by run as main starts it,
+// on 127.0.0.1 and a port of its own.
+type service struct {
+	base   string
+	client *http.Client
+	stop   func() // stops the server and checks run's answer; once
+}
+
+// env makes a getenv of pairs.
+func env(pairs ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+// start runs the server with args (after -port 0) and the environment
+// getenv, logging to logger, and stops it when t ends.
+func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ...string) *service {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-port", "0"}, args...), getenv, logger, func(a net.Addr) { addrc <- a })
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		cancel()
+		require.FailNow(t, "the server did not start", "%v", err)
+	}
+	tr := &http.Transport{}
+	// The time-out only turns a hang (a request waiting for a connection
+	// of the database that nothing will release) into a failure.
+	s := &service{base: "http://" + addr.String(), client: &http.Client{Transport: tr, Timeout: hangLimit}}
+	s.stop = sync.OnceFunc(func() {
+		tr.CloseIdleConnections()
+		cancel()
+		assert.NoError(t, <-done, "run's answer to a graceful stop")
+	})
+	t.Cleanup(s.stop)
+	return s
+}
+
+// startUsers starts a server for alice and bob with a fresh in-memory
+// database.
+func startUsers(t *testing.T) *service {
+	return start(t, env(), zap.NewNop(), "-users", users)
+}
+
+// answer is a response with its body read.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// do sends method path with the authorization auth (none when empty) and
+// body as ctype (no body when ctype is empty).
+func (s *service) do(t *testing.T, method, path, auth, ctype, body string) answer {
+	t.Helper()
+	var r io.Reader
+	if ctype != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.base+path, r)
+	require.NoError(t, err)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	res, err := s.client.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+}
+
+// step is one exchange of a scenario and the exact answer expected.
+type step struct {
+	name               string
+	method, path, auth string
+	ctype, sent        string
+	status             int
+	body               string
+	header             map[string]string // expected headers; "" means absent
+}
+
+// play runs steps in order on s: a scenario builds state step by step.
+func (s *service) play(t *testing.T, steps []step) {
+	t.Helper()
+	for _, st := range steps {
+		a := s.do(t, st.method, st.path, st.auth, st.ctype, st.sent)
+		assert.Equal(t, st.status, a.status, "%s: %s %s status (body %s)", st.name, st.method, st.path, a.body)
+		assert.Equal(t, st.body, a.body, "%s: %s %s body", st.name, st.method, st.path)
+		for k, v := range st.header {
+			assert.Equal(t, v, a.header.Get(k), "%s: %s %s header %s", st.name, st.method, st.path, k)
+		}
+	}
+}
