@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -19,26 +16,6 @@ const (
 	maxBatch     = 50
 )
 
-// caller is the authenticated user and the database, as every todo
-// route needs them. Identity is set by bearer-auth's hook; a route that
-// could not see it (or the database) would stop the server at start-up.
-type caller struct {
-	app.In
-	Identity bearer.Identity `name:"identity"`
-	Users    userIDs
-	DB       *sql.DB
-}
-
-// todos returns the caller's todos, read and written through q.
-func (c caller) todos(q querier) (todos, error) {
-	i := c.Identity.Index
-	if !c.Identity.Authenticated || i < 0 || i >= len(c.Users) {
-		// Only a route outside the auth plugin's context could get here.
-		return todos{}, errors.New("the request has no authenticated user")
-	}
-	return todos{q: q, user: c.Users[i]}, nil
-}
-
 // listQuery is GET /todos's query. Pointers tell absent from zero: an
 // absent limit is the default, an explicit limit=0 is out of range.
 type listQuery struct {
@@ -47,11 +24,7 @@ type listQuery struct {
 	Done   *bool `query:"done"`
 }
 
-func listTodos(ctx context.Context, q app.Query[listQuery], c caller) ([]todo, error) {
-	t, err := c.todos(c.DB)
-	if err != nil {
-		return nil, err
-	}
+func listTodos(ctx context.Context, q app.Query[listQuery], t todos) ([]todo, error) {
 	limit, offset := defaultLimit, 0
 	if q.Value.Limit != nil {
 		limit = *q.Value.Limit
@@ -68,45 +41,35 @@ type newTodo struct {
 	Done  bool   `json:"done"`
 }
 
-func createTodo(ctx context.Context, b app.Body[newTodo], c caller, rep *httpx.Reply) error {
-	t, err := c.todos(c.DB)
-	if err != nil {
-		return err
-	}
+// createTodo returns the todo rather than sending it, so the
+// transaction's commit comes first and a commit that fails answers.
+func createTodo(ctx context.Context, b app.Body[newTodo], t todos, rep *httpx.Reply) (todo, error) {
 	td, err := t.create(ctx, b.Value.Title, b.Value.Done)
 	if err != nil {
-		return err
+		return todo{}, err
 	}
-	return rep.Code(http.StatusCreated).SetHeader("Location", location(td.ID)).Send(td)
+	rep.Code(http.StatusCreated).SetHeader("Location", location(td.ID))
+	return td, nil
 }
 
 func location(id int64) string { return "/todos/" + strconv.FormatInt(id, 10) }
 
-// createBatch creates every todo of the body in one transaction: one
-// title already used (or used twice in the batch) rolls them all back.
-func createBatch(ctx context.Context, b app.Body[[]newTodo], c caller, rep *httpx.Reply) error {
+// createBatch creates every todo of the body in the request's
+// transaction: a title already used (or used twice in the batch) fails
+// the request, and its cleanup rolls back what was created before it.
+func createBatch(ctx context.Context, b app.Body[[]newTodo], t todos, rep *httpx.Reply) ([]todo, error) {
 	if n := len(b.Value); n < 1 || n > maxBatch {
-		return batchSizeError(n)
-	}
-	tx, err := c.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op once committed
-	t, err := c.todos(tx)
-	if err != nil {
-		return err
+		return nil, batchSizeError(n)
 	}
 	created := make([]todo, len(b.Value))
 	for i, n := range b.Value {
+		var err error
 		if created[i], err = t.create(ctx, n.Title, n.Done); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	return rep.Code(http.StatusCreated).Send(created)
+	rep.Code(http.StatusCreated)
+	return created, nil
 }
 
 // batchSizeError is the 400 for a batch of n todos, in the shape of
@@ -126,11 +89,7 @@ type todoID struct {
 	ID int64 `param:"id" validate:"min=1"`
 }
 
-func getTodo(ctx context.Context, p app.Params[todoID], c caller) (todo, error) {
-	t, err := c.todos(c.DB)
-	if err != nil {
-		return todo{}, err
-	}
+func getTodo(ctx context.Context, p app.Params[todoID], t todos) (todo, error) {
 	return t.get(ctx, p.Value.ID)
 }
 
@@ -141,26 +100,21 @@ type todoPatch struct {
 	Done  *bool   `json:"done"`
 }
 
-func patchTodo(ctx context.Context, p app.Params[todoID], b app.Body[todoPatch], c caller) (todo, error) {
+func patchTodo(ctx context.Context, p app.Params[todoID], b app.Body[todoPatch], t todos) (todo, error) {
 	if b.Value.Title == nil && b.Value.Done == nil {
 		f := httpx.FieldError{Path: "body", Rule: "minProperties", Message: "must have title or done"}
 		return todo{}, &httpx.Error{StatusCode: http.StatusBadRequest, Code: "FST_ERR_VALIDATION",
 			Message: f.Path + " " + f.Message, Validation: []httpx.FieldError{f}}
 	}
-	t, err := c.todos(c.DB)
-	if err != nil {
-		return todo{}, err
-	}
 	return t.update(ctx, p.Value.ID, b.Value.Title, b.Value.Done)
 }
 
-func deleteTodo(ctx context.Context, p app.Params[todoID], c caller, rep *httpx.Reply) error {
-	t, err := c.todos(c.DB)
-	if err != nil {
-		return err
-	}
+// deleteTodo sets the status and returns: Burrow sends the empty 204
+// after the transaction's commit.
+func deleteTodo(ctx context.Context, p app.Params[todoID], t todos, rep *httpx.Reply) error {
 	if err := t.remove(ctx, p.Value.ID); err != nil {
 		return err
 	}
-	return rep.Code(http.StatusNoContent).Send(nil)
+	rep.Code(http.StatusNoContent)
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/burrow-go/burrow/app"
@@ -35,7 +36,7 @@ func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option
 	s := app.New(opts...)
 	s.Get("/healthz", app.TypedValue(health))
 	s.Register(dbPlugin(db))
-	s.Register(todosPlugin(users, ids), app.Name("todos"))
+	s.Register(todosPlugin(users, ids), app.Name("todos"), app.DependsOn("db"))
 	return s, nil
 }
 
@@ -43,11 +44,42 @@ func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option
 func health(*httpx.Request) (json.RawMessage, error) { return json.RawMessage(`{"status":"ok"}`), nil }
 
 // dbPlugin provides the database to the context that registers it and
-// its descendants. It is wrapped: the service must be visible beside it.
+// its descendants: the *sql.DB as a service, and a transaction per
+// request that asks for one. It is wrapped, so what it provides is
+// visible beside it.
 func dbPlugin(db *sql.DB) *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
-		return s.Decorate(db)
+		if err := s.Decorate(db); err != nil {
+			return err
+		}
+		return s.ProvideRequest(beginTx)
 	}, app.Name("db"))
+}
+
+// beginTx is the request's transaction, begun the first time the request
+// needs it (a request refused before its handler begins none). Its
+// cleanup commits when the request succeeded and rolls back otherwise:
+// the handler returned an error (a title conflict halfway through a
+// batch), panicked, or answered 400 or more. The cleanup runs before the
+// reply is written, so a commit that fails answers 500 instead of a
+// success that did not happen.
+//
+// GET and HEAD begin a read-only (deferred) transaction: on a database
+// file in WAL mode it takes no write lock and does not wait for writers.
+// Other methods begin IMMEDIATE (the pool's _txlock), taking the write
+// lock at once, so two writers queue instead of failing on an upgrade.
+func beginTx(ctx context.Context, req *httpx.Request, db *sql.DB) (*sql.Tx, func(failed bool) error, error) {
+	readOnly := req.Method() == http.MethodGet || req.Method() == http.MethodHead
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
+	}
+	return tx, func(failed bool) error {
+		if failed {
+			return tx.Rollback()
+		}
+		return tx.Commit()
+	}, nil
 }
 
 // identityName is the request decorator bearer-auth fills with the
@@ -58,10 +90,30 @@ const identityName = "identity"
 // given to bearer.Keys) to its user's row id.
 type userIDs []int64
 
+// userID is the row id of the request's authenticated user: a request
+// value, built from bearer-auth's identity.
+type userID int64
+
+// identity is the request decorator bearer-auth fills.
+type identity struct {
+	app.In
+	Identity bearer.Identity `name:"identity"`
+}
+
+// currentUser is the user whose token the request carries.
+func currentUser(in identity, ids userIDs) (userID, error) {
+	i := in.Identity.Index
+	if !in.Identity.Authenticated || i < 0 || i >= len(ids) {
+		// Only a request that bearer-auth did not check could get here.
+		return 0, errors.New("the request has no authenticated user")
+	}
+	return userID(ids[i]), nil
+}
+
 // authPlugin guards the context that registers it: a request without the
 // token of a configured user is answered 401 before any body is read.
-// It is wrapped so its hook lands in that context, and it provides the
-// map from a matched token to its user.
+// It is wrapped so its hook lands in that context, and provides there
+// the request's user (userID).
 func authPlugin(users []user, ids []int64) *app.Plugin {
 	tokens := make([]string, len(users))
 	for i, u := range users {
@@ -71,14 +123,22 @@ func authPlugin(users []user, ids []int64) *app.Plugin {
 		if err := s.Register(bearer.Plugin(bearer.Keys(tokens...), bearer.ExposeIdentity(identityName))); err != nil {
 			return err
 		}
-		return s.Decorate(userIDs(ids))
+		if err := s.Decorate(userIDs(ids)); err != nil {
+			return err
+		}
+		return s.ProvideRequest(currentUser)
 	}, app.Name("auth"))
 }
+
+// userTodos is the request's user's todos, in the request's transaction:
+// what every todo handler takes.
+func userTodos(tx *sql.Tx, u userID) todos { return todos{q: tx, user: int64(u)} }
 
 // todosPlugin serves the todo routes for the users it is given.
 func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(authPlugin(users, ids))
+		s.ProvideRequest(userTodos)
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(app.Typed(storeErrors))
 		s.Get("/todos", listTodos)
