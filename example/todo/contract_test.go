@@ -154,6 +154,8 @@ func TestList(t *testing.T) {
 		{"?offset=1.5", 400, invalid("querystring/offset", "type", "must be integer")},
 		{"?done=maybe", 400, invalid("querystring/done", "type", "must be boolean")},
 		{"?limit=99999999999999999999", 400, invalid("querystring/limit", "type", "must be integer")},
+		{"?limit=", 400, invalid("querystring/limit", "type", "must be integer")}, // present, so not the default
+		{"?done=", 400, invalid("querystring/done", "type", "must be boolean")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {

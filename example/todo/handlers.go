@@ -10,29 +10,25 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 )
 
-// Limits of the contract.
-const (
-	defaultLimit = 20
-	maxBatch     = 50
-)
+// maxBatch is the most todos one POST /todos/batch may create.
+const maxBatch = 50
 
-// listQuery is GET /todos's query. Pointers tell absent from zero: an
-// absent limit is the default, an explicit limit=0 is out of range.
-type listQuery struct {
-	Limit  *int  `query:"limit" validate:"min=1,max=100"`
-	Offset *int  `query:"offset" validate:"min=0"`
-	Done   *bool `query:"done"`
+// Each handler's input is one struct: the values it reads from the
+// request, checked and converted before it runs, and the caller's todos
+// (a request value: the user's rows in the request's transaction).
+// Registered with app.Get, app.Post, …, each is called directly.
+
+// listTodos is GET /todos's input.
+type listTodos struct {
+	app.In
+	Limit  int   `query:"limit" default:"20" validate:"min=1,max=100"`
+	Offset int   `query:"offset" default:"0" validate:"min=0"`
+	Done   *bool `query:"done"` // absent: both
+	Todos  todos
 }
 
-func listTodos(ctx context.Context, q app.Query[listQuery], t todos) ([]todo, error) {
-	limit, offset := defaultLimit, 0
-	if q.Value.Limit != nil {
-		limit = *q.Value.Limit
-	}
-	if q.Value.Offset != nil {
-		offset = *q.Value.Offset
-	}
-	return t.list(ctx, limit, offset, q.Value.Done)
+func list(ctx context.Context, in listTodos) ([]todo, error) {
+	return in.Todos.list(ctx, in.Limit, in.Offset, in.Done)
 }
 
 // newTodo is the body of POST /todos and an item of POST /todos/batch.
@@ -41,34 +37,41 @@ type newTodo struct {
 	Done  bool   `json:"done"`
 }
 
-// createTodo returns the todo rather than sending it, so the
-// transaction's commit comes first and a commit that fails answers.
-func createTodo(ctx context.Context, b app.Body[newTodo], t todos, rep *httpx.Reply) (todo, error) {
-	td, err := t.create(ctx, b.Value.Title, b.Value.Done)
-	if err != nil {
-		return todo{}, err
-	}
-	rep.Code(http.StatusCreated).SetHeader("Location", location(td.ID))
-	return td, nil
+type createTodo struct {
+	app.In
+	Body  newTodo `body:""`
+	Todos todos
 }
 
-func location(id int64) string { return "/todos/" + strconv.FormatInt(id, 10) }
+func create(ctx context.Context, in createTodo) (app.Created[todo], error) {
+	td, err := in.Todos.create(ctx, in.Body.Title, in.Body.Done)
+	if err != nil {
+		return app.Created[todo]{}, err
+	}
+	return app.Created[todo]{Location: "/todos/" + strconv.FormatInt(td.ID, 10), Value: td}, nil
+}
 
-// createBatch creates every todo of the body in the request's
-// transaction: a title already used (or used twice in the batch) fails
-// the request, and its cleanup rolls back what was created before it.
-func createBatch(ctx context.Context, b app.Body[[]newTodo], t todos, rep *httpx.Reply) ([]todo, error) {
-	if n := len(b.Value); n < 1 || n > maxBatch {
+type createBatch struct {
+	app.In
+	Body  []newTodo `body:""`
+	Todos todos
+}
+
+// batch creates every todo of the body in the request's transaction: a
+// title already used (or used twice in the batch) fails the request, and
+// the transaction's cleanup rolls back what was created before it.
+// Registered with app.Status(201).
+func batch(ctx context.Context, in createBatch) ([]todo, error) {
+	if n := len(in.Body); n < 1 || n > maxBatch {
 		return nil, batchSizeError(n)
 	}
-	created := make([]todo, len(b.Value))
-	for i, n := range b.Value {
+	created := make([]todo, len(in.Body))
+	for i, n := range in.Body {
 		var err error
-		if created[i], err = t.create(ctx, n.Title, n.Done); err != nil {
+		if created[i], err = in.Todos.create(ctx, n.Title, n.Done); err != nil {
 			return nil, err
 		}
 	}
-	rep.Code(http.StatusCreated)
 	return created, nil
 }
 
@@ -80,17 +83,29 @@ func batchSizeError(n int) error {
 	if n > maxBatch {
 		f = httpx.FieldError{Path: "body", Rule: "max", Message: fmt.Sprintf("must NOT have more than %d items", maxBatch)}
 	}
+	return fieldError(f)
+}
+
+// fieldError is the 400 of one failing field, as Burrow's validation
+// answers.
+func fieldError(f httpx.FieldError) error {
 	return &httpx.Error{StatusCode: http.StatusBadRequest, Code: "FST_ERR_VALIDATION",
 		Message: f.Path + " " + f.Message, Validation: []httpx.FieldError{f}}
 }
 
-// todoID is the :id of the routes of one todo: a positive integer.
-type todoID struct {
-	ID int64 `param:"id" validate:"min=1"`
+// oneTodo is the input of GET and DELETE /todos/:id: a positive id.
+type oneTodo struct {
+	app.In
+	ID    int64 `path:"id" validate:"min=1"`
+	Todos todos
 }
 
-func getTodo(ctx context.Context, p app.Params[todoID], t todos) (todo, error) {
-	return t.get(ctx, p.Value.ID)
+func get(ctx context.Context, in oneTodo) (todo, error) {
+	return in.Todos.get(ctx, in.ID)
+}
+
+func remove(ctx context.Context, in oneTodo) (app.NoContent, error) {
+	return app.NoContent{}, in.Todos.remove(ctx, in.ID)
 }
 
 // todoPatch is the body of PATCH /todos/:id: a field left out (or null)
@@ -100,21 +115,16 @@ type todoPatch struct {
 	Done  *bool   `json:"done"`
 }
 
-func patchTodo(ctx context.Context, p app.Params[todoID], b app.Body[todoPatch], t todos) (todo, error) {
-	if b.Value.Title == nil && b.Value.Done == nil {
-		f := httpx.FieldError{Path: "body", Rule: "minProperties", Message: "must have title or done"}
-		return todo{}, &httpx.Error{StatusCode: http.StatusBadRequest, Code: "FST_ERR_VALIDATION",
-			Message: f.Path + " " + f.Message, Validation: []httpx.FieldError{f}}
-	}
-	return t.update(ctx, p.Value.ID, b.Value.Title, b.Value.Done)
+type patchTodo struct {
+	app.In
+	ID    int64     `path:"id" validate:"min=1"`
+	Body  todoPatch `body:""`
+	Todos todos
 }
 
-// deleteTodo sets the status and returns: Burrow sends the empty 204
-// after the transaction's commit.
-func deleteTodo(ctx context.Context, p app.Params[todoID], t todos, rep *httpx.Reply) error {
-	if err := t.remove(ctx, p.Value.ID); err != nil {
-		return err
+func patch(ctx context.Context, in patchTodo) (todo, error) {
+	if in.Body.Title == nil && in.Body.Done == nil {
+		return todo{}, fieldError(httpx.FieldError{Path: "body", Rule: "minProperties", Message: "must have title or done"})
 	}
-	rep.Code(http.StatusNoContent)
-	return nil
+	return in.Todos.update(ctx, in.ID, in.Body.Title, in.Body.Done)
 }

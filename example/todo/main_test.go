@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/burrow-go/burrow/app"
 )
 
 func TestFlags(t *testing.T) {
@@ -172,4 +174,32 @@ func TestConcurrentWriters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoHandlerIsCalledByReflection: every route of the service calls its
+// handler directly. PrintRoutes marks a handler called through
+// reflect.Value.Call "by reflection", but draws one line per path, for
+// the first of its methods; so the test gives each method a path of its
+// own (an OnRoute hook prefixes it) to see every route.
+func TestNoHandlerIsCalledByReflection(t *testing.T) {
+	t.Parallel()
+	db, err := openDB(context.Background(), "")
+	require.NoError(t, err)
+	defer db.Close()
+	s, err := newServer(context.Background(), db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+	require.NoError(t, err)
+	var routes int
+	require.NoError(t, s.OnRoute(func(r *app.RouteSpec) error {
+		r.Path = "/" + r.Method + r.Path
+		routes++
+		return nil
+	}))
+	require.NoError(t, s.Ready())
+	defer s.Close(context.Background())
+	printed := s.PrintRoutes(app.IncludeHooks())
+	assert.Equal(t, 10, routes, "7 routes and the HEAD twins of the 3 GETs:\n%s", printed)
+	for _, method := range []string{"GET", "HEAD", "POST", "PATCH", "DELETE"} {
+		assert.Contains(t, printed, method+"\n", "a branch per method")
+	}
+	assert.NotContains(t, printed, "by reflection")
 }

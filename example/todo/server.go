@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,14 +33,19 @@ func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option
 		return nil, err
 	}
 	s := app.New(opts...)
-	s.Get("/healthz", app.TypedValue(health))
+	app.Get(s, "/healthz", health)
 	s.Register(dbPlugin(db))
 	s.Register(todosPlugin(users, ids), app.Name("todos"), app.DependsOn("db"))
 	return s, nil
 }
 
+// status is GET /healthz's answer.
+type status struct {
+	Status string `json:"status"`
+}
+
 // health answers GET /healthz, the one route without a token.
-func health(*httpx.Request) (json.RawMessage, error) { return json.RawMessage(`{"status":"ok"}`), nil }
+func health(context.Context, struct{}) (status, error) { return status{Status: "ok"}, nil }
 
 // dbPlugin provides the database to the context that registers it and
 // its descendants: the *sql.DB as a service, and a transaction per
@@ -141,12 +145,12 @@ func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 		s.ProvideRequest(userTodos)
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(app.Typed(storeErrors))
-		s.Get("/todos", listTodos)
-		s.Post("/todos", createTodo)
-		s.Post("/todos/batch", createBatch)
-		s.Get("/todos/:id", getTodo)
-		s.Patch("/todos/:id", patchTodo)
-		return s.Delete("/todos/:id", deleteTodo)
+		app.Get(s, "/todos", list)
+		app.Post(s, "/todos", create)
+		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated))
+		app.Get(s, "/todos/:id", get)
+		app.Patch(s, "/todos/:id", patch)
+		return app.Delete(s, "/todos/:id", remove)
 	}
 }
 
