@@ -24,7 +24,7 @@ var errBadUsers = errors.New("invalid -users")
 func parseUsers(list string) ([]user, error) {
 	var users []user
 	names, tokens := map[string]bool{}, map[string]bool{}
-	for _, entry := range strings.Split(list, ",") {
+	for i, entry := range strings.Split(list, ",") {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {
 			continue
@@ -32,8 +32,11 @@ func parseUsers(list string) ([]user, error) {
 		name, token, ok := strings.Cut(entry, ":")
 		name, token = strings.TrimSpace(name), strings.TrimSpace(token)
 		switch {
-		case !ok || name == "" || token == "":
-			return nil, fmt.Errorf("%w: %q is not name:token", errBadUsers, cut(entry))
+		case !ok:
+			// The entry may be a token given alone: never repeat it.
+			return nil, fmt.Errorf("%w: entry %d has no colon; want name:token", errBadUsers, i+1)
+		case name == "" || token == "":
+			return nil, fmt.Errorf("%w: entry %d (%q) is not name:token", errBadUsers, i+1, name+":…")
 		case names[name]:
 			return nil, fmt.Errorf("%w: user %q is given twice", errBadUsers, name)
 		case tokens[token]:
@@ -43,18 +46,6 @@ func parseUsers(list string) ([]user, error) {
 		users = append(users, user{name: name, token: token})
 	}
 	return users, nil
-}
-
-// cut shortens what an error repeats of the flag; an entry may hold a
-// token that belongs in no log, so only its start is shown.
-func cut(entry string) string {
-	if name, _, ok := strings.Cut(entry, ":"); ok {
-		return name + ":…"
-	}
-	if len(entry) > 32 {
-		return entry[:32] + "…"
-	}
-	return entry
 }
 
 // randomToken returns 32 random bytes, base64url-encoded.
