@@ -125,6 +125,25 @@ func TestBadDatabase(t *testing.T) {
 	assert.ErrorContains(t, err, "opening the database "+dir+": ")
 }
 
+// TestInMemoryPool: an in-memory SQLite database lives in its
+// connection, so the pool of one (-db empty or SQLite's ":memory:") is
+// pinned to a single connection; a second connection would be another,
+// empty, database. A file's pool is not limited.
+func TestInMemoryPool(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path  string
+		conns int
+	}{{"", 1}, {":memory:", 1}, {filepath.Join(t.TempDir(), "todo.db"), 0}}
+	for _, tc := range tests {
+		db, err := openDB(context.Background(), tc.path)
+		require.NoError(t, err)
+		assert.Equal(t, tc.conns, db.Stats().MaxOpenConnections, "%q", tc.path)
+		require.NoError(t, db.Close())
+	}
+	assert.NoFileExists(t, ":memory:")
+}
+
 // TestConcurrentWriters: users writing at once each get every todo they
 // created, and only theirs — with the one pinned connection of the
 // in-memory database and with a file's pool. Run with -race.

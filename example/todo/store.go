@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS todos (
 );`
 
 // openDB opens the SQLite database at path, or a fresh in-memory one when
-// path is empty, and applies the schema.
+// path is empty (or SQLite's own name for one, ":memory:"), and applies
+// the schema.
 //
 // An in-memory SQLite database lives and dies with its connection: a
 // second connection of the pool would see another, empty, database. So
@@ -53,6 +54,9 @@ CREATE TABLE IF NOT EXISTS todos (
 // can fail at once with SQLITE_BUSY when another writer went first,
 // where an immediate one waits its turn.
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	if path == ":memory:" {
+		path = ""
+	}
 	var dsn string
 	if path == "" {
 		dsn = "file::memory:?" + pragmas("_pragma=foreign_keys(1)")
