@@ -78,10 +78,12 @@ func (w *discard) WriteHeader(s int)           { w.status = s }
 func (w *discard) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 func (w *discard) reset()                      { clear(w.h); w.status, w.n = 0, 0 }
 
-// SetWriteDeadline is what a connection's ResponseWriter offers (as
-// net/http's does), so the benchmarks pay for arming a reply's write
-// deadline up to the system call.
+// SetWriteDeadline and SetReadDeadline are what a connection's
+// ResponseWriter offers (as net/http's does), so the benchmarks pay for
+// arming a reply's write deadline and a body's read deadline up to the
+// system call.
 func (w *discard) SetWriteDeadline(time.Time) error { return nil }
+func (w *discard) SetReadDeadline(time.Time) error  { return nil }
 
 func benchHandler(b *testing.B, h http.Handler, target string) {
 	req := httptest.NewRequest("GET", target, nil)

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/app/internal/textdecode"
 	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
@@ -102,11 +101,7 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
-	var names *jsonscan.Names
-	if t := needs.types[inputBody]; t != nil {
-		names = jsonscan.Compile(t)
-	}
-	p.parsers = append(p.parsers, defaultParsers(names)...)
+	p.parsers = append(p.parsers, defaultParsers(needs.types[inputBody])...)
 	if routeLimit > 0 {
 		p.limit = routeLimit
 	}
@@ -194,37 +189,24 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 		return nil // no body: the zero value, which validation judges
 	}
 	mt := mediaType(ct)
-	var parse Parser
-	for _, d := range p.parsers {
-		if d.matches(mt) {
-			parse = d.fn
+	var parser *parserDef
+	for i := range p.parsers {
+		if p.parsers[i].matches(mt) {
+			parser = &p.parsers[i]
 			break
 		}
 	}
-	if parse == nil {
+	if parser == nil {
 		return errMediaType(mt)
 	}
 	body := req.BodyReader()
 	if body == nil {
 		body = http.NoBody
 	}
-	if p.timeout > 0 {
-		// A body trickled in byte by byte holds a goroutine and a
-		// connection; bound how long it may take. Writers that cannot set
-		// deadlines (Inject's) are simply not bounded.
-		rc := http.NewResponseController(rep.Raw())
-		deadline := time.Now().Add(p.timeout)
-		if rc.SetReadDeadline(deadline) == nil {
-			defer rc.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
-			if raw.Header.Get("Expect") != "" {
-				// net/http writes "100 Continue" on the first read; to a
-				// client that reads nothing, that write would block with
-				// no deadline (the reply's is not set yet).
-				_ = rc.SetWriteDeadline(deadline)
-			}
-		}
+	if p.timeout > 0 && armBodyDeadline(rep.Raw(), raw, p.timeout) {
+		defer clearReadDeadline(rep.Raw())
 	}
-	err := parse(req, &limitedReader{r: body, n: p.limit}, v)
+	err := parser.parse(req, body, p.limit, v)
 	if err == nil {
 		return nil
 	}

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/app/internal/validate"
@@ -46,16 +46,22 @@ func errMediaType(mt string) error {
 type parserDef struct {
 	pattern string // "type/subtype", "type/*+suffix", "type/*" or "*/*"
 	fn      Parser
+	json    *jsonBody // the default JSON parser's, which parseBody calls directly
 }
 
 // defaultParsers apply after every parser a route's contexts declare; the
-// JSON parser knows the field names of the body's type.
-func defaultParsers(names *jsonscan.Names) []parserDef {
-	parse := func(_ *httpx.Request, body io.Reader, v any) error { return parseJSON(body, v, names) }
+// JSON parser knows the body's type t (nil when the route takes no body):
+// its field names for the strict checks and its fast decoder.
+func defaultParsers(t reflect.Type) []parserDef {
+	js := &jsonBody{}
+	if t != nil {
+		js.names = jsonscan.Compile(t)
+		js.fast = jsonscan.CompileDecoder(t, maxJSONDepth)
+	}
 	return []parserDef{
-		{"application/json", parse},
-		{"application/*+json", parse},
-		{"text/plain", parseText},
+		{pattern: "application/json", fn: js.parse, json: js},
+		{pattern: "application/*+json", fn: js.parse, json: js},
+		{pattern: "text/plain", fn: parseText},
 	}
 }
 
@@ -80,7 +86,7 @@ func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
 				return errkind.New(ErrInvalidInput, "invalid parser for %q in %s: one is already added", mt, s.Path())
 			}
 		}
-		s.n.parsers = append(s.n.parsers, parserDef{mt, p})
+		s.n.parsers = append(s.n.parsers, parserDef{pattern: mt, fn: p})
 		return nil
 	})
 }
@@ -166,50 +172,52 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// readAll reads body into a pooled buffer; the caller puts it back.
-func readAll(body io.Reader) (*bytes.Buffer, error) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err := buf.ReadFrom(body)
-	return buf, err
+// jsonBody is the default JSON parser of one body type.
+type jsonBody struct {
+	names *jsonscan.Names
+	fast  *jsonscan.Decoder // nil when the type needs encoding/json
 }
 
-func putBuf(buf *bytes.Buffer) {
-	if buf.Cap() <= 64<<10 { // keep the pool from pinning large bodies
-		bufPool.Put(buf)
-	}
-}
-
-// parseJSON is the default JSON parser: strict where encoding/json is
-// lenient (duplicate keys, depth, names matched without case), with type
-// errors reported per field.
-func parseJSON(body io.Reader, v any, names *jsonscan.Names) error {
-	buf, err := readAll(body)
-	defer putBuf(buf)
-	if err != nil {
+// parse is strict where encoding/json is lenient (duplicate keys, depth,
+// names matched without case), with type errors reported per field.
+func (js *jsonBody) parse(req *httpx.Request, body io.Reader, v any) error {
+	buf := getBodyBuf()
+	defer buf.release()
+	if err := buf.read(body, req.Raw().ContentLength); err != nil {
 		return err
 	}
-	return decodeJSON(buf.Bytes(), v, names)
+	return js.decode(buf.Bytes(), v)
 }
 
-// decodeJSON decodes data into v, whose field names are names: empty,
-// duplicate keys, keys that name a field only by folding case, too deep,
-// invalid, trailing data and mistyped fields are each a 400.
-func decodeJSON(data []byte, v any, names *jsonscan.Names) error {
+// decode decodes data into v: empty, duplicate keys, keys that name a
+// field only by folding case, too deep, invalid, trailing data and
+// mistyped fields are each a 400. The fast decoder reads the bodies it
+// can in one pass; any other body, and any it gives up on, takes the
+// strict scan and encoding/json, which word every refusal.
+func (js *jsonBody) decode(data []byte, v any) error {
+	if js.fast != nil {
+		rv := reflect.ValueOf(v).Elem()
+		if js.fast.Decode(data, rv) {
+			return nil
+		}
+		rv.SetZero() // what it filled before giving up
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errEmptyJSON
 	}
-	if err := jsonscan.Check(data, maxJSONDepth, names); err != nil {
+	if err := jsonscan.Check(data, maxJSONDepth, js.names); err != nil {
 		return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
 	}
-	err := json.Unmarshal(data, v)
+	if err := json.Unmarshal(data, v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+// jsonError is the 400 for encoding/json's error.
+func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &te):
+	if errors.As(err, &te) {
 		path := "body"
 		if te.Field != "" {
 			path += "/" + strings.ReplaceAll(te.Field, ".", "/")
@@ -243,9 +251,9 @@ func jsonKind(te *json.UnmarshalTypeError) string {
 func parseText(req *httpx.Request, body io.Reader, v any) error {
 	switch p := v.(type) {
 	case *string:
-		buf, err := readAll(body)
-		defer putBuf(buf)
-		if err != nil {
+		buf := getBodyBuf()
+		defer buf.release()
+		if err := buf.read(body, req.Raw().ContentLength); err != nil {
 			return err
 		}
 		*p = buf.String()

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -249,6 +250,11 @@ func (w *recorder) Write(p []byte) (int, error) {
 }
 
 func (w *recorder) reset() { clear(w.h); w.status, w.body = 0, w.body[:0] }
+
+// SetReadDeadline and SetWriteDeadline are what net/http's ResponseWriter
+// offers: a peer that bounds body reads and reply writes pays for it.
+func (w *recorder) SetReadDeadline(time.Time) error  { return nil }
+func (w *recorder) SetWriteDeadline(time.Time) error { return nil }
 
 // post answers body through h; the recorder and the request are reused.
 type post struct {

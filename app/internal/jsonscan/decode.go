@@ -1,0 +1,503 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+)
+
+// Decoder decodes a JSON object into one struct type in a single pass
+// that also applies Check's rules: the common body shapes (strings,
+// numbers, booleans, slices of them, nested structs of them) read once
+// instead of three times (Check, then encoding/json's validity scan,
+// then its decoding), without their maps and buffers.
+//
+// It is a fast path, never the judge: it succeeds only on bodies that
+// Check accepts and that encoding/json decodes without error, into the
+// same value. On anything else — an escape in a string, an unknown key
+// holding an object, a duplicate, a mistyped value, bad syntax — it
+// gives up, and the caller zeroes the value and runs Check and
+// encoding/json, which give the answer they always gave.
+type Decoder struct {
+	fields []decField
+	byKey  map[string]int    // exact key → index in fields
+	folded map[string]string // folded key → field key, for the case rule
+}
+
+type decKind uint8
+
+const (
+	decString decKind = iota
+	decBool
+	decInt
+	decUint
+	decFloat
+	decStruct
+	decSlice
+)
+
+type decField struct {
+	index int      // in the struct
+	kind  decKind  // of the field
+	elem  decKind  // a slice's elements
+	sub   *Decoder // a nested struct's
+}
+
+// maxFields is the most fields a struct may have for the fast path: which
+// ones a body set is one bit each.
+const maxFields = 64
+
+// maxUnknown is the most keys naming no field one object may hold in the
+// fast path; they are kept to refuse a duplicate without a map.
+const maxUnknown = 8
+
+// CompileDecoder returns the fast decoder of struct type t, or nil when
+// something in t is decoded in a way only encoding/json knows (pointers,
+// maps, interfaces, embedded structs, the ",string" option, types that
+// unmarshal themselves…) or when it nests deeper than maxDepth.
+func CompileDecoder(t reflect.Type, maxDepth int) *Decoder {
+	if t.Kind() != reflect.Struct || maxDepth < 1 {
+		return nil
+	}
+	return compileDecoder(t, maxDepth-1)
+}
+
+func compileDecoder(t reflect.Type, depth int) *Decoder {
+	if ownDecoding(t) || t.NumField() > maxFields {
+		return nil
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Anonymous || strings.Contains(f.Tag.Get("json"), ",string") {
+			return nil
+		}
+	}
+	d := &Decoder{byKey: map[string]int{}, folded: map[string]string{}}
+	for _, f := range inputfields.List(t, "json") {
+		df := decField{index: f.Path[0]}
+		ft := f.Type
+		switch {
+		case ft.Kind() == reflect.Struct:
+			if depth < 1 {
+				return nil
+			}
+			if df.sub = compileDecoder(ft, depth-1); df.sub == nil {
+				return nil
+			}
+			df.kind = decStruct
+		case ft.Kind() == reflect.Slice:
+			var ok bool
+			if df.elem, ok = scalarKind(ft.Elem()); !ok || depth < 1 || ft.Elem().Kind() == reflect.Uint8 {
+				return nil // []byte is base64 to encoding/json
+			}
+			df.kind = decSlice
+		default:
+			var ok bool
+			if df.kind, ok = scalarKind(ft); !ok {
+				return nil
+			}
+		}
+		d.byKey[f.Key] = len(d.fields)
+		d.fields = append(d.fields, df)
+		if folded := string(appendFolded(nil, f.Key)); d.folded[folded] == "" {
+			d.folded[folded] = f.Key
+		}
+	}
+	return d
+}
+
+var typeNumber = reflect.TypeFor[json.Number]()
+
+// ownDecoding reports whether encoding/json decodes t in a way of its own.
+func ownDecoding(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t == typeNumber || pt.Implements(typeJSONUnmarshaler) || pt.Implements(typeTextUnmarshaler)
+}
+
+func scalarKind(t reflect.Type) (decKind, bool) {
+	if ownDecoding(t) {
+		return 0, false
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return decString, true
+	case reflect.Bool:
+		return decBool, true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return decInt, true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return decUint, true
+	case reflect.Float32, reflect.Float64:
+		return decFloat, true
+	}
+	return 0, false
+}
+
+// Decode decodes data into v, an addressable value of the decoder's
+// struct type holding its zero value, and reports whether it could. When
+// it reports false, v may be partly filled.
+func (d *Decoder) Decode(data []byte, v reflect.Value) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i, ok := d.object(data, i, v)
+	return ok && skipSpace(data, i) == len(data)
+}
+
+// object decodes the object at data[i] ('{') into v and returns the
+// index after it.
+func (d *Decoder) object(data []byte, i int, v reflect.Value) (int, bool) {
+	var seen uint64
+	var unknown [maxUnknown][]byte
+	nUnknown := 0
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return 0, false
+		}
+		end, ok := scanString(data, i)
+		if !ok {
+			return 0, false
+		}
+		key := data[i+1 : end-1]
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return 0, false
+		}
+		if i = skipSpace(data, i+1); i >= len(data) {
+			return 0, false
+		}
+		if n, ok := d.byKey[string(key)]; ok {
+			if seen&(1<<n) != 0 {
+				return 0, false // a duplicate: Check words the 400
+			}
+			seen |= 1 << n
+			if i, ok = d.fields[n].decode(data, i, v); !ok {
+				return 0, false
+			}
+		} else {
+			if !d.unknownKey(key, unknown[:nUnknown]) || nUnknown == maxUnknown {
+				return 0, false
+			}
+			unknown[nUnknown] = key
+			nUnknown++
+			if i, ok = skipScalar(data, i); !ok {
+				return 0, false
+			}
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// unknownKey reports whether key, which names no field, may be skipped:
+// plain ASCII (so its bytes are the key encoding/json sees), not naming a
+// field by folding case, and not one of the object's earlier unknown keys.
+func (d *Decoder) unknownKey(key []byte, earlier [][]byte) bool {
+	var buf [64]byte
+	if len(key) > len(buf) {
+		return false
+	}
+	folded := buf[:len(key)]
+	for j, c := range key {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A' // the least rune of an ASCII letter's folding orbit
+		}
+		folded[j] = c
+	}
+	if _, ok := d.folded[string(folded)]; ok {
+		return false
+	}
+	for _, k := range earlier {
+		if string(k) == string(key) {
+			return false
+		}
+	}
+	return true
+}
+
+// decode decodes the value at data[i] into field f of struct v.
+func (f *decField) decode(data []byte, i int, v reflect.Value) (int, bool) {
+	fv := v.Field(f.index)
+	if hasPrefix(data[i:], "null") {
+		if f.kind == decSlice {
+			fv.SetZero() // encoding/json sets a slice to nil; the rest stay
+		}
+		return i + 4, true
+	}
+	switch f.kind {
+	case decStruct:
+		if data[i] != '{' {
+			return 0, false
+		}
+		return f.sub.object(data, i, fv)
+	case decSlice:
+		return f.slice(data, i, fv)
+	}
+	return scalar(f.kind, data, i, fv)
+}
+
+// slice decodes the array at data[i] into slice fv: its elements are
+// found first, so the slice is allocated once at its length.
+func (f *decField) slice(data []byte, i int, fv reflect.Value) (int, bool) {
+	if data[i] != '[' {
+		return 0, false
+	}
+	const batch = 16
+	var spans [batch][2]int
+	n := 0
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		fv.Set(reflect.MakeSlice(fv.Type(), 0, 0)) // [] is empty, not nil
+		return i + 1, true
+	}
+	for {
+		if i >= len(data) {
+			return 0, false
+		}
+		end, ok := skipScalar(data, i)
+		if !ok {
+			return 0, false
+		}
+		spans[n%batch] = [2]int{i, end}
+		n++
+		if n%batch == 0 && !f.fill(data, spans[:], n, fv) {
+			return 0, false
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return 0, false
+		}
+		if data[i] == ']' {
+			return i + 1, f.fill(data, spans[:n%batch], n, fv)
+		}
+		if data[i] != ',' {
+			return 0, false
+		}
+		i = skipSpace(data, i+1)
+	}
+}
+
+// fill sets the last len(spans) of n elements of slice fv.
+func (f *decField) fill(data []byte, spans [][2]int, n int, fv reflect.Value) bool {
+	if len(spans) == 0 {
+		return true
+	}
+	if fv.Cap() < n {
+		fv.Grow(n - fv.Len())
+	}
+	at := fv.Len()
+	fv.SetLen(n)
+	for j, s := range spans {
+		if end, ok := scalar(f.elem, data[:s[1]], s[0], fv.Index(at+j)); !ok || end != s[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// scalar decodes the string, number or boolean at data[i] into fv, of
+// kind k, and returns the index after it.
+func scalar(k decKind, data []byte, i int, fv reflect.Value) (int, bool) {
+	switch k {
+	case decString:
+		if data[i] != '"' {
+			return 0, false
+		}
+		end, ok := scanString(data, i)
+		if ok {
+			fv.SetString(string(data[i+1 : end-1]))
+		}
+		return end, ok
+	case decBool:
+		switch {
+		case hasPrefix(data[i:], "true"):
+			fv.SetBool(true)
+			return i + 4, true
+		case hasPrefix(data[i:], "false"):
+			fv.SetBool(false)
+			return i + 5, true
+		}
+		return 0, false
+	}
+	end, ok := scanNumber(data, i)
+	if !ok {
+		return 0, false
+	}
+	num := data[i:end]
+	switch k {
+	case decInt:
+		n, ok := parseInt(num)
+		if !ok || fv.OverflowInt(n) {
+			return 0, false
+		}
+		fv.SetInt(n)
+	case decUint:
+		n, ok := parseUint(num)
+		if !ok || fv.OverflowUint(n) {
+			return 0, false
+		}
+		fv.SetUint(n)
+	case decFloat:
+		x, err := strconv.ParseFloat(string(num), fv.Type().Bits())
+		if err != nil || fv.OverflowFloat(x) {
+			return 0, false
+		}
+		fv.SetFloat(x)
+	}
+	return end, true
+}
+
+// parseInt parses a JSON number that is an integer, as strconv.ParseInt
+// does in base 10 (what encoding/json calls), without its error value.
+func parseInt(num []byte) (int64, bool) {
+	neg := len(num) > 0 && num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	u, ok := parseUint(num)
+	switch {
+	case !ok:
+		return 0, false
+	case neg && u <= 1<<63:
+		return -int64(u-1) - 1, true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
+}
+
+// parseUint parses a JSON number made of digits only.
+func parseUint(num []byte) (uint64, bool) {
+	if len(num) == 0 || len(num) > 20 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent: not an integer to encoding/json
+		}
+		d := uint64(c - '0')
+		if n > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// skipScalar returns the index after the string, number or literal at
+// data[i]; an object or an array is not skipped here (its keys would
+// need Check's rules).
+func skipScalar(data []byte, i int) (int, bool) {
+	switch c := data[i]; {
+	case c == '"':
+		return scanString(data, i)
+	case c == '-' || '0' <= c && c <= '9':
+		return scanNumber(data, i)
+	case hasPrefix(data[i:], "true"), hasPrefix(data[i:], "null"):
+		return i + 4, true
+	case hasPrefix(data[i:], "false"):
+		return i + 5, true
+	}
+	return 0, false
+}
+
+// scanString returns the index after the string at data[i] ('"'), which
+// it accepts only without escapes and as valid UTF-8: then its bytes are
+// its value, as encoding/json would decode it.
+func scanString(data []byte, i int) (int, bool) {
+	ascii := true
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			if !ascii && !utf8.Valid(data[i+1:j]) {
+				return 0, false // encoding/json replaces bad bytes with U+FFFD
+			}
+			return j + 1, true
+		case c == '\\' || c < 0x20:
+			return 0, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return 0, false
+}
+
+// scanNumber returns the index after the JSON number at data[i].
+func scanNumber(data []byte, i int) (int, bool) {
+	digits := func(j int) int {
+		for j < len(data) && '0' <= data[j] && data[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return 0, false
+	case data[i] == '0':
+		i++
+	case '1' <= data[i] && data[i] <= '9':
+		i = digits(i + 1)
+	default:
+		return 0, false
+	}
+	if i < len(data) && data[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
+}
