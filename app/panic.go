@@ -72,11 +72,11 @@ func protectCall(fn func() error) (err error) {
 
 // logPanic logs err once, at error level with its stack, when it is a
 // recovered panic; it reports whether it was.
-func logPanic(log *zap.Logger, reqID string, err error) bool {
+func logPanic(log *zap.Logger, req *httpx.Request, err error) bool {
 	if _, ok := err.(*panicError); !ok { // this error itself: one it wraps was logged when it came
 		return false
 	}
-	log.Error(err.Error(), zap.String("reqId", reqID), zap.Error(err))
+	log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Error(err))
 	return true
 }
 

@@ -399,7 +399,7 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
 		return
 	}
-	logPanic(log, req.ID(), err)
+	logPanic(log, req, err)
 	for _, h := range rt.onError {
 		if herr := protect(h, x, err); herr != nil {
 			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
@@ -420,7 +420,7 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 			return
 		}
 		err = herr
-		logPanic(log, req.ID(), err)
+		logPanic(log, req, err)
 	}
 	body := httpx.BodyOf(err)
 	if body.StatusCode >= 500 {
@@ -430,7 +430,10 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		if rt.a.cfg.hideServerErrors {
 			body.Message = body.Error
 		}
-	} else {
+	} else if log.Core().Enabled(zap.InfoLevel) {
+		// Checked first: the message and the fields cost allocations,
+		// which a server refusing a flood of bad requests with info off
+		// should not pay for nothing.
 		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
 	}
 	rep.Code(body.StatusCode)

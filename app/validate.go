@@ -8,12 +8,22 @@ import (
 
 // validationError is the 400 for failing fields.
 func validationError(fields []httpx.FieldError) error {
-	msgs := make([]string, len(fields))
+	n := 0
+	for _, f := range fields {
+		n += len(", ") + len(f.Path) + len(" ") + len(f.Message)
+	}
+	var msg strings.Builder
+	msg.Grow(n)
 	for i, f := range fields {
-		msgs[i] = f.Path + " " + f.Message
+		if i > 0 {
+			msg.WriteString(", ")
+		}
+		msg.WriteString(f.Path)
+		msg.WriteByte(' ')
+		msg.WriteString(f.Message)
 	}
 	return &httpx.Error{
 		StatusCode: 400, Code: "FST_ERR_VALIDATION",
-		Message: strings.Join(msgs, ", "), Validation: fields,
+		Message: msg.String(), Validation: fields,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -47,10 +48,11 @@ func Errorf(status int, format string, args ...any) *Error {
 }
 
 func (e *Error) Error() string {
+	status := strconv.Itoa(e.StatusCode)
 	if e.Code != "" {
-		return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
+		return status + " " + e.Code + ": " + e.Message
 	}
-	return fmt.Sprintf("%d: %s", e.StatusCode, e.Message)
+	return status + ": " + e.Message
 }
 
 // Unwrap returns the cause.
@@ -70,17 +72,28 @@ type ErrorBody struct {
 // chain, 500 otherwise. A 5xx keeps the error's message but never more (no
 // stack, no wrapped causes beyond what Error() says).
 func BodyOf(err error) ErrorBody {
-	status, code := http.StatusInternalServerError, ""
-	var he *Error
-	msg := err.Error()
-	var fields []FieldError
-	if errors.As(err, &he) {
-		status, code, msg, fields = he.StatusCode, he.Code, he.Message, he.Validation
-		if status < 400 || status > 599 {
-			status = http.StatusInternalServerError
-		}
+	he, ok := err.(*Error) // what the framework's own refusals are: no walk, no message built
+	if !ok {
+		he = asError(err)
 	}
-	return ErrorBody{StatusCode: status, Code: code, Error: http.StatusText(status), Message: msg, Validation: fields}
+	if he == nil {
+		status := http.StatusInternalServerError
+		return ErrorBody{StatusCode: status, Error: http.StatusText(status), Message: err.Error()}
+	}
+	status := he.StatusCode
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	return ErrorBody{StatusCode: status, Code: he.Code, Error: http.StatusText(status), Message: he.Message, Validation: he.Validation}
+}
+
+// asError is the *Error in err's chain, or nil.
+func asError(err error) *Error {
+	var he *Error
+	if errors.As(err, &he) {
+		return he
+	}
+	return nil
 }
 
 // NotFoundBody is the body of the default 404, with Fastify's key order

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -71,4 +72,38 @@ func AppendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendJSON appends b as Send's encoder writes it (Fastify's key order,
+// code and validation left out when empty), without reflection: every
+// refusal is encoded this way, so a flood of bad requests costs no more
+// to answer than good ones.
+func (b ErrorBody) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"statusCode":`...)
+	dst = strconv.AppendInt(dst, int64(b.StatusCode), 10)
+	if b.Code != "" {
+		dst = append(dst, `,"code":`...)
+		dst = AppendJSONString(dst, b.Code)
+	}
+	dst = append(dst, `,"error":`...)
+	dst = AppendJSONString(dst, b.Error)
+	dst = append(dst, `,"message":`...)
+	dst = AppendJSONString(dst, b.Message)
+	if len(b.Validation) > 0 {
+		dst = append(dst, `,"validation":[`...)
+		for i, f := range b.Validation {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"path":`...)
+			dst = AppendJSONString(dst, f.Path)
+			dst = append(dst, `,"rule":`...)
+			dst = AppendJSONString(dst, f.Rule)
+			dst = append(dst, `,"message":`...)
+			dst = AppendJSONString(dst, f.Message)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}'), nil
 }

@@ -13,13 +13,7 @@ import (
 )
 
 // encodeString is what Send's encoder writes for s.
-func encodeString(t testing.TB, s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(s))
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-}
+func encodeString(t testing.TB, s string) string { return encodeValue(t, s) }
 
 func TestAppendJSONString(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -63,4 +57,30 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("%q: decodes to %q", s, back)
 		}
 	})
+}
+
+// encodeValue is what Send's encoder writes for v, reflection and all.
+func encodeValue(t testing.TB, v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(v))
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func TestErrorBodyAppendsWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
+	for _, b := range []httpx.ErrorBody{
+		{StatusCode: 400, Code: "FST_ERR_VALIDATION", Error: "Bad Request", Message: "body/message is required",
+			Validation: []httpx.FieldError{{Path: "body/message", Rule: "required", Message: "is required"}}},
+		{StatusCode: 500, Error: "Internal Server Error", Message: "db: \"x\" <failed>\n\xff\u2028"},
+		{StatusCode: 404, Error: "Not Found", Message: "", Validation: []httpx.FieldError{}},
+		{StatusCode: 400, Code: "C", Error: "Bad Request", Message: "a, b", Validation: []httpx.FieldError{
+			{Path: "body/a~1b", Rule: "max", Message: "must NOT have more than 5 items"}, {Path: "querystring/é", Rule: "type", Message: "must be integer"}}},
+		{},
+	} {
+		got, err := b.AppendJSON([]byte("prefix:"))
+		require.NoError(t, err)
+		assert.Equal(t, "prefix:"+encodeValue(t, b), string(got))
+	}
 }

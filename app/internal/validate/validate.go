@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -51,6 +52,16 @@ type Validator struct {
 	kind   reflect.Kind // Struct, Pointer, Slice, Array or Map
 	fields []fieldRules // Struct
 	elem   *Validator   // Pointer, Slice, Array, Map
+
+	// top holds the paths of a struct's fields spelled out under the
+	// root last validated, so that a failing field costs no string.
+	top atomic.Pointer[topPaths]
+}
+
+// topPaths are a struct's field paths under one root: "body/message".
+type topPaths struct {
+	root  string
+	paths []string // by field
 }
 
 type fieldRules struct {
@@ -400,9 +411,28 @@ const MaxDepth = 100
 // under root ("body", "querystring" or "params").
 func (vd *Validator) Validate(v reflect.Value, root string, out []httpx.FieldError) []httpx.FieldError {
 	at := newInputPath(root)
+	at.top = vd.topPaths(root)
 	out = vd.validate(v, at, out)
 	at.free()
 	return out
+}
+
+// topPaths returns the paths of a struct's fields under root, spelled
+// once (a validator serves one root: its route's body, query or params).
+func (vd *Validator) topPaths(root string) []string {
+	if vd.kind != reflect.Struct {
+		return nil
+	}
+	if tp := vd.top.Load(); tp != nil && tp.root == root {
+		return tp.paths
+	}
+	tp := &topPaths{root: root, paths: make([]string, len(vd.fields))}
+	for i, fr := range vd.fields {
+		at := inputPath{root: root, segs: []pathSeg{{name: fr.name}}}
+		tp.paths[i] = at.String()
+	}
+	vd.top.Store(tp)
+	return tp.paths
 }
 
 // validate appends to out every constraint v breaks, with paths under
@@ -443,7 +473,11 @@ func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.
 	for i := range vd.fields {
 		fr := &vd.fields[i]
 		f := fieldByIndex(v, fr.index, fr.typ)
+		top := len(at.segs) == 0
 		at.push(pathSeg{name: fr.name})
+		if top && at.top != nil {
+			at.spelled = at.top[i]
+		}
 		out = fr.validate(f, at, out)
 		at.pop()
 	}
@@ -528,6 +562,9 @@ type inputPath struct {
 	root  string
 	segs  []pathSeg
 	depth int // objects and arrays entered
+
+	top     []string // the top-level fields' paths, when known
+	spelled string   // String's result, when known
 }
 
 type pathSeg struct {
@@ -547,16 +584,20 @@ func newInputPath(root string) *inputPath {
 func (p *inputPath) free() {
 	clear(p.segs[:cap(p.segs)]) // keys hold request data
 	p.segs, p.depth = p.segs[:0], 0
+	p.top, p.spelled = nil, ""
 	inputPaths.Put(p)
 }
 
-func (p *inputPath) push(s pathSeg) { p.segs = append(p.segs, s) }
-func (p *inputPath) pop()           { p.segs = p.segs[:len(p.segs)-1] }
+func (p *inputPath) push(s pathSeg) { p.segs, p.spelled = append(p.segs, s), "" }
+func (p *inputPath) pop()           { p.segs, p.spelled = p.segs[:len(p.segs)-1], "" }
 
 // String spells p as the client sees it: "body/items/0/sku". Names and
 // keys are escaped as in a JSON pointer (RFC 6901), so a key holding a
 // "/" cannot pose as two levels.
 func (p *inputPath) String() string {
+	if p.spelled != "" {
+		return p.spelled
+	}
 	b := []byte(p.root)
 	for _, s := range p.segs {
 		b = append(b, '/')
