@@ -231,7 +231,8 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 // validate runs after the preValidation hooks.
 func (p *inputPlan) validate(x *httpx.Exchange) error {
 	in := x.Input()
-	var bad []httpx.FieldError
+	scratch := getFieldErrors()
+	bad := *scratch
 	for k, vd := range p.validators {
 		if vd != nil && in[k] != nil {
 			bad = vd.Validate(reflect.ValueOf(in[k]).Elem(), inputNames[k], bad)
@@ -240,10 +241,12 @@ func (p *inputPlan) validate(x *httpx.Exchange) error {
 	if p.fields != nil {
 		bad = p.fields.validate(x, bad)
 	}
+	var err error
 	if len(bad) > 0 {
-		return validationError(bad)
+		err = validationError(bad) // a copy: bad goes back to the pool
 	}
-	return nil
+	putFieldErrors(scratch, bad)
+	return err
 }
 
 // planInput plans a Body, Query or Params parameter of type t.

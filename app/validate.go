@@ -2,11 +2,14 @@ package app
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/burrow-go/burrow/httpx"
 )
 
-// validationError is the 400 for failing fields.
+// validationError is the 400 for failing fields. It keeps a copy of
+// fields, so the caller may reuse them; the usual single failure costs
+// one allocation for the error and its field together.
 func validationError(fields []httpx.FieldError) error {
 	n := 0
 	for _, f := range fields {
@@ -22,8 +25,32 @@ func validationError(fields []httpx.FieldError) error {
 		msg.WriteByte(' ')
 		msg.WriteString(f.Message)
 	}
-	return &httpx.Error{
-		StatusCode: 400, Code: "FST_ERR_VALIDATION",
-		Message: msg.String(), Validation: fields,
+	if len(fields) == 1 {
+		one := &struct {
+			err   httpx.Error
+			field [1]httpx.FieldError
+		}{field: [1]httpx.FieldError{fields[0]}}
+		one.err = httpx.Error{StatusCode: 400, Code: "FST_ERR_VALIDATION", Message: msg.String(), Validation: one.field[:]}
+		return &one.err
 	}
+	return &httpx.Error{StatusCode: 400, Code: "FST_ERR_VALIDATION", Message: msg.String(),
+		Validation: append([]httpx.FieldError(nil), fields...)}
+}
+
+// fieldErrors holds the slices validation collects failures in: the
+// error gets a copy, so a request that fails allocates only what it
+// hands out.
+var fieldErrors = sync.Pool{New: func() any { return new([]httpx.FieldError) }}
+
+func getFieldErrors() *[]httpx.FieldError { return fieldErrors.Get().(*[]httpx.FieldError) }
+
+// putFieldErrors returns the scratch slice, now used, to the pool; one
+// that grew large is dropped.
+func putFieldErrors(scratch *[]httpx.FieldError, used []httpx.FieldError) {
+	if cap(used) > 64 {
+		return
+	}
+	clear(used) // the failures name the client's keys
+	*scratch = used[:0]
+	fieldErrors.Put(scratch)
 }
