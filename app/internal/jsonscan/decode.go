@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
@@ -162,9 +163,9 @@ func (d *Decoder) object(data []byte, i int, v reflect.Value) (int, bool) {
 		if i >= len(data) || data[i] != '"' {
 			return 0, false
 		}
-		end, ok := scanString(data, i)
-		if !ok {
-			return 0, false
+		end, escaped, ok := scanString(data, i)
+		if !ok || escaped {
+			return 0, false // an escaped key: Check compares keys decoded
 		}
 		key := data[i+1 : end-1]
 		i = skipSpace(data, end)
@@ -324,8 +325,13 @@ func scalar(k decKind, data []byte, i int, fv reflect.Value) (int, bool) {
 		if data[i] != '"' {
 			return 0, false
 		}
-		end, ok := scanString(data, i)
-		if ok {
+		end, escaped, ok := scanString(data, i)
+		switch {
+		case !ok:
+		case escaped:
+			var buf [128]byte
+			fv.SetString(string(unquote(buf[:0], data[i+1:end-1])))
+		default:
 			fv.SetString(string(data[i+1 : end-1]))
 		}
 		return end, ok
@@ -412,7 +418,8 @@ func parseUint(num []byte) (uint64, bool) {
 func skipScalar(data []byte, i int) (int, bool) {
 	switch c := data[i]; {
 	case c == '"':
-		return scanString(data, i)
+		end, _, ok := scanString(data, i)
+		return end, ok
 	case c == '-' || '0' <= c && c <= '9':
 		return scanNumber(data, i)
 	case hasPrefix(data[i:], "true"), hasPrefix(data[i:], "null"):
@@ -423,25 +430,110 @@ func skipScalar(data []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// scanString returns the index after the string at data[i] ('"'), which
-// it accepts only without escapes and as valid UTF-8: then its bytes are
-// its value, as encoding/json would decode it.
-func scanString(data []byte, i int) (int, bool) {
+// scanString returns the index after the string at data[i] ('"') and
+// whether it holds escapes. It accepts only valid UTF-8 (encoding/json
+// replaces bad bytes with U+FFFD) and valid escapes.
+func scanString(data []byte, i int) (end int, escaped, ok bool) {
 	ascii := true
 	for j := i + 1; j < len(data); j++ {
 		switch c := data[j]; {
 		case c == '"':
 			if !ascii && !utf8.Valid(data[i+1:j]) {
-				return 0, false // encoding/json replaces bad bytes with U+FFFD
+				return 0, false, false
 			}
-			return j + 1, true
-		case c == '\\' || c < 0x20:
-			return 0, false
+			return j + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			j++
+			if j >= len(data) {
+				return 0, false, false
+			}
+			switch data[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if _, ok := hex4(data, j+1); !ok {
+					return 0, false, false
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
-	return 0, false
+	return 0, false, false
+}
+
+// hex4 reads the four hex digits of a \u escape at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// unquote appends the value of s, the inside of a string scanString
+// accepted, to b, resolving escapes as encoding/json does: a surrogate
+// pair is one rune, a lone surrogate is U+FFFD.
+func unquote(b, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, _ := hex4(s, i+2)
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2, _ := hex4(s, i+2)
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						i += 6
+						b = utf8.AppendRune(b, r)
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default: // '"', '\\' or '/'
+			b = append(b, s[i+1])
+		}
+		i += 2
+	}
+	return b
 }
 
 // scanNumber returns the index after the JSON number at data[i].

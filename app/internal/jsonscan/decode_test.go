@@ -70,7 +70,8 @@ func TestDecodeTakesTheFastPath(t *testing.T) {
 func TestDecodeLeavesTheRestToEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
-		`{"message":"a\nb"}`, // an escape
+		`{"m\u0065ssage":"hi"}`, // an escaped key
+		`{"message":"a\x"}`, `{"message":"\u12"}`, `{"message":"\u12G4"}`, `{"message":"a\`,
 		`{"message":"hi","message":"again"}`, `{"x":1,"x":2}`, `{"MESSAGE":"hi"}`, `{"name":"folded"}`,
 		`{"k":1.5}`, `{"k":1e2}`, `{"u":-1}`, `{"u":65536}`, `{"in":{"n":128}}`, `{"x":1e999}`,
 		`{"message":1}`, `{"tags":"a"}`, `{"tags":[null]}`, `{"in":[]}`, `{"other":{"a":1}}`,
@@ -121,7 +122,7 @@ func TestCompileDecoderOnlyForWhatItDecodesExactly(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"message":"hi","tags":["a","b"]}`, `{"k":-1,"u":2,"b":false,"x":1e3}`, `{"ints":[1,2],"flags":[true]}`,
-		`{"in":{"n":1,"f":1.5,"s":["x"]}}`, `{"Name":"a","zzz":null}`, `{"tags":[]}`, `{"tags":null}`, `{"k":1,"K":2}`,
+		`{"in":{"n":1,"f":1.5,"s":["x"]}}`, `{"Name":"a","zzz":null}`, `{"message":"\ud800\udc00\u0000\n"}`, `{"tags":[]}`, `{"tags":null}`, `{"k":1,"K":2}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -137,4 +138,42 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%q: fast path decoded %#v; encoding/json %#v", data, fastV, slowV)
 		}
 	})
+}
+
+// The input workload's valid body, and its type.
+const benchBody = `{"message":"Typed input: decode this JSON body, validate it and send the same object back.","tags":["go","json","bench"]}`
+
+type benchEcho struct {
+	Message string   `json:"message"`
+	Tags    []string `json:"tags,omitempty"`
+}
+
+// BenchmarkDecode is the one-pass decoder on the input workload's body;
+// BenchmarkCheckUnmarshal is what it replaces: Check, then
+// encoding/json.Unmarshal (its own validity scan, then decoding).
+func BenchmarkDecode(b *testing.B) {
+	d := CompileDecoder(reflect.TypeFor[benchEcho](), testDepth)
+	data := []byte(benchBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v benchEcho
+		if !d.Decode(data, reflect.ValueOf(&v).Elem()) {
+			b.Fatal("not decoded")
+		}
+	}
+}
+
+func BenchmarkCheckUnmarshal(b *testing.B) {
+	names := Compile(reflect.TypeFor[benchEcho]())
+	data := []byte(benchBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v benchEcho
+		if err := Check(data, testDepth, names); err != nil {
+			b.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
