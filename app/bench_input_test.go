@@ -24,7 +24,7 @@ type echoBody struct {
 
 // echoServer is the reference example's /echo: in publicContext, with
 // the root's and the context's request decorators.
-func echoServer(b *testing.B) *app.Server {
+func echoServer(tb testing.TB) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {
@@ -32,7 +32,7 @@ func echoServer(b *testing.B) *app.Server {
 		return p.Post("/echo", app.TypedValue(func(b app.Body[echoBody]) (echoBody, error) { return b.Value, nil }))
 	}, app.Name("publicContext"))
 	if err := s.Ready(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return s
 }
