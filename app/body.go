@@ -38,12 +38,17 @@ func (b *bodyBuf) release() {
 	}
 }
 
+// maxPresize bounds how much a body's announced length reserves before
+// its bytes arrive: as much as a client may already pin with its
+// headers (DefaultMaxHeaderBytes). Larger bodies grow as they come.
+const maxPresize = 16 << 10
+
 // read reads r to its end. size is the body's announced length (-1 when
-// unknown): the buffer is grown to it once, one byte more so that the
-// read sees the end without growing again.
+// unknown): the buffer is grown once to hold it and the room ReadFrom
+// wants to see the end, instead of doubling its way there.
 func (b *bodyBuf) read(r io.Reader, size int64) error {
-	if size > 0 && size < maxKeptBody {
-		b.Grow(int(size) + 1)
+	if size > 0 && size <= maxPresize {
+		b.Grow(int(size) + bytes.MinRead)
 	}
 	_, err := b.ReadFrom(r)
 	return err
