@@ -36,7 +36,7 @@ const testDepth = 8
 
 // decodeBoth decodes data with the fast decoder and with Check and
 // encoding/json, and reports what each did.
-func decodeBoth(t *testing.T, data []byte) (fast bool, fastV fastBody, slowErr error, slowV fastBody) {
+func decodeBoth(t *testing.T, data []byte) (fast bool, fastV, slowV fastBody, slowErr error) {
 	t.Helper()
 	d := CompileDecoder(reflect.TypeFor[fastBody](), testDepth)
 	require.NotNil(t, d)
@@ -45,24 +45,25 @@ func decodeBoth(t *testing.T, data []byte) (fast bool, fastV fastBody, slowErr e
 	if slowErr == nil {
 		slowErr = json.Unmarshal(data, &slowV)
 	}
-	return fast, fastV, slowErr, slowV
+	return fast, fastV, slowV, slowErr
 }
 
 func TestDecodeTakesTheFastPath(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
 		`{"message":"Typed input: decode this JSON body.","tags":["go","json","bench"]}`,
-		`{}`, ` { "message" : "é" , "tags" : [ ] } `, `{"tags":null,"k":-9223372036854775808,"u":65535}`,
+		`{}`, ` { "message" : "é" , "tags" : [ ] } `, `{"tags":null,"k":-9223372036854775808,"u":65535}`, `{"k":9223372036854775807,"ints":[-0,0]}`,
 		`{"b":true,"x":-1.5e-3,"ints":[1,-2,0],"flags":[false,true],"in":{"n":-128,"f":3.25,"s":["a"]}}`,
 		`{"Name":"n","unknown":"x","other":null,"n":-1.5e3}`, `{"Skip":"x","hidden":1,"in":{}}`,
 		`{"ints":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33]}`,
 	} {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			fast, fastV, slowErr, slowV := decodeBoth(t, []byte(body))
+			fast, fastV, slowV, slowErr := decodeBoth(t, []byte(body))
 			require.NoError(t, slowErr)
 			assert.True(t, fast, "fast path taken")
 			assert.Equal(t, slowV, fastV)
+			assert.Zero(t, fastV.hidden, "unexported: not a member")
 		})
 	}
 }
@@ -73,7 +74,7 @@ func TestDecodeLeavesTheRestToEncodingJSON(t *testing.T) {
 		`{"m\u0065ssage":"hi"}`, // an escaped key
 		`{"message":"a\x"}`, `{"message":"\u12"}`, `{"message":"\u12G4"}`, `{"message":"a\`,
 		`{"message":"hi","message":"again"}`, `{"x":1,"x":2}`, `{"MESSAGE":"hi"}`, `{"name":"folded"}`,
-		`{"k":1.5}`, `{"k":1e2}`, `{"u":-1}`, `{"u":65536}`, `{"in":{"n":128}}`, `{"x":1e999}`,
+		`{"k":1.5}`, `{"k":1e2}`, `{"k":9223372036854775808}`, `{"k":-9223372036854775809}`, `{"k":-}`, `{"u":-1}`, `{"u":65536}`, `{"in":{"n":128}}`, `{"x":1e999}`,
 		`{"message":1}`, `{"tags":"a"}`, `{"tags":[null]}`, `{"in":[]}`, `{"other":{"a":1}}`,
 		`{"message":"hi"} x`, `{"message":"hi",}`, `{"k":01}`, `{"k":-}`, `{"k":1.}`, `{"b":tru}`, `{`, `[]`, `null`,
 		"{\"message\":\"\xff\"}", "{\"\xc3\xa9\":1}", `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`,
@@ -127,7 +128,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, fastV, slowErr, slowV := decodeBoth(t, data)
+		fast, fastV, slowV, slowErr := decodeBoth(t, data)
 		if !fast {
 			return
 		}
