@@ -430,11 +430,13 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		if rt.a.cfg.hideServerErrors {
 			body.Message = body.Error
 		}
-	} else if log.Core().Enabled(zap.InfoLevel) {
-		// Checked first: the message and the fields cost allocations,
-		// which a server refusing a flood of bad requests with info off
-		// should not pay for nothing.
-		log.Info(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
+	} else if log.Core().Enabled(zap.DebugLevel) {
+		// A refusal is the client's doing, so it is logged at debug: at
+		// info, a flood of bad requests would write a line each, which
+		// costs the server more than the refusal itself. Checked first,
+		// so that building the message and the fields costs nothing when
+		// debug is off.
+		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
 	}
 	rep.Code(body.StatusCode)
 	if serr := sendProtected(rep, body); serr != nil {
