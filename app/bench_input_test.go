@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -22,14 +23,20 @@ type echoBody struct {
 	Tags    []string `json:"tags,omitempty" validate:"max=5"`
 }
 
-// echoServer is the reference example's /echo: in publicContext, with
-// the root's and the context's request decorators.
+// echoIn is the reference example's POST /echo input.
+type echoIn struct {
+	app.In
+	Body echoBody `body:""`
+}
+
+// echoServer is the reference example's /echo, a typed route in
+// publicContext, with the root's and the context's request decorators.
 func echoServer(tb testing.TB) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {
 		p.DecorateRequest("foo", "foo")
-		return p.Post("/echo", app.TypedValue(func(b app.Body[echoBody]) (echoBody, error) { return b.Value, nil }))
+		return app.Post(p, "/echo", func(_ context.Context, in echoIn) (echoBody, error) { return in.Body, nil })
 	}, app.Name("publicContext"))
 	if err := s.Ready(); err != nil {
 		tb.Fatal(err)

@@ -44,6 +44,12 @@ type echoBody struct {
 	Tags    []string `json:"tags,omitempty" validate:"max=5" binding:"max=5"`
 }
 
+// echoIn is Burrow's input struct for the route, as the example declares it.
+type echoIn struct {
+	app.In
+	Body echoBody `body:""`
+}
+
 // values are the request values (decorators) of the peers' groups.
 type values struct {
 	Answer int    `json:"answer"`
@@ -129,7 +135,7 @@ var inputPeers = []inputPeer{
 		s.DecorateRequest("answer", 42)
 		s.Register(func(p *app.Server) error {
 			p.DecorateRequest("foo", "foo")
-			return p.Post("/echo", app.TypedValue(func(b app.Body[echoBody]) (echoBody, error) { return b.Value, nil }))
+			return app.Post(p, "/echo", func(_ context.Context, in echoIn) (echoBody, error) { return in.Body, nil })
 		}, app.Name("publicContext"))
 		if err := s.Ready(); err != nil {
 			tb.Fatal(err)
