@@ -74,11 +74,13 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// AppendJSON appends b as Send's encoder writes it (Fastify's key order,
+// appendJSON appends b as Send's encoder writes it (Fastify's key order,
 // code and validation left out when empty), without reflection: every
 // refusal is encoded this way, so a flood of bad requests costs no more
-// to answer than good ones.
-func (b ErrorBody) AppendJSON(dst []byte) ([]byte, error) {
+// to answer than good ones. It is not the exported JSONAppender method on
+// purpose: a user's type embedding ErrorBody would inherit it and lose
+// its own fields.
+func (b ErrorBody) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"statusCode":`...)
 	dst = strconv.AppendInt(dst, int64(b.StatusCode), 10)
 	if b.Code != "" {
@@ -105,5 +107,5 @@ func (b ErrorBody) AppendJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }

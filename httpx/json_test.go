@@ -68,19 +68,26 @@ func encodeValue(t testing.TB, v any) string {
 	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
-func TestErrorBodyAppendsWhatEncodingJSONWrites(t *testing.T) {
+// An ErrorBody is encoded without reflection, into the bytes
+// encoding/json writes; a type embedding it keeps its own fields.
+func TestErrorBodyIsSentAsEncodingJSONWritesIt(t *testing.T) {
 	t.Parallel()
-	for _, b := range []httpx.ErrorBody{
-		{StatusCode: 400, Code: "FST_ERR_VALIDATION", Error: "Bad Request", Message: "body/message is required",
+	type traced struct {
+		httpx.ErrorBody
+		TraceID string `json:"traceId"`
+	}
+	for _, v := range []any{
+		httpx.ErrorBody{StatusCode: 400, Code: "FST_ERR_VALIDATION", Error: "Bad Request", Message: "body/message is required",
 			Validation: []httpx.FieldError{{Path: "body/message", Rule: "required", Message: "is required"}}},
-		{StatusCode: 500, Error: "Internal Server Error", Message: "db: \"x\" <failed>\n\xff\u2028"},
-		{StatusCode: 404, Error: "Not Found", Message: "", Validation: []httpx.FieldError{}},
-		{StatusCode: 400, Code: "C", Error: "Bad Request", Message: "a, b", Validation: []httpx.FieldError{
+		httpx.ErrorBody{StatusCode: 500, Error: "Internal Server Error", Message: "db: \"x\" <failed>\n\xff\u2028"},
+		httpx.ErrorBody{StatusCode: 404, Error: "Not Found", Message: "", Validation: []httpx.FieldError{}},
+		httpx.ErrorBody{StatusCode: 400, Code: "C", Error: "Bad Request", Message: "a, b", Validation: []httpx.FieldError{
 			{Path: "body/a~1b", Rule: "max", Message: "must NOT have more than 5 items"}, {Path: "querystring/é", Rule: "type", Message: "must be integer"}}},
-		{},
+		httpx.ErrorBody{},
+		traced{httpx.ErrorBody{StatusCode: 400, Error: "Bad Request", Message: "m"}, "t-1"},
 	} {
-		got, err := b.AppendJSON([]byte("prefix:"))
+		rec, err := send(t, nil, v, nil)
 		require.NoError(t, err)
-		assert.Equal(t, "prefix:"+encodeValue(t, b), string(got))
+		assert.Equal(t, encodeValue(t, v), rec.Body.String())
 	}
 }

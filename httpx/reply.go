@@ -283,7 +283,10 @@ func (r *reply) send(v any) error {
 		}
 		buf := &r.out.buf
 		buf.Reset()
-		if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
+		if eb, ok := v.(ErrorBody); ok {
+			buf.Write(eb.appendJSON(buf.AvailableBuffer())) // keeps a grown buffer for the next reply
+			body = buf.Bytes()
+		} else if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
 			b, err := a.AppendJSON(buf.AvailableBuffer())
 			if err != nil {
 				return err
