@@ -44,9 +44,9 @@ func errMediaType(mt string) error {
 }
 
 type parserDef struct {
-	pattern string // "type/subtype", "type/*+suffix", "type/*" or "*/*"
-	fn      Parser
-	json    *jsonBody // the default JSON parser's, which parseBody calls directly
+	pattern string    // "type/subtype", "type/*+suffix", "type/*" or "*/*"
+	fn      Parser    // a parser added with AddContentTypeParser, or
+	json    *jsonBody // the default JSON parser, which reads into a pooled buffer
 }
 
 // defaultParsers apply after every parser a route's contexts declare; the
@@ -59,8 +59,8 @@ func defaultParsers(t reflect.Type) []parserDef {
 		js.fast = jsonscan.CompileDecoder(t, maxJSONDepth)
 	}
 	return []parserDef{
-		{pattern: "application/json", fn: js.parse, json: js},
-		{pattern: "application/*+json", fn: js.parse, json: js},
+		{pattern: "application/json", json: js},
+		{pattern: "application/*+json", json: js},
 		{pattern: "text/plain", fn: parseText},
 	}
 }
@@ -178,22 +178,12 @@ type jsonBody struct {
 	fast  *jsonscan.Decoder // nil when the type needs encoding/json
 }
 
-// parse is strict where encoding/json is lenient (duplicate keys, depth,
-// names matched without case), with type errors reported per field.
-func (js *jsonBody) parse(req *httpx.Request, body io.Reader, v any) error {
-	buf := getBodyBuf()
-	defer buf.release()
-	if err := buf.read(body, req.Raw().ContentLength); err != nil {
-		return err
-	}
-	return js.decode(buf.Bytes(), v)
-}
-
-// decode decodes data into v: empty, duplicate keys, keys that name a
-// field only by folding case, too deep, invalid, trailing data and
-// mistyped fields are each a 400. The fast decoder reads the bodies it
-// can in one pass; any other body, and any it gives up on, takes the
-// strict scan and encoding/json, which word every refusal.
+// decode decodes data into v, strict where encoding/json is lenient:
+// empty, duplicate keys, keys that name a field only by folding case, too
+// deep, invalid, trailing data and mistyped fields are each a 400 (a
+// mistyped field as a validation error naming it). The fast decoder reads
+// the bodies it can in one pass; any other body, and any it gives up on,
+// takes the strict scan and encoding/json, which word every refusal.
 func (js *jsonBody) decode(data []byte, v any) error {
 	if js.fast != nil {
 		rv := reflect.ValueOf(v).Elem()
