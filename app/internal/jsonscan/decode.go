@@ -260,7 +260,8 @@ func (f *decField) decode(data []byte, i int, v reflect.Value) (int, bool) {
 }
 
 // slice decodes the array at data[i] into slice fv: its elements are
-// found first, so the slice is allocated once at its length.
+// found first, sixteen at a time, so that a short slice is allocated once,
+// at its length, instead of growing one element at a time.
 func (f *decField) slice(data []byte, i int, fv reflect.Value) (int, bool) {
 	if data[i] != '[' {
 		return 0, false
