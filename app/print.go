@@ -23,19 +23,18 @@ type printOptions struct{ hooks bool }
 func IncludeHooks() PrintOption { return func(o *printOptions) { o.hooks = true } }
 
 // PrintRoutes draws the routes as a tree of path segments, each with its
-// methods and context path. Call it after Ready; before, it is empty.
+// methods and context path. The routes of a path share a line while they
+// agree, and are drawn on lines of their own where they differ: in
+// context or, with IncludeHooks, in hook chain, request values or
+// reflective handler. Call it after Ready; before, it is empty.
 func (s *Server) PrintRoutes(opts ...PrintOption) string {
 	var o printOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	type leaf struct {
-		methods []string
-		rt      *route
-	}
 	type trie struct {
-		kids map[string]*trie
-		leaf *leaf
+		kids   map[string]*trie
+		groups []*routeGroup
 	}
 	root := &trie{kids: map[string]*trie{}}
 	s.a.mu.Lock()
@@ -49,10 +48,7 @@ func (s *Server) PrintRoutes(opts ...PrintOption) string {
 			}
 			n = k
 		}
-		if n.leaf == nil {
-			n.leaf = &leaf{rt: rt}
-		}
-		n.leaf.methods = append(n.leaf.methods, method)
+		n.groups = addToGroup(n.groups, method, rt, o.hooks)
 	})
 	s.a.mu.Unlock()
 
@@ -71,20 +67,21 @@ func (s *Server) PrintRoutes(opts ...PrintOption) string {
 			if i == len(segs)-1 {
 				branch, next = "└── ", "    "
 			}
-			b.WriteString(indent + branch + seg)
-			if k.leaf != nil {
-				slices.Sort(k.leaf.methods)
-				fmt.Fprintf(&b, " (%s) %s", strings.Join(k.leaf.methods, ", "), k.leaf.rt.info.Context)
+			for _, g := range k.groups {
+				slices.Sort(g.methods)
 			}
-			b.WriteString("\n")
-			if o.hooks && k.leaf != nil && k.leaf.rt.reflective {
-				fmt.Fprintf(&b, "%s%s  • handler: by reflection\n", indent, next)
+			slices.SortFunc(k.groups, func(a, b *routeGroup) int { return strings.Compare(a.methods[0], b.methods[0]) })
+			if len(k.groups) == 0 {
+				b.WriteString(indent + branch + seg + "\n")
 			}
-			if o.hooks && k.leaf != nil {
-				for kind, names := range k.leaf.rt.hookNames {
-					if len(names) > 0 {
-						fmt.Fprintf(&b, "%s%s  • %s: %s\n", indent, next, Hook(kind), strings.Join(names, ", "))
-					}
+			for j, g := range k.groups {
+				lead := indent + branch
+				if j > 0 {
+					lead = indent + next
+				}
+				fmt.Fprintf(&b, "%s%s (%s) %s\n", lead, seg, strings.Join(g.methods, ", "), g.rt.info.Context)
+				for _, line := range g.details {
+					fmt.Fprintf(&b, "%s%s  • %s\n", indent, next, line)
 				}
 			}
 			draw(k, indent+next)
@@ -92,6 +89,45 @@ func (s *Server) PrintRoutes(opts ...PrintOption) string {
 	}
 	draw(root, "")
 	return b.String()
+}
+
+// routeGroup is the methods of a path whose routes print alike.
+type routeGroup struct {
+	methods []string
+	rt      *route   // the first of them
+	details []string // with IncludeHooks: the lines under the route
+}
+
+// addToGroup adds the route of method to the group of groups it prints
+// like, or to a new one.
+func addToGroup(groups []*routeGroup, method string, rt *route, hooks bool) []*routeGroup {
+	var details []string
+	if hooks {
+		details = rt.printDetails()
+	}
+	for _, g := range groups {
+		if g.rt == rt || g.rt.info.Context == rt.info.Context && slices.Equal(g.details, details) {
+			g.methods = append(g.methods, method)
+			return groups
+		}
+	}
+	return append(groups, &routeGroup{methods: []string{method}, rt: rt, details: details})
+}
+
+// printDetails are the lines IncludeHooks adds under a route: how its
+// handler is called, the request values it may build, and its hook
+// chain.
+func (rt *route) printDetails() []string {
+	var lines []string
+	if rt.reflective {
+		lines = append(lines, "handler: by reflection")
+	}
+	for kind, names := range rt.hookNames {
+		if len(names) > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s", Hook(kind), strings.Join(names, ", ")))
+		}
+	}
+	return lines
 }
 
 // loadRecord is one plugin as loaded, for PrintPlugins.

@@ -1,12 +1,14 @@
 package app_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // ran records which named hooks ran, so the printed chain can be compared
@@ -66,4 +68,38 @@ func TestPrintRoutesShowsTheHookChainInRunOrder(t *testing.T) {
 └── users (GET, HEAD) root > child
     └── :id (GET, HEAD) root > child > grandchild
 `, s.PrintRoutes())
+}
+
+// TestPrintRoutesShowsEachRouteOfAPath: the routes of one path are drawn
+// together while they agree, and apart where they differ — a reflective
+// PATCH beside a direct GET, a hook of one route's own, a method
+// registered in another context — so no route's marker or hook chain
+// hides behind another's.
+func TestPrintRoutesShowsEachRouteOfAPath(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, app.Get(s, "/todos/:id", func(context.Context, struct{}) (string, error) { return "", nil }))
+	require.NoError(t, app.Put(s, "/todos/:id", func(context.Context, struct{}) (string, error) { return "", nil }))
+	require.NoError(t, s.Patch("/todos/:id", func(*httpx.Request, string) error { return nil }))
+	require.NoError(t, s.Delete("/todos/:id", func() error { return nil }, app.WithHook(app.OnRequest, routeHook)))
+	s.Register(func(c *app.Server) error {
+		return c.Post("/todos/:id", func() error { return nil })
+	}, app.Name("child"))
+	s.Decorate("")
+	require.NoError(t, s.Ready())
+
+	assert.Equal(t, `/
+└── todos
+    └── :id (DELETE) root
+          • onRequest: routeHook
+        :id (GET, HEAD, PUT) root
+        :id (PATCH) root
+          • handler: by reflection
+        :id (POST) root > child
+`, s.PrintRoutes(app.IncludeHooks()))
+	assert.Equal(t, `/
+└── todos
+    └── :id (DELETE, GET, HEAD, PATCH, PUT) root
+        :id (POST) root > child
+`, s.PrintRoutes(), "without hooks, routes differ by context only")
 }
