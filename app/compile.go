@@ -32,6 +32,7 @@ type route struct {
 	mw            http.Handler // the middleware around the lifecycle; nil without
 	stdPattern    string       // the route as http.Request.Pattern holds it
 	scoped        bool         // a function of the route takes a request value
+	values        []*provider  // the request values its functions may build, in order
 	types         *routeTypes  // a typed route's input and responses; nil for others
 	reflective    bool         // the handler is called through reflect.Value.Call
 }

@@ -362,6 +362,11 @@ func TestProvideRequestRefusesMalformedConstructors(t *testing.T) {
 		{"error only", func() error { return nil }, "must return T"},
 		{"wrong cleanup", func() (int, func() error, error) { return 0, nil, nil }, "must return T"},
 		{"variadic", func(...int) int { return 0 }, "is variadic"},
+		{"Provider: nil", app.Provider[struct{}, *tx](nil), "invalid request-scoped constructor in root: nil function"},
+		{"Provider: not an In struct", app.Provider(func(context.Context, tenant) (*tx, func(bool) error, error) { return nil, nil, nil }),
+			"app_test.tenant cannot be a request value's input: embed app.In in a struct, or use struct{} for no input"},
+		{"Provider: an error", app.Provider(func(context.Context, struct{}) (error, func(bool) error, error) { return nil, nil, nil }),
+			"a request value cannot be an error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -481,4 +486,127 @@ func TestRequestValueCleanupOnAbort(t *testing.T) {
 	req.Header.Set("x-id", "ab")
 	assert.PanicsWithValue(t, http.ErrAbortHandler, func() { s.ServeHTTP(httptest.NewRecorder(), req) })
 	assert.Equal(t, []string{"rollback ab"}, log.all())
+}
+
+// tenantIn is what the direct constructor of a *tenant takes.
+type tenantIn struct {
+	app.In
+	Req    *httpx.Request
+	Prefix string `name:"prefix"`
+	User   string `name:"user"`
+}
+
+// A constructor made by Provider is called directly: its In struct is
+// filled like a typed route's, ctx is the request's, and it mixes with
+// reflective constructors as either kind's dependency. PrintRoutes lists
+// the request values a route may build and marks those whose
+// constructor is called by reflection.
+func TestProviderBuildsRequestValuesDirectly(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	var tenants atomic.Int32
+	s := app.New()
+	require.NoError(t, s.Decorate("acme-", app.Named("prefix")))
+	require.NoError(t, s.DecorateRequest("user", ""))
+	s.AddHook(app.OnRequest, func(req *httpx.Request) error {
+		return req.SetDecorator("user", req.Header("x-user"))
+	})
+	require.NoError(t, s.ProvideRequest(app.Provider(func(ctx context.Context, in tenantIn) (*tenant, func(bool) error, error) {
+		if ctx != in.Req.Context() {
+			return nil, nil, errors.New("ctx is not the request's")
+		}
+		if in.User == "" {
+			return nil, nil, httpx.NewError(http.StatusUnauthorized, "", "who are you?")
+		}
+		tenants.Add(1)
+		return &tenant{name: in.Prefix + in.User}, func(failed bool) error {
+			log.add(fmt.Sprint("tenant failed=", failed))
+			return nil
+		}, nil
+	})))
+	require.NoError(t, s.ProvideRequest(log.begin(nil))) // reflective
+	type repoIn struct {
+		app.In
+		Tenant *tenant
+		Tx     *tx
+	}
+	require.NoError(t, s.ProvideRequest(app.Provider(func(_ context.Context, in repoIn) (*tenantRepo, func(bool) error, error) {
+		return &tenantRepo{t: in.Tenant}, nil, nil // no cleanup
+	}), app.As[repo]()))
+	type handlerIn struct {
+		app.In
+		Repo   repo
+		Tenant *tenant
+		Fail   bool `query:"fail"`
+	}
+	require.NoError(t, app.Get(s, "/repo", func(_ context.Context, in handlerIn) (string, error) {
+		if in.Repo.(*tenantRepo).t != in.Tenant {
+			return "", errors.New("two tenants in one request")
+		}
+		if in.Fail {
+			return "", httpx.NewError(http.StatusConflict, "", "no")
+		}
+		return in.Repo.Tenant(), nil
+	}))
+	require.NoError(t, app.Get(s, "/unused", func(context.Context, struct{}) (string, error) { return "none", nil }))
+
+	status, body, _ := do(t, s, "GET", "/repo", "x-user", "bob", "x-id", "1")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "acme-bob", body)
+	assert.Equal(t, []string{"commit 1", "tenant failed=false"}, log.all(), "last built, first cleaned up")
+	assert.EqualValues(t, 1, tenants.Load(), "built once though taken twice")
+
+	status, _, _ = do(t, s, "GET", "/repo?fail=true", "x-user", "bob", "x-id", "2")
+	assert.Equal(t, http.StatusConflict, status)
+	assert.Equal(t, []string{"rollback 2", "tenant failed=true"}, log.all()[2:])
+
+	status, body, _ = do(t, s, "GET", "/repo")
+	assert.Equal(t, http.StatusUnauthorized, status, "the constructor's error answers")
+	assert.Contains(t, body, "who are you?")
+
+	status, _, _ = do(t, s, "GET", "/unused")
+	assert.Equal(t, http.StatusOK, status)
+	assert.EqualValues(t, 2, tenants.Load(), "a route that takes none builds none")
+	assert.EqualValues(t, 1+1, log.built.Load())
+
+	assert.Equal(t, `/
+├── repo (GET, HEAD) root
+│     • request values: *app_test.tenant, *app_test.tx (by reflection), *app_test.tenantRepo
+│     • onRequest: anonymous
+└── unused (GET, HEAD) root
+      • onRequest: anonymous
+`, s.PrintRoutes(app.IncludeHooks()))
+}
+
+// What is wrong with a Provider's In struct is a start-up error, as for a
+// reflective constructor (TestProvideRequestRefusesMalformedConstructors
+// has the mistakes seen where it is provided).
+func TestProviderRefusesMistakes(t *testing.T) {
+	t.Parallel()
+	type needsTenant struct {
+		app.In
+		T *tenant
+	}
+	missing := app.New()
+	missing.ProvideRequest(app.Provider(func(context.Context, needsTenant) (*tx, func(bool) error, error) { return nil, nil, nil }))
+	assert.ErrorContains(t, missing.Ready(), "request value *app_test.tx (provided in root): needs service *app_test.tenant")
+
+	type takesBody struct {
+		app.In
+		B app.Body[string]
+	}
+	body := app.New()
+	body.ProvideRequest(app.Provider(func(context.Context, takesBody) (*tx, func(bool) error, error) { return nil, nil, nil }))
+	assert.ErrorContains(t, body.Ready(), "cannot be taken in a request-scoped constructor")
+
+	type needsA struct {
+		app.In
+		A *cycleA
+	}
+	cycle := app.New()
+	cycle.ProvideRequest(app.Provider(func(context.Context, needsA) (*cycleB, func(bool) error, error) { return nil, nil, nil }))
+	cycle.ProvideRequest(func(*cycleB) *cycleA { return nil })
+	assert.ErrorContains(t, cycle.Ready(), "request-scoped constructors need each other: "+
+		"request value *app_test.cycleB (provided in root) needs request value *app_test.cycleA (provided in root) needs "+
+		"request value *app_test.cycleB (provided in root)")
 }

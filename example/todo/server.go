@@ -56,8 +56,15 @@ func dbPlugin(db *sql.DB) *app.Plugin {
 		if err := s.Decorate(db); err != nil {
 			return err
 		}
-		return s.ProvideRequest(beginTx)
+		return s.ProvideRequest(app.Provider(beginTx))
 	}, app.Name("db"))
+}
+
+// txIn is what beginning a request's transaction takes.
+type txIn struct {
+	app.In
+	Req *httpx.Request
+	DB  *sql.DB
 }
 
 // beginTx is the request's transaction, begun the first time the request
@@ -72,9 +79,9 @@ func dbPlugin(db *sql.DB) *app.Plugin {
 // file in WAL mode it takes no write lock and does not wait for writers.
 // Other methods begin IMMEDIATE (the pool's _txlock), taking the write
 // lock at once, so two writers queue instead of failing on an upgrade.
-func beginTx(ctx context.Context, req *httpx.Request, db *sql.DB) (*sql.Tx, func(failed bool) error, error) {
-	readOnly := req.Method() == http.MethodGet || req.Method() == http.MethodHead
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+func beginTx(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, error) {
+	readOnly := in.Req.Method() == http.MethodGet || in.Req.Method() == http.MethodHead
+	tx, err := in.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
 	}
@@ -98,20 +105,22 @@ type userIDs []int64
 // value, built from bearer-auth's identity.
 type userID int64
 
-// identity is the request decorator bearer-auth fills.
+// identity is what finding the request's user takes: the request
+// decorator bearer-auth fills, and the users' row ids.
 type identity struct {
 	app.In
 	Identity bearer.Identity `name:"identity"`
+	IDs      userIDs
 }
 
 // currentUser is the user whose token the request carries.
-func currentUser(in identity, ids userIDs) (userID, error) {
+func currentUser(_ context.Context, in identity) (userID, func(bool) error, error) {
 	i := in.Identity.Index
-	if !in.Identity.Authenticated || i < 0 || i >= len(ids) {
+	if !in.Identity.Authenticated || i < 0 || i >= len(in.IDs) {
 		// Only a request that bearer-auth did not check could get here.
-		return 0, errors.New("the request has no authenticated user")
+		return 0, nil, errors.New("the request has no authenticated user")
 	}
-	return userID(ids[i]), nil
+	return userID(in.IDs[i]), nil, nil
 }
 
 // authPlugin guards the context that registers it: a request without the
@@ -130,19 +139,28 @@ func authPlugin(users []user, ids []int64) *app.Plugin {
 		if err := s.Decorate(userIDs(ids)); err != nil {
 			return err
 		}
-		return s.ProvideRequest(currentUser)
+		return s.ProvideRequest(app.Provider(currentUser))
 	}, app.Name("auth"))
+}
+
+// userTodosIn is what the request's todos take.
+type userTodosIn struct {
+	app.In
+	Tx   *sql.Tx
+	User userID
 }
 
 // userTodos is the request's user's todos, in the request's transaction:
 // what every todo handler takes.
-func userTodos(tx *sql.Tx, u userID) todos { return todos{q: tx, user: int64(u)} }
+func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, error) {
+	return todos{q: in.Tx, user: int64(in.User)}, nil, nil
+}
 
 // todosPlugin serves the todo routes for the users it is given.
 func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(authPlugin(users, ids))
-		s.ProvideRequest(userTodos)
+		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(app.Typed(storeErrors))
 		app.Get(s, "/todos", list)
