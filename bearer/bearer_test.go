@@ -238,3 +238,25 @@ func TestHandlerNotReachedOnFailure(t *testing.T) {
 	assert.Equal(t, 200, status)
 	assert.Equal(t, 1, reached)
 }
+
+// Not parallel: testing.AllocsPerRun counts the whole process's
+// allocations. Exposing the identity to the request costs no allocation:
+// the decorator's values are made once, one per key.
+func TestExposedIdentityCostsNoAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	allocs := func(opts ...bearer.Option) float64 {
+		s := app.New(app.WithLogger(zap.NewNop()), app.WithRequestLogging(false))
+		s.Register(bearer.Plugin(append(opts, bearer.Keys("k1", "k2"))...))
+		s.Get("/", func(*httpx.Request) (any, error) { return nil, nil })
+		require.NoError(t, s.Ready())
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header.Set("Authorization", "Bearer k2")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req) // warm the pools
+		require.Equal(t, http.StatusOK, w.Code)
+		return testing.AllocsPerRun(100, func() { s.ServeHTTP(w, req) })
+	}
+	assert.Equal(t, allocs(), allocs(bearer.ExposeIdentity("who")))
+}

@@ -24,6 +24,7 @@ type Verifier struct {
 	strict      bool
 	addHook     bool
 	identity    string
+	identities  []any // the identity decorator's values: [0] for an Auth function's, [1+i] for key i
 	logLevel    zapcore.Level
 	contentType []string
 	errResponse func(error) any
@@ -57,7 +58,17 @@ func newVerifier(c *config) *Verifier {
 		}{msg})
 		return b
 	}
+	var identities []any
+	if c.identity != "" {
+		// Boxed once here, so setting the decorator allocates nothing per
+		// request.
+		identities = make([]any, 1+len(c.keys))
+		for i := range identities {
+			identities[i] = Identity{Index: i - 1, Authenticated: true}
+		}
+	}
 	return &Verifier{
+		identities:   identities,
 		keys:         c.keys,
 		auth:         c.auth,
 		prefix:       c.scheme + " ",
@@ -164,7 +175,7 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error)
 		return v.errInvalid, nil
 	}
 	if v.identity != "" {
-		if err := req.SetDecorator(v.identity, Identity{Index: index, Authenticated: true}); err != nil {
+		if err := req.SetDecorator(v.identity, v.identities[index+1]); err != nil {
 			return v.errInternal, err
 		}
 	}
