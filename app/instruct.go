@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/app/internal/textdecode"
@@ -40,10 +41,13 @@ func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 
 // fieldsInput decodes and validates the path, query, header and cookie
 // fields of a route's In struct into one value of its type, which the
-// handler's and hooks' In structs copy those fields from.
+// handler's and hooks' In structs copy those fields from. The values come
+// from a pool and go back to it once the request is answered: no
+// function ever holds one, only copies of its fields.
 type fieldsInput struct {
 	typ     reflect.Type
 	sources [len(textSources)]fieldsSource
+	pool    sync.Pool // of zeroed *typ
 }
 
 type fieldsSource struct {
@@ -55,6 +59,7 @@ type fieldsSource struct {
 // path, whose parameters its path fields must name.
 func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 	fi := &fieldsInput{typ: t}
+	fi.pool.New = func() any { return reflect.New(t).Interface() }
 	params := pathParams(path)
 	for i, s := range textSources {
 		tag := inputfields.Only(s.tag)
@@ -102,14 +107,14 @@ func pathParams(path string) map[string]bool {
 	return out
 }
 
-// decode fills a new value of the In struct type from the request and
-// keeps it in the exchange's input; a value that does not convert is
-// appended to bad. A malformed query is refused as Query's is.
+// decode fills a value of the In struct type from the request and keeps
+// it in the exchange's input, until release; a value that does not
+// convert is appended to bad. A malformed query is refused as Query's is.
 func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]httpx.FieldError, error) {
 	req := x.Request()
 	raw := req.Raw()
-	p := reflect.New(fi.typ)
-	v := p.Elem()
+	p := fi.pool.Get()
+	v := reflect.ValueOf(p).Elem()
 	for i := range fi.sources {
 		dec := fi.sources[i].dec
 		if dec == nil {
@@ -122,6 +127,7 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 		case "query":
 			q := req.QueryValues()
 			if err := req.QueryErr(); err != nil {
+				fi.put(v, p)
 				return bad, httpx.NewError(http.StatusBadRequest, codeBadQuery, "querystring is malformed: "+err.Error())
 			}
 			bad = dec.Decode(v, root, func(name string) []string { return q[name] }, bad)
@@ -136,8 +142,24 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 			}, bad)
 		}
 	}
-	x.Input()[inputFields] = p.Interface()
+	x.Input()[inputFields] = p
 	return bad, nil
+}
+
+// release gives the decoded value of x's request back to the pool, once
+// nothing of the request can read it any more.
+func (fi *fieldsInput) release(x *httpx.Exchange) {
+	in := x.Input()
+	if p := in[inputFields]; p != nil {
+		in[inputFields] = nil
+		fi.put(reflect.ValueOf(p).Elem(), p)
+	}
+}
+
+// put zeroes v, the value p points to, and puts p back in the pool.
+func (fi *fieldsInput) put(v reflect.Value, p any) {
+	v.SetZero()
+	fi.pool.Put(p)
 }
 
 // validate checks the decoded fields against their validate tags.
