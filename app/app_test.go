@@ -24,6 +24,21 @@ func do(t *testing.T, s *app.Server, method, target string, header ...string) (i
 	return res.StatusCode, res.Body, res.Header
 }
 
+// allocsPerRequest is the allocations of a GET of target on s, once the
+// pools are warm; the answer must be want. Its caller cannot be parallel:
+// testing.AllocsPerRun counts the whole process's allocations.
+func allocsPerRequest(t *testing.T, s *app.Server, target, want string) float64 {
+	t.Helper()
+	r := httptest.NewRequest("GET", target, nil)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r) // warm the pools
+	require.Equal(t, want, w.Body.String())
+	return testing.AllocsPerRun(200, func() {
+		w.Body.Reset()
+		s.ServeHTTP(w, r)
+	})
+}
+
 // getCase is one GET of a table and the answer it expects.
 type getCase struct {
 	name, target string

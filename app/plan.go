@@ -575,7 +575,7 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 			fv.Set(f.value)
 		case fromDecorator:
 			if d := x.Slot(f.slot); d != nil {
-				fv.Set(reflect.ValueOf(d))
+				fv.Set(slotValue(d))
 			} else {
 				fv.SetZero()
 			}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.uber.org/dig"
 	"go.uber.org/zap"
@@ -80,7 +81,7 @@ func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
 			}
 			return errkind.New(ErrInvalidDecorator, "invalid request-scoped constructor in %s: %w", s.Path(), err)
 		}
-		s.a.providers = append(s.a.providers, &provider{decl: decls[0], fn: fn, ctor: ctor})
+		s.a.providers = append(s.a.providers, &provider{decl: decls[0], fn: fn, ctor: ctor, single: len(o.as) == 0})
 		return nil
 	})
 }
@@ -127,13 +128,49 @@ type Constructor interface {
 	// request values it needs.
 	target() any
 	// direct plans the constructor's input from c and returns what
-	// builds the value of a request.
-	direct(c *scope.Context, opt planOptions) (builder, error)
+	// builds the value of a request and, when the value is kept in a
+	// cell, what gives the cell back (see cell). Only a value that is
+	// taken as its own type alone may be kept in a cell.
+	direct(c *scope.Context, opt planOptions, single bool) (builder, func(any), error)
 }
 
-// builder builds a request value for x's request: the value, its
-// cleanup (or nil) and the constructor's error.
+// builder builds a request value for x's request: the value (or its
+// cell), its cleanup (or nil) and the constructor's error.
 type builder func(x *httpx.Exchange) (any, func(failed bool) error, error)
+
+// cell holds a request value of a type that an interface cannot hold
+// without a copy on the heap (a struct, a string, a slice, an integer…):
+// the slot holds the cell, a pointer, and the cell goes back to its
+// provider's pool once the request is answered. Consumers copy the value
+// out (see slotValue); nothing keeps the cell.
+type cell[T any] struct{ v T }
+
+// valueCell is what every cell is.
+type valueCell interface {
+	elem() reflect.Value
+}
+
+func (c *cell[T]) elem() reflect.Value { return reflect.ValueOf(&c.v).Elem() }
+
+// boxFree reports whether an interface holds a value of type t without
+// a copy on the heap: pointer-shaped and empty types. (Small integers are
+// not copied either, but only some of their values.)
+func boxFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Interface:
+		return true
+	}
+	return t.Size() == 0
+}
+
+// slotValue is the value of a request value or decorator slot d, taken
+// out of its cell if it is in one.
+func slotValue(d any) reflect.Value {
+	if c, ok := d.(valueCell); ok {
+		return c.elem()
+	}
+	return reflect.ValueOf(d)
+}
 
 // Provider makes a request-scoped constructor of fn that Burrow calls
 // directly, with no reflection per request, for ProvideRequest. In is a
@@ -181,21 +218,41 @@ func (f providerFunc[In, T]) valueType() (reflect.Type, error) {
 	return t, nil
 }
 
-func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions) (builder, error) {
+func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bool) (builder, func(any), error) {
 	get := func(*httpx.Exchange, error) In { var zero In; return zero }
 	if reflect.TypeFor[In]() != typeNoInput {
 		var err error
 		if get, err = planDirect[In](c, opt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return func(x *httpx.Exchange) (any, func(bool) error, error) {
+	if !single || boxFree(reflect.TypeFor[T]()) {
+		return func(x *httpx.Exchange) (any, func(bool) error, error) {
+			v, cleanup, err := f(x.Request().Context(), get(x, nil))
+			if err != nil {
+				return nil, nil, err
+			}
+			return v, cleanup, nil
+		}, nil, nil
+	}
+	pool := &sync.Pool{New: func() any { return new(cell[T]) }}
+	build := func(x *httpx.Exchange) (any, func(bool) error, error) {
 		v, cleanup, err := f(x.Request().Context(), get(x, nil))
 		if err != nil {
 			return nil, nil, err
 		}
-		return v, cleanup, nil
-	}, nil
+		c, _ := pool.Get().(*cell[T])
+		c.v = v
+		return c, cleanup, nil
+	}
+	release := func(d any) {
+		if c, ok := d.(*cell[T]); ok {
+			var zero T
+			c.v = zero
+			pool.Put(c)
+		}
+	}
+	return build, release, nil
 }
 
 // provider is a request-scoped constructor, planned at Ready.
@@ -205,8 +262,13 @@ type provider struct {
 	ctor  Constructor   // one called directly
 	args  []argPlan     // fn's
 	build builder       // ctor's
-	order []*provider   // what building it takes, its dependencies first, itself last
-	state uint8         // planning: 0 not yet, 1 in progress, 2 done
+	// release gives back the cell of a value built by build; nil when the
+	// value is not kept in one. single: the value is provided as its own
+	// type alone (no As), so a cell may hold it.
+	release func(any)
+	single  bool
+	order   []*provider // what building it takes, its dependencies first, itself last
+	state   uint8       // planning: 0 not yet, 1 in progress, 2 done
 }
 
 // name is the value's type, and name if it has one, for PrintRoutes.
@@ -255,7 +317,7 @@ func (a *instance) planProvider(p *provider, path []*provider) error {
 	if p.ctor != nil {
 		ft = reflect.TypeOf(p.ctor.target())
 		var err error
-		if p.build, err = p.ctor.direct(c, opt); err != nil {
+		if p.build, p.release, err = p.ctor.direct(c, opt, p.single); err != nil {
 			return fmt.Errorf("request value %v: %w", p, err)
 		}
 	} else {
@@ -455,9 +517,19 @@ func (p *provider) run(x *httpx.Exchange) error {
 // the zero value of the parameter's type for a nil one.
 func slotArg(x *httpx.Exchange, a *argPlan) reflect.Value {
 	if v := x.Slot(a.slot); v != nil {
-		return reflect.ValueOf(v)
+		return slotValue(v)
 	}
 	return a.value
+}
+
+// releaseValues gives back the cells of the request values built in x's
+// request, once it is answered and cleaned up.
+func (rt *route) releaseValues(x *httpx.Exchange) {
+	for _, p := range rt.values {
+		if p.release != nil && x.Built(p.decl.Slot) {
+			p.release(x.Slot(p.decl.Slot))
+		}
+	}
 }
 
 // cleanUp runs the cleanups of the request values built so far in x's

@@ -329,23 +329,40 @@ func TestRequestValueConcurrentRequests(t *testing.T) {
 	var log txLog
 	s := app.New()
 	require.NoError(t, s.ProvideRequest(log.begin(nil)))
-	s.Get("/", func(t *tx) (string, error) { return t.id, nil })
+	s.Get("/tx", func(t *tx) (string, error) { return t.id + t.id, nil })
+	// A Provider's value that is not a pointer is kept in a cell, whichever
+	// way it is taken: a typed route's In struct, a reflective handler's
+	// parameter or In struct, TypedValue's parameter.
+	require.NoError(t, s.ProvideRequest(app.Provider(func(_ context.Context, in struct {
+		app.In
+		Req *httpx.Request
+	}) (visit, func(bool) error, error) {
+		return visit{user: in.Req.Header("x-id")}, nil, nil
+	})))
+	type visitIn struct {
+		app.In
+		V visit
+	}
+	require.NoError(t, app.Get(s, "/typed", func(_ context.Context, in visitIn) (string, error) { return in.V.user + in.V.user, nil }))
+	require.NoError(t, s.Get("/param", func(v visit, in visitIn) (string, error) { return v.user + in.V.user, nil }))
+	require.NoError(t, s.Get("/value", app.TypedValue(func(v visit) (string, error) { return v.user + v.user, nil })))
 	require.NoError(t, s.Ready())
-	const n = 50
+	const n = 80
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			id := strconv.Itoa(i)
-			status, body, _ := do(t, s, "GET", "/", "x-id", id)
+			target := []string{"/tx", "/typed", "/param", "/value"}[i%4]
+			status, body, _ := do(t, s, "GET", target, "x-id", id)
 			assert.Equal(t, http.StatusOK, status)
-			assert.Equal(t, id, body)
+			assert.Equal(t, id+id, body, target)
 		}()
 	}
 	wg.Wait()
-	assert.EqualValues(t, n, log.built.Load())
-	assert.Len(t, log.all(), n)
+	assert.EqualValues(t, n/4, log.built.Load())
+	assert.Len(t, log.all(), n/4)
 }
 
 // Malformed constructors are refused where they are provided.
@@ -609,4 +626,50 @@ func TestProviderRefusesMistakes(t *testing.T) {
 	assert.ErrorContains(t, cycle.Ready(), "request-scoped constructors need each other: "+
 		"request value *app_test.cycleB (provided in root) needs request value *app_test.cycleA (provided in root) needs "+
 		"request value *app_test.cycleB (provided in root)")
+}
+
+// visit is a request value that is not a pointer: a slot holds it in
+// an interface, which would box it on every request.
+type visit struct {
+	user  string
+	level int
+}
+
+func endVisit(bool) error { return nil }
+
+// Not parallel: testing.AllocsPerRun counts the whole process's
+// allocations. Request values built by Provider cost no allocation of
+// Burrow's: the call is direct, the In struct pooled, and a value that is
+// not a pointer is kept in a pooled cell instead of being boxed.
+func TestProviderCostsNoAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector")
+	}
+	shared := &tenant{name: "acme"}
+	s := app.New(app.WithLogger(zap.NewNop()), app.WithRequestLogging(false))
+	require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*tenant, func(bool) error, error) {
+		return shared, nil, nil
+	})))
+	type visitIn struct {
+		app.In
+		T   *tenant
+		Req *httpx.Request
+	}
+	require.NoError(t, s.ProvideRequest(app.Provider(func(_ context.Context, in visitIn) (visit, func(bool) error, error) {
+		return visit{user: in.T.name, level: len(in.Req.Method())}, endVisit, nil
+	})))
+	type handlerIn struct {
+		app.In
+		S visit
+		T *tenant
+	}
+	require.NoError(t, app.Get(s, "/values", func(_ context.Context, in handlerIn) (int, error) {
+		if in.S.user != in.T.name {
+			return 0, errors.New("not the tenant's visit")
+		}
+		return in.S.level, nil
+	}))
+	require.NoError(t, app.Get(s, "/none", func(context.Context, struct{}) (int, error) { return 3, nil }))
+	require.NoError(t, s.Ready())
+	assert.Equal(t, allocsPerRequest(t, s, "/none", "3"), allocsPerRequest(t, s, "/values", "3"))
 }

@@ -163,7 +163,8 @@ func (rt *route) logEnd(id string, began time.Duration, status int, size int64) 
 
 // onResponseHooks runs the onResponse hooks, once the response is
 // written, then the cleanups of the request values they built (failed
-// when the request did), and releases the decoded input fields.
+// when the request did), and gives back what the request borrowed from
+// pools: the cells of its request values, its decoded input fields.
 func (rt *route) onResponseHooks(x *httpx.Exchange, failed bool) {
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
@@ -172,6 +173,7 @@ func (rt *route) onResponseHooks(x *httpx.Exchange, failed bool) {
 	}
 	if rt.scoped {
 		rt.settleSent(x, failed)
+		rt.releaseValues(x)
 	}
 	if rt.in != nil && rt.in.fields != nil {
 		rt.in.fields.release(x) // the last reader of the input is done

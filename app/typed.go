@@ -108,7 +108,16 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		reflect.ValueOf(&d).Elem().Set(a.value)
 		return func(*httpx.Exchange, error) D { return d }, nil
 	case argSlot:
-		return func(x *httpx.Exchange, _ error) D { d, _ := x.Slot(a.slot).(D); return d }, nil
+		return func(x *httpx.Exchange, _ error) D {
+			switch v := x.Slot(a.slot).(type) {
+			case *cell[D]: // a request value kept in a cell
+				return v.v
+			case D:
+				return v
+			}
+			var zero D
+			return zero
+		}, nil
 	}
 	// An In struct or an input wrapper: filled through its plan.
 	fill := func(dst reflect.Value, x *httpx.Exchange) {

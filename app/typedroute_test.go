@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -231,16 +230,7 @@ func TestTypedRouteFillingCostsNoMoreThanQuery(t *testing.T) {
 	require.NoError(t, app.Get(s, "/path/:id", func(_ context.Context, in pathIn) (int, error) { return in.ID, nil }))
 	require.NoError(t, app.Get(s, "/none/:id", func(context.Context, struct{}) (int, error) { return 3, nil }))
 	require.NoError(t, s.Ready())
-	allocs := func(target string) float64 {
-		r := httptest.NewRequest("GET", target, nil)
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r) // warm the pools
-		require.Equal(t, "3", w.Body.String())
-		return testing.AllocsPerRun(200, func() {
-			w.Body.Reset()
-			s.ServeHTTP(w, r)
-		})
-	}
+	allocs := func(target string) float64 { return allocsPerRequest(t, s, target, "3") }
 	typed, query := allocs("/typed?n=3"), allocs("/query?n=3")
 	path, none := allocs("/path/3"), allocs("/none/3")
 	t.Logf("allocations per request: typed route %v, Query[T] %v; path field %v, no input %v", typed, query, path, none)
