@@ -341,3 +341,32 @@ func ExampleServer_Close() {
 	// serve: <nil>
 	// ready after close: server closed
 }
+
+// A request value is built once per request that needs it, by a
+// constructor Burrow calls directly; its cleanup learns whether the
+// request failed.
+func ExampleProvider() {
+	type cart struct{ items []string }
+	type cartIn struct {
+		app.In
+		Req *httpx.Request
+	}
+	s := app.New()
+	s.ProvideRequest(app.Provider(func(_ context.Context, in cartIn) (*cart, func(failed bool) error, error) {
+		c := &cart{items: strings.Split(in.Req.Query("items"), ",")}
+		return c, func(failed bool) error {
+			fmt.Println("cart closed, failed:", failed)
+			return nil
+		}, nil
+	}))
+	type show struct {
+		app.In
+		Cart *cart
+	}
+	app.Get(s, "/cart", func(_ context.Context, in show) (int, error) { return len(in.Cart.items), nil })
+
+	fmt.Println(get(s, "/cart?items=apple,pear"))
+	// Output:
+	// cart closed, failed: false
+	// 200 2
+}
