@@ -106,6 +106,7 @@ type planOptions struct {
 	inputs     *inputNeeds // where Body, Query and Params may be taken: what they ask
 	inputPhase string      // where they may not: why, for the message
 	beside     bool        // onTimeout and onRequestAbort hooks: no reply, no decorators
+	noReply    bool        // request-scoped constructors: a hook may build the value before the handler runs; the reply is not theirs to write
 }
 
 // errBeside refuses, at Ready, what a hook running beside the handler
@@ -463,6 +464,9 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		case typeReply:
 			if opt.beside {
 				return fp, errBeside(fmt.Sprintf("*httpx.Reply (field %s)", f.Name))
+			}
+			if opt.noReply {
+				return fp, errkind.New(ErrInvalidDecorator, "cannot take *httpx.Reply (field %s)", f.Name)
 			}
 			fp.src = fromReply
 			return fp, nil

@@ -312,7 +312,7 @@ func (a *instance) planProvider(p *provider, path []*provider) error {
 	}
 	p.state = 1
 	c := p.decl.Context
-	opt := planOptions{inputPhase: "in a request-scoped constructor, which may run before the body is parsed"}
+	opt := planOptions{inputPhase: "in a request-scoped constructor, which may run before the body is parsed", noReply: true}
 	var ft reflect.Type
 	if p.ctor != nil {
 		ft = reflect.TypeOf(p.ctor.target())

@@ -616,6 +616,14 @@ func TestProviderRefusesMistakes(t *testing.T) {
 	body.ProvideRequest(app.Provider(func(context.Context, takesBody) (*tx, func(bool) error, error) { return nil, nil, nil }))
 	assert.ErrorContains(t, body.Ready(), "cannot be taken in a request-scoped constructor")
 
+	type takesReply struct {
+		app.In
+		R *httpx.Reply
+	}
+	reply := app.New()
+	reply.ProvideRequest(app.Provider(func(context.Context, takesReply) (*tx, func(bool) error, error) { return nil, nil, nil }))
+	assert.ErrorContains(t, reply.Ready(), "request value *app_test.tx (provided in root): cannot take *httpx.Reply (field R)")
+
 	type needsA struct {
 		app.In
 		A *cycleA
