@@ -35,6 +35,7 @@ type route struct {
 	values        []*provider  // the request values its functions may build, in order
 	types         *routeTypes  // a typed route's input and responses; nil for others
 	reflective    bool         // the handler is called through reflect.Value.Call
+	desc          *RouteInfo   // for Routes; nil for a mount
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -96,6 +97,9 @@ func (a *instance) compile() error {
 					errs = &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: notAdded(err)}
 					return
 				}
+			}
+			if ro.Method != anyMethod {
+				rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler)
 			}
 			a.routes = append(a.routes, rt)
 			if ro.Method != http.MethodGet {

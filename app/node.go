@@ -36,6 +36,7 @@ type node struct {
 	loadTime       time.Duration // the plugin body and everything it registered
 	loaded         []*loadRecord // plugins loaded into this context, wrapped ones included, in order
 	app            appHooks
+	security       []SecurityScheme // declared here (DeclareSecurity)
 }
 
 // wrapped names the wrapped plugins loaded into n, in load order.

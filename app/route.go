@@ -18,8 +18,9 @@ type routeDef struct {
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
-	status    int   // Status: a typed route's success status
-	err       error // from options, reported by Route
+	status    int        // Status: a typed route's success status
+	err       error      // from options, reported by Route
+	meta      *routeMeta // what the route says about itself (routemeta.go)
 }
 
 // RouteOption configures one route as Route registers it. Like every

@@ -23,12 +23,19 @@ package bearer
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/burrow-go/burrow/app"
 )
 
 // PluginName is the name the plugin registers under.
 const PluginName = "bearer-auth"
+
+// SchemeName is the name of the security scheme the plugin declares
+// (app.Server.DeclareSecurity) where its hook lands, so the routes it
+// guards, and only those, carry the requirement in their descriptions.
+// With Manual, which installs no hook, it declares none.
+const SchemeName = "bearerAuth"
 
 // Messages of the error bodies.
 const (
@@ -74,9 +81,10 @@ type Identity struct {
 // the context it was registered in.
 func Plugin(opts ...Option) *app.Plugin {
 	var v *Verifier
+	var scheme string
 	c, err := newConfig(opts)
 	if err == nil {
-		v = newVerifier(c)
+		v, scheme = newVerifier(c), strings.ToLower(c.scheme)
 	}
 	return app.Wrap(func(s *app.Server) error {
 		if v.identity != "" {
@@ -87,6 +95,8 @@ func Plugin(opts ...Option) *app.Plugin {
 		if !v.addHook {
 			return s.Decorate(v)
 		}
+		// The hook guards this context's routes: say so in their descriptions.
+		s.DeclareSecurity(app.SecurityScheme{Name: SchemeName, Type: "http", Scheme: scheme})
 		return s.AddHook(app.OnRequest, v.authenticate)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

@@ -6,6 +6,7 @@
 //	go run ./example -share         # wrap grandchildContext: /two sees bar
 //	go run ./example -print         # print plugins, routes with hooks, visibility; exit
 //	go run ./example -dot | dot -Tsvg > contexts.svg   # the context tree
+//	go run ./example -openapi       # print the OpenAPI document; exit
 //
 // Routes: GET /one (bearer key required) → {"answer":42};
 // GET /two → {"answer":42,"foo":"foo"}; GET /three →
@@ -37,6 +38,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/openapi"
 )
 
 func main() {
@@ -54,6 +56,7 @@ func run(args []string, stdout io.Writer) error {
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
 	printTrees := fs.Bool("print", false, "print the plugin tree, the routes with their hook chains and what each context sees, then exit")
 	printDOT := fs.Bool("dot", false, "print the context tree in Graphviz DOT, then exit")
+	printOpenAPI := fs.Bool("openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	drain := fs.Duration("drain", 0, "on SIGTERM, keep serving this long with /readyz answering 503 before closing (set it to the load balancer's check interval × fall count)")
 	admin := fs.String("admin", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	tick := fs.Duration("tick", time.Second, "how often GET /events sends an event")
@@ -89,6 +92,14 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *printDOT {
 		_, err := io.WriteString(stdout, s.DOT())
+		return err
+	}
+	if *printOpenAPI {
+		doc, err := openapi.Build(s.Routes(), apiInfo)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(doc.JSON())
 		return err
 	}
 	if *printTrees {

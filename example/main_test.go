@@ -210,6 +210,7 @@ func TestKeysFromFlagsAndEnv(t *testing.T) {
 func TestPrintFlag(t *testing.T) {
 	common := `Plugins
 root T
+├── openapi (wrapped) T
 ├── authenticatedContext T
 │   └── bearer-auth (wrapped) T
 └── publicContext T
@@ -217,16 +218,19 @@ root T
 
 Routes
 /
+├── docs (GET, HEAD) root
 ├── echo (POST) root > publicContext
 ├── events (GET, HEAD) root > publicContext
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
+├── openapi-3.0.json (GET, HEAD) root
+├── openapi.json (GET, HEAD) root
 ├── readyz (GET, HEAD) root
 ├── three (GET, HEAD) root > publicContext%s
 └── two (GET, HEAD) root > publicContext
 
 Visibility
-root
+root  [wrapped plugins: openapi]
   declares  request decorator "answer" int
   sees      request decorator "answer" int  from here
 `

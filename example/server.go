@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -110,6 +111,13 @@ func events(tick time.Duration) func(*httpx.Reply, values) error {
 	}
 }
 
+// apiInfo heads the example's OpenAPI document.
+var apiInfo = openapi.Info{
+	Title:       "Burrow reference example",
+	Version:     "1.0.0",
+	Description: "Fastify's encapsulation example, on Burrow: each route sees what its context declares.",
+}
+
 // build assembles the reference server (README, "The reference example"). With share, the
 // grandchild context is wrapped, so what it declares lands in
 // publicContext. tick is how often GET /events sends an event.
@@ -117,6 +125,9 @@ func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *a
 	s := app.New(opts...)
 	s.DecorateRequest("answer", 42)
 	s.Get("/readyz", readiness(s))
+	// GET /openapi.json, /openapi-3.0.json and /docs: the whole server's
+	// description, built at Ready.
+	s.Register(openapi.Plugin(apiInfo))
 
 	s.Register(func(s *app.Server) error {
 		s.Register(bearer.Plugin(bearer.Keys(keys...)))

@@ -1,0 +1,459 @@
+// Package openapi describes a Burrow server as an OpenAPI 3.1 document
+// (with a 3.0.3 rendition for tools that do not read 3.1 yet), and serves
+// it with a docs page that works offline.
+//
+// The document is built from what the server knows once Ready has
+// compiled its routes ([app.Server.Routes]): each route's path, the
+// parameters and body its handler decodes, with their validation rules,
+// the replies its signature or app.Responds declare, its metadata
+// (app.OperationID, app.Summary, app.Tags, …), Burrow's own answers (400,
+// 413, 415, 404) and the security schemes its context can see. Any
+// context can serve the document of its own subtree; the root's covers
+// the whole server.
+//
+//	s.Register(openapi.Plugin(openapi.Info{Title: "Todos", Version: "1.0.0"}))
+//	// GET /openapi.json, GET /openapi-3.0.json, GET /docs
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// Info is the document's info object.
+type Info struct {
+	Title       string // default "API"
+	Version     string // of the API; default "0.0.0"
+	Description string // Markdown
+}
+
+// Document is a built OpenAPI document, in its two renditions.
+type Document struct {
+	v31, v30 []byte
+}
+
+// JSON is the OpenAPI 3.1 document.
+func (d *Document) JSON() []byte { return d.v31 }
+
+// JSON30 is its OpenAPI 3.0.3 rendition: the same operations and
+// schemas, with 3.1's type arrays written as nullable, and so on.
+func (d *Document) JSON30() []byte { return d.v30 }
+
+// ErrDocument is matched by every error Build returns: routes that one
+// document cannot describe together.
+var ErrDocument = errors.New("cannot build the OpenAPI document")
+
+// methods are the methods an OpenAPI path item holds.
+var methods = []string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
+
+// Build makes the document of routes (from app.Server.Routes), leaving
+// out those marked app.Undocumented and those with a method OpenAPI
+// cannot hold. The output is deterministic: the same routes give the
+// same bytes.
+func Build(routes []app.RouteInfo, info Info) (*Document, error) {
+	b := &builder{schemas: newSchemas(), paths: obj{}, security: map[string]app.SecurityScheme{},
+		ids: map[string]string{}, responses: obj{}}
+	for _, r := range routes {
+		if r.Undocumented || !slices.Contains(methods, r.Method) {
+			continue
+		}
+		if err := b.route(r); err != nil {
+			return nil, err
+		}
+	}
+	names := b.finish()
+	v31, err := encode(b.document(info, names, false))
+	if err != nil {
+		return nil, err
+	}
+	v30, err := encode(b.document(info, names, true))
+	if err != nil {
+		return nil, err
+	}
+	return &Document{v31: v31, v30: v30}, nil
+}
+
+// top is the document's root, written in the order people read it;
+// encoding/json sorts the keys of every other object.
+type top struct {
+	OpenAPI    string `json:"openapi"`
+	Info       obj    `json:"info"`
+	Servers    []any  `json:"servers"`
+	Tags       []any  `json:"tags,omitempty"`
+	Paths      obj    `json:"paths"`
+	Components obj    `json:"components,omitempty"`
+}
+
+// encode writes v indented, with references resolved.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDocument, err)
+	}
+	return buf.Bytes(), nil
+}
+
+type builder struct {
+	schemas   *schemas
+	paths     obj
+	security  map[string]app.SecurityScheme
+	ids       map[string]string // operationId → the route that has it
+	responses obj               // Burrow's own answers, as used
+	tags      []string
+}
+
+// route adds one route's operation.
+func (b *builder) route(r app.RouteInfo) error {
+	where := r.Method + " " + r.Path + " (" + r.Context + ")"
+	path, err := template(r.Path)
+	if err != nil {
+		return fmt.Errorf("%w: route %s: %w", ErrDocument, where, err)
+	}
+	item, _ := b.paths[path].(obj)
+	if item == nil {
+		item = obj{}
+		b.paths[path] = item
+	}
+	method := strings.ToLower(r.Method)
+	if _, dup := item[method]; dup {
+		return fmt.Errorf("%w: route %s: another route is documented at %s %s", ErrDocument, where, r.Method, path)
+	}
+	id := r.OperationID
+	if prev, dup := b.ids[id]; dup {
+		return fmt.Errorf("%w: route %s: operation id %q is also %s's; give one of them app.OperationID", ErrDocument, where, id, prev)
+	}
+	b.ids[id] = where
+	op := obj{"operationId": id, "responses": b.responsesOf(r)}
+	op["summary"] = r.Summary
+	if r.Summary == "" {
+		op["summary"] = r.Method + " " + path
+	}
+	if r.Description != "" {
+		op["description"] = r.Description
+	}
+	if len(r.Tags) > 0 {
+		op["tags"] = r.Tags
+		for _, t := range r.Tags {
+			if !slices.Contains(b.tags, t) {
+				b.tags = append(b.tags, t)
+			}
+		}
+	}
+	if r.Deprecated {
+		op["deprecated"] = true
+	}
+	op["x-burrow-context"] = r.Context
+	if params := b.params(r); len(params) > 0 {
+		op["parameters"] = params
+	}
+	if r.Body != nil {
+		op["requestBody"] = b.requestBody(r.Body)
+	}
+	if len(r.Security) > 0 {
+		req := obj{}
+		for _, sc := range r.Security {
+			if prev, ok := b.security[sc.Name]; ok && prev != sc {
+				return fmt.Errorf("%w: route %s: security scheme %q differs from another of that name the document holds", ErrDocument, where, sc.Name)
+			}
+			b.security[sc.Name] = sc
+			req[sc.Name] = []any{}
+		}
+		op["security"] = []any{req}
+	} else {
+		op["security"] = []any{} // says "none", where a missing list could mean "forgotten"
+	}
+	item[method] = op
+	return nil
+}
+
+// template writes a Burrow path as an OpenAPI path template:
+// "/todos/:id" is "/todos/{id}", a trailing "*" is "{wildcard}".
+func template(path string) (string, error) {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		switch {
+		case strings.HasPrefix(s, ":"):
+			segs[i] = "{" + s[1:] + "}"
+		case s == "*":
+			segs[i] = "{wildcard}"
+		case strings.ContainsAny(s, "{}"):
+			return "", fmt.Errorf("its path segment %q holds a brace, which OpenAPI reads as a template", s)
+		}
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// ignoredHeaders are header parameters OpenAPI says to leave out: other
+// fields of the document describe them.
+var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
+
+func (b *builder) params(r app.RouteInfo) []any {
+	var out []any
+	for _, p := range r.Params {
+		if p.Source == "header" && slices.Contains(ignoredHeaders, p.Name) {
+			continue
+		}
+		sc := b.schemas.of(p.Type, in)
+		if p.Field.Name != "" {
+			applyRules(sc, p.Field)
+		}
+		if p.Source == "query" && p.Type.Kind() == reflect.Pointer {
+			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null
+			applyRules(sc, p.Field)
+		}
+		param := obj{"name": p.Name, "in": p.Source, "schema": sc}
+		if p.Required {
+			param["required"] = true
+		}
+		if p.Source == "path" && p.Name == "wildcard" && p.Field.Name == "" && strings.HasSuffix(r.Path, "*") {
+			param["description"] = "The rest of the path; it may hold slashes."
+		}
+		out = append(out, param)
+	}
+	return out
+}
+
+func (b *builder) requestBody(t reflect.Type) obj {
+	mt := "application/json"
+	switch {
+	case t.Kind() == reflect.String:
+		mt = "text/plain"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		mt = "text/plain"
+	}
+	rb := obj{"content": obj{mt: obj{"schema": b.bodySchema(t, mt)}}}
+	if hasRequired(t) {
+		// Without a body, the zero value is validated, and fails.
+		rb["required"] = true
+	}
+	return rb
+}
+
+func (b *builder) bodySchema(t reflect.Type, mt string) obj {
+	if mt == "text/plain" {
+		return obj{"type": "string"}
+	}
+	return b.schemas.of(t, in)
+}
+
+// hasRequired reports whether struct t (or what t points to) has a field
+// tagged validate:"required".
+func hasRequired(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		for part := range strings.SplitSeq(t.Field(i).Tag.Get("validate"), ",") {
+			if strings.TrimSpace(part) == "required" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// responsesOf is the operation's responses: the route's own, then
+// Burrow's answers where they apply and the route declares no other.
+func (b *builder) responsesOf(r app.RouteInfo) obj {
+	res := obj{}
+	for _, x := range r.Responses {
+		res[strconv.Itoa(x.Status)] = b.response(x)
+	}
+	if len(r.Responses) == 0 {
+		res["200"] = obj{"description": "OK"} // the signature does not say what
+	}
+	add := func(status int, name string) {
+		key := strconv.Itoa(status)
+		if _, ok := res[key]; !ok {
+			res[key] = obj{"$ref": "#/components/responses/" + name}
+			b.responses[name] = burrowResponses[name]
+		}
+	}
+	if r.TypedInput {
+		add(http.StatusBadRequest, "BadRequest")
+	}
+	if len(r.Security) > 0 {
+		add(http.StatusUnauthorized, "Unauthorized")
+	}
+	if slices.ContainsFunc(r.Params, func(p app.ParamInfo) bool { return p.Source == "path" }) {
+		add(http.StatusNotFound, "NotFound")
+	}
+	if r.Body != nil {
+		add(http.StatusRequestEntityTooLarge, "PayloadTooLarge")
+		add(http.StatusUnsupportedMediaType, "UnsupportedMediaType")
+	}
+	return res
+}
+
+func (b *builder) response(x app.ResponseInfo) obj {
+	desc := http.StatusText(x.Status)
+	if desc == "" {
+		desc = "Status " + strconv.Itoa(x.Status)
+	}
+	res := obj{"description": desc}
+	if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
+		mt, sc := "application/json", obj(nil)
+		switch {
+		case x.Type.Kind() == reflect.String:
+			mt, sc = "text/plain", obj{"type": "string"}
+		case x.Type.Kind() == reflect.Slice && x.Type.Elem().Kind() == reflect.Uint8 && x.Type != typeRaw:
+			mt, sc = "application/octet-stream", obj{}
+		default:
+			sc = b.schemas.of(x.Type, out)
+		}
+		res["content"] = obj{mt: obj{"schema": sc}}
+	}
+	if len(x.Headers) > 0 {
+		h := obj{}
+		for _, name := range x.Headers {
+			h[name] = obj{"schema": obj{"type": "string"}}
+		}
+		res["headers"] = h
+	}
+	return res
+}
+
+// typeErrorBody is the body of Burrow's error answers.
+var typeErrorBody = reflect.TypeFor[httpx.ErrorBody]()
+
+// burrowResponses are Burrow's own answers, as components. Their bodies
+// are the default error handler's (an error handler of the server's own
+// may answer otherwise).
+var burrowResponses = map[string]obj{
+	"BadRequest": errorResponse("The input is invalid. On a validation failure (code FST_ERR_VALIDATION), " +
+		"validation lists every failing field, with its path (body/…, querystring/…, params/…), the rule and a message; " +
+		"a body that does not parse has no validation array."),
+	"Unauthorized": {"description": "The credentials are missing or invalid; the body is the authentication plugin's."},
+	"NotFound": errorResponse("No route matches: for instance, a path parameter longer than the limit (100 bytes by default). " +
+		"The body is {\"message\":\"Route GET:/… not found\",\"error\":\"Not Found\",\"statusCode\":404}."),
+	"PayloadTooLarge":      errorResponse("The body is larger than the limit (1 MiB by default): code FST_ERR_CTP_BODY_TOO_LARGE."),
+	"UnsupportedMediaType": errorResponse("No parser reads the body's media type: code FST_ERR_CTP_INVALID_MEDIA_TYPE."),
+}
+
+func errorResponse(desc string) obj {
+	return obj{"description": desc, "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
+}
+
+// finish adds Burrow's error body to the components if a response uses
+// it, and names the component schemas.
+func (b *builder) finish() map[schemaKey]string {
+	for _, r := range b.responses {
+		if _, ok := r.(obj)["content"]; ok {
+			b.schemas.of(typeErrorBody, out)
+			break
+		}
+	}
+	names := b.schemas.names()
+	for k := range names {
+		if k.t == typeErrorBody {
+			names[k] = "Error"
+		}
+	}
+	return names
+}
+
+// document assembles what the routes added, as 3.1 or, with v30, as its
+// 3.0.3 rendition. Every call builds a fresh tree.
+func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top {
+	if info.Title == "" {
+		info.Title = "API"
+	}
+	if info.Version == "" {
+		info.Version = "0.0.0"
+	}
+	// Paths hold the whole path, prefix included: the server is the origin
+	// the document is read from.
+	doc := top{OpenAPI: "3.1.0", Info: obj{"title": info.Title, "version": info.Version}, Servers: []any{obj{"url": "/"}}}
+	if info.Description != "" {
+		doc.Info["description"] = info.Description
+	}
+	comps := obj{}
+	schemas := obj{}
+	for k, name := range names {
+		if _, done := schemas[name]; !done || k.dir == out {
+			schemas[name] = b.schemas.defs[k]
+		}
+	}
+	if len(schemas) > 0 {
+		comps["schemas"] = schemas
+	}
+	if len(b.responses) > 0 {
+		comps["responses"] = b.responses
+	}
+	if len(b.security) > 0 {
+		sec := obj{}
+		for name, sc := range b.security {
+			sec[name] = securityScheme(sc)
+		}
+		comps["securitySchemes"] = sec
+	}
+	for _, t := range slices.Sorted(slices.Values(b.tags)) {
+		doc.Tags = append(doc.Tags, obj{"name": t})
+	}
+	doc.Paths = resolve(b.paths, names).(obj)
+	if len(comps) > 0 {
+		doc.Components = resolve(comps, names).(obj)
+	}
+	if v30 {
+		doc.OpenAPI = "3.0.3"
+		walk(doc.Paths)
+		walk(doc.Components)
+	}
+	return doc
+}
+
+func securityScheme(sc app.SecurityScheme) obj {
+	o := obj{"type": sc.Type}
+	set := func(k, v string) {
+		if v != "" {
+			o[k] = v
+		}
+	}
+	set("scheme", sc.Scheme)
+	set("bearerFormat", sc.BearerFormat)
+	set("in", sc.In)
+	set("name", sc.ParamName)
+	set("openIdConnectUrl", sc.OpenIDConnectURL)
+	set("description", sc.Description)
+	return o
+}
+
+// resolve replaces references by their component paths. Maps are copied,
+// so a schema shared by two places is written twice, never aliased.
+func resolve(v any, names map[schemaKey]string) any {
+	switch x := v.(type) {
+	case obj:
+		m := make(obj, len(x))
+		for k, e := range x {
+			m[k] = resolve(e, names)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = resolve(e, names)
+		}
+		return l
+	case []string:
+		return slices.Clone(x)
+	case ref:
+		return "#/components/schemas/" + names[x.key]
+	}
+	return v
+}

@@ -1,0 +1,64 @@
+package openapi
+
+// walk rewrites, in place, the schemas of a 3.1 document's tree as
+// OpenAPI 3.0.3 has them (a dialect of JSON Schema draft 4): a type array with
+// "null" becomes the type and nullable: true; a nullable reference
+// (oneOf a $ref and {"type":"null"}) becomes allOf the $ref with
+// nullable: true, since 3.0 ignores what stands beside a $ref;
+// contentEncoding base64 becomes format byte; const becomes a
+// one-value enum. Burrow's documents use nothing else 3.0 lacks.
+func walk(v any) any {
+	switch x := v.(type) {
+	case obj:
+		for k, e := range x {
+			x[k] = walk(e)
+		}
+		schema30(x)
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = walk(e)
+		}
+	}
+	return v
+}
+
+// schema30 rewrites m in place if it is a schema using 3.1 forms. A map
+// that is not a schema holds none of these keys with these shapes.
+func schema30(m obj) {
+	if types, ok := m["type"].([]any); ok {
+		var kept []any
+		for _, t := range types {
+			if t == "null" {
+				m["nullable"] = true
+			} else {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 1 {
+			m["type"] = kept[0]
+		} else {
+			delete(m, "type") // several types: 3.0 cannot say it; accept any
+		}
+	}
+	if alts, ok := m["oneOf"].([]any); ok && len(alts) == 2 {
+		if isNull(alts[1]) {
+			delete(m, "oneOf")
+			m["allOf"] = []any{alts[0]}
+			m["nullable"] = true
+		}
+	}
+	if m["contentEncoding"] == "base64" {
+		delete(m, "contentEncoding")
+		m["format"] = "byte"
+	}
+	if c, ok := m["const"]; ok {
+		delete(m, "const")
+		m["enum"] = []any{c}
+	}
+}
+
+func isNull(v any) bool {
+	m, ok := v.(obj)
+	return ok && len(m) == 1 && m["type"] == "null"
+}

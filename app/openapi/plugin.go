@@ -1,0 +1,92 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// PluginName is the name the plugin registers under.
+const PluginName = "openapi"
+
+// Option configures Plugin.
+type Option func(*config)
+
+type config struct {
+	doc, doc30, docs string
+	err              error
+}
+
+// Paths sets where the plugin serves the 3.1 document, its 3.0.3
+// rendition and the docs page (defaults /openapi.json,
+// /openapi-3.0.json, /docs), under the context's prefix. An empty path
+// serves nothing there.
+func Paths(doc, doc30, docs string) Option {
+	return func(c *config) {
+		for _, p := range []string{doc, doc30, docs} {
+			if p != "" && !strings.HasPrefix(p, "/") {
+				c.err = fmt.Errorf("openapi.Paths: path %q must start with /", p)
+			}
+		}
+		c.doc, c.doc30, c.docs = doc, doc30, docs
+	}
+}
+
+// Plugin serves the OpenAPI document of the context that registers it
+// (it is wrapped) and of that context's descendants: GET /openapi.json,
+// GET /openapi-3.0.json and GET /docs, a page of its own that renders
+// the document with no other request (the page and its script are in
+// the binary; no CDN). The document is built once, when the server is
+// Ready, from the routes that context's subtree holds with the schemes
+// they can see; a request is answered with bytes already made. Its own
+// routes are left out of the document. Routes that one document cannot
+// describe (two with one operation id) make Ready fail with ErrDocument.
+func Plugin(info Info, opts ...Option) *app.Plugin {
+	c := &config{doc: "/openapi.json", doc30: "/openapi-3.0.json", docs: "/docs"}
+	for _, o := range opts {
+		o(c)
+	}
+	return app.Wrap(func(s *app.Server) error {
+		var built *Document
+		var page []byte
+		s.OnReady(func() error {
+			d, err := Build(s.Routes(), info)
+			if err != nil {
+				return fmt.Errorf("in %s: %w", s.Path(), err)
+			}
+			built, page = d, docsPage(d, info, s.Prefix()+c.doc)
+			return nil
+		})
+		serve := func(body func() []byte, ctype string) func(*httpx.Request, *httpx.Reply) error {
+			return func(_ *httpx.Request, rep *httpx.Reply) error {
+				if built == nil {
+					return errNotBuilt // only a request racing Ready could see this
+				}
+				return rep.Type(ctype).Send(body())
+			}
+		}
+		hide := app.Undocumented()
+		var errs []error
+		if c.doc != "" {
+			errs = append(errs, s.Get(c.doc, serve(func() []byte { return built.v31 }, "application/json"), hide))
+		}
+		if c.doc30 != "" {
+			errs = append(errs, s.Get(c.doc30, serve(func() []byte { return built.v30 }, "application/json"), hide))
+		}
+		if c.docs != "" {
+			errs = append(errs, s.Get(c.docs, func(_ *httpx.Request, rep *httpx.Reply) error {
+				if built == nil {
+					return errNotBuilt
+				}
+				rep.SetHeader("Content-Security-Policy", pageCSP)
+				return rep.Type("text/html; charset=utf-8").Send(page)
+			}, hide))
+		}
+		return errors.Join(errs...)
+	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return c.err }))
+}
+
+var errNotBuilt = httpx.NewError(503, "", "the OpenAPI document is not built yet")

@@ -1,0 +1,412 @@
+package openapi
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+)
+
+// obj is a JSON object of the document. encoding/json writes map keys
+// sorted, which makes the output deterministic.
+type obj = map[string]any
+
+// direction says whether a schema describes what clients send (in) or
+// what the server answers (out). They differ in what is required: a
+// request property is required when its field is tagged
+// validate:"required", a reply property when the encoder always writes it
+// (no omitempty or omitzero).
+type direction int
+
+const (
+	out direction = iota
+	in
+)
+
+// schemaKey names one component schema before names are given.
+type schemaKey struct {
+	t   reflect.Type
+	dir direction
+}
+
+// ref is a reference to a component schema, resolved to its name when the
+// document is written (names depend on every type the document holds).
+type ref struct{ key schemaKey }
+
+// schemas turns Go types into JSON Schema (2020-12, as OpenAPI 3.1 has
+// it). Named struct types become components, referred to by $ref;
+// everything else is written inline.
+type schemas struct {
+	defs  map[schemaKey]obj
+	order []schemaKey // in the order first met, for stable names
+}
+
+func newSchemas() *schemas { return &schemas{defs: map[schemaKey]obj{}} }
+
+var (
+	typeTime          = reflect.TypeFor[time.Time]()
+	typeRaw           = reflect.TypeFor[json.RawMessage]()
+	typeJSONMarshaler = reflect.TypeFor[json.Marshaler]()
+	typeTextMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// of is the schema of t.
+func (s *schemas) of(t reflect.Type, dir direction) obj {
+	if t == nil {
+		return obj{}
+	}
+	switch {
+	case t == typeTime:
+		return obj{"type": "string", "format": "date-time"}
+	case t == typeRaw:
+		return obj{}
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(typeJSONMarshaler) || reflect.PointerTo(t).Implements(typeJSONMarshaler)):
+		return obj{} // it writes itself: its shape is its own
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(typeTextMarshaler) || reflect.PointerTo(t).Implements(typeTextMarshaler)):
+		return obj{"type": "string"}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return obj{"type": "boolean"}
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16:
+		return obj{"type": "integer", "format": "int32"}
+	case reflect.Int, reflect.Int64:
+		return obj{"type": "integer", "format": "int64"}
+	case reflect.Uint, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return obj{"type": "integer", "format": "int64", "minimum": 0}
+	case reflect.Float32:
+		return obj{"type": "number", "format": "float"}
+	case reflect.Float64:
+		return obj{"type": "number", "format": "double"}
+	case reflect.String:
+		return obj{"type": "string"}
+	case reflect.Interface:
+		return obj{}
+	case reflect.Pointer:
+		return nullable(s.of(t.Elem(), dir))
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(typeTextMarshaler) {
+			return obj{"type": "string", "contentEncoding": "base64"}
+		}
+		return obj{"type": "array", "items": s.of(t.Elem(), dir)}
+	case reflect.Array:
+		return obj{"type": "array", "items": s.of(t.Elem(), dir), "minItems": t.Len(), "maxItems": t.Len()}
+	case reflect.Map:
+		return obj{"type": "object", "additionalProperties": s.of(t.Elem(), dir)}
+	case reflect.Struct:
+		if t.Name() == "" {
+			return s.object(t, dir)
+		}
+		k := schemaKey{t, dir}
+		if _, ok := s.defs[k]; !ok {
+			s.defs[k] = nil // placed first: a recursive type refers to itself
+			s.order = append(s.order, k)
+			s.defs[k] = s.object(t, dir)
+		}
+		return obj{"$ref": ref{k}}
+	}
+	return obj{} // channels and functions do not encode; say nothing
+}
+
+// nullable makes a schema accept null too, as a nil pointer encodes.
+func nullable(sc obj) obj {
+	if t, ok := sc["type"].(string); ok {
+		sc["type"] = []any{t, "null"}
+		return sc
+	}
+	if _, ok := sc["$ref"]; ok {
+		return obj{"oneOf": []any{sc, obj{"type": "null"}}}
+	}
+	return sc // already accepts anything
+}
+
+// object is the schema of struct t: its JSON members, their rules, and
+// which are required in dir.
+func (s *schemas) object(t reflect.Type, dir direction) obj {
+	props := obj{}
+	var required []any
+	for _, f := range inputfields.List(t, "json") {
+		opts := jsonOptions(f.Tag.Get("json"))
+		var sc obj
+		if opts["string"] && isScalar(f.Type) {
+			sc = obj{"type": "string"}
+		} else {
+			sc = s.of(f.Type, dir)
+		}
+		req := applyRules(sc, f.StructField)
+		if dir == out {
+			req = !opts["omitempty"] && !opts["omitzero"]
+		}
+		if req {
+			required = append(required, f.Key)
+		}
+		props[f.Key] = sc
+	}
+	o := obj{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+func jsonOptions(tag string) map[string]bool {
+	m := map[string]bool{}
+	_, rest, _ := strings.Cut(tag, ",")
+	for o := range strings.SplitSeq(rest, ",") {
+		m[o] = true
+	}
+	return m
+}
+
+func isScalar(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	k := t.Kind()
+	return k == reflect.Bool || k == reflect.String || (k >= reflect.Int && k <= reflect.Float64)
+}
+
+// applyRules writes f's validate, pattern and default tags into sc as
+// JSON Schema keywords, and reports whether f is required. Bounds land
+// on what they bound: characters of a string, items of a slice or array,
+// properties of a map, the value of a number. Rules the validator would
+// refuse at Ready never reach here, since Ready failed.
+func applyRules(sc obj, f reflect.StructField) bool {
+	target := sc
+	if alts, ok := sc["oneOf"].([]any); ok && len(alts) > 0 {
+		target = alts[0].(obj) // a nullable reference: rules on a struct are its fields'
+	}
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if p, ok := f.Tag.Lookup("pattern"); ok {
+		target["pattern"] = p
+	}
+	if d, ok := f.Tag.Lookup("default"); ok {
+		target["default"] = typedDefault(d, t)
+	}
+	required := false
+	for part := range strings.SplitSeq(f.Tag.Get("validate"), ",") {
+		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
+		rule, arg = burrowSpelling(rule, arg)
+		switch rule {
+		case "required":
+			required = true
+		case "min", "max", "len":
+			bound(target, rule, arg, t.Kind())
+		case "enum", "oneof":
+			values := strings.Split(arg, "|")
+			if rule == "oneof" {
+				values = strings.Fields(arg)
+			}
+			enum := make([]any, len(values))
+			for i, v := range values {
+				enum[i] = v
+			}
+			target["enum"] = enum
+		case "format":
+			target["format"] = arg
+		}
+	}
+	return required
+}
+
+// burrowSpelling reads go-playground/validator's spellings of Burrow's
+// rules as the validator does.
+func burrowSpelling(rule, arg string) (string, string) {
+	switch rule {
+	case "email", "uuid", "ipv4", "ipv6", "uri":
+		if arg == "" {
+			return "format", rule
+		}
+	case "url":
+		if arg == "" {
+			return "format", "uri"
+		}
+	case "gte":
+		return "min", arg
+	case "lte":
+		return "max", arg
+	}
+	return rule, arg
+}
+
+// bound writes min, max or len for a value of kind k.
+func bound(sc obj, rule, arg string, k reflect.Kind) {
+	var lo, hi string
+	switch k {
+	case reflect.String:
+		lo, hi = "minLength", "maxLength"
+	case reflect.Slice, reflect.Array:
+		lo, hi = "minItems", "maxItems"
+	case reflect.Map:
+		lo, hi = "minProperties", "maxProperties"
+	default:
+		lo, hi = "minimum", "maximum"
+	}
+	n := number(arg)
+	switch rule {
+	case "min":
+		sc[lo] = n
+	case "max":
+		sc[hi] = n
+	case "len":
+		sc[lo], sc[hi] = n, n
+	}
+}
+
+// number is a rule's argument as a JSON number.
+func number(arg string) any {
+	if n, err := strconv.ParseInt(arg, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(arg, 64); err == nil {
+		return f
+	}
+	return arg
+}
+
+// typedDefault is a default tag's text as a value of t's JSON type.
+func typedDefault(d string, t reflect.Type) any {
+	switch t.Kind() {
+	case reflect.Bool:
+		if b, err := strconv.ParseBool(d); err == nil {
+			return b
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return number(d)
+	case reflect.Slice:
+		items := []any{}
+		for v := range strings.SplitSeq(d, ",") {
+			items = append(items, typedDefault(v, t.Elem()))
+		}
+		return items
+	}
+	return d
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// names gives every component schema its name: the Go type's name with
+// its first letter upper-cased ("echoBody" is EchoBody); types of one name
+// from several packages are told apart by their package's name; a type
+// described differently for requests and replies gets "Input" after its
+// request form.
+func (s *schemas) names() map[schemaKey]string {
+	byType := map[reflect.Type][]schemaKey{}
+	var types []reflect.Type
+	for _, k := range s.order {
+		if _, ok := byType[k.t]; !ok {
+			types = append(types, k.t)
+		}
+		byType[k.t] = append(byType[k.t], k)
+	}
+	base := func(t reflect.Type) string {
+		n := unsafeName.ReplaceAllString(t.Name(), "_")
+		r := []rune(strings.Trim(n, "_"))
+		if len(r) == 0 {
+			return "Schema"
+		}
+		r[0] = unicode.ToUpper(r[0])
+		return string(r)
+	}
+	merged := s.merged(byType)
+	count := map[string]int{}
+	for _, t := range types {
+		count[base(t)]++
+	}
+	names := map[schemaKey]string{}
+	taken := map[string]bool{}
+	for _, t := range types {
+		n := base(t)
+		if count[n] > 1 {
+			pkg := t.PkgPath()
+			pkg = pkg[strings.LastIndex(pkg, "/")+1:]
+			n = unsafeName.ReplaceAllString(pkg, "_") + "." + base(t)
+		}
+		keys := byType[t]
+		if !merged[t] {
+			for _, k := range keys {
+				name := n
+				if k.dir == in {
+					name += "Input"
+				}
+				names[k] = unique(name, taken)
+			}
+			continue
+		}
+		name := unique(n, taken)
+		for _, k := range keys {
+			names[k] = name
+		}
+	}
+	return names
+}
+
+// unique returns name, or name with a number after it, not yet taken.
+func unique(name string, taken map[string]bool) string {
+	n := name
+	for i := 2; taken[n]; i++ {
+		n = name + strconv.Itoa(i)
+	}
+	taken[n] = true
+	return n
+}
+
+// merged says, for each type, whether its request and reply forms are
+// the same schema, so one component serves both. Two forms are the same
+// when they are equal with every reference read as its type and whether
+// that type is merged: found by dropping pairs that differ until none
+// does (types may be recursive).
+func (s *schemas) merged(byType map[reflect.Type][]schemaKey) map[reflect.Type]bool {
+	merged := map[reflect.Type]bool{}
+	for t := range byType {
+		merged[t] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for t, keys := range byType {
+			if merged[t] && len(keys) == 2 &&
+				fmt.Sprint(strip(s.defs[keys[0]], merged)) != fmt.Sprint(strip(s.defs[keys[1]], merged)) {
+				merged[t], changed = false, true
+			}
+		}
+	}
+	return merged
+}
+
+// strip replaces references by what decides their name, for merged.
+func strip(v any, merged map[reflect.Type]bool) any {
+	switch x := v.(type) {
+	case obj:
+		m := make(obj, len(x))
+		for k, e := range x {
+			m[k] = strip(e, merged)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = strip(e, merged)
+		}
+		return l
+	case ref:
+		if merged[x.key.t] {
+			return x.key.t.String()
+		}
+		return x.key
+	}
+	return v
+}

@@ -1,0 +1,400 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"go.uber.org/dig"
+
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+)
+
+// RouteInfo describes a route as Ready compiled it, for documentation:
+// what it reads, what it answers, what it says about itself and which
+// security schemes guard it. [Server.Routes] lists them; package
+// app/openapi builds an OpenAPI document from them.
+type RouteInfo struct {
+	Method  string
+	Path    string // Burrow's syntax, prefix included: "/todos/:id", "/files/*"
+	Context string // the route's context path, "root > api"
+
+	// Params are the values the route reads from the path, the query,
+	// headers and cookies, in the order of its parameters' fields. Every
+	// parameter of the path is listed, typed or not.
+	Params []ParamInfo
+	// Body is the type the body is decoded into, nil when the route
+	// decodes none.
+	Body reflect.Type
+	// TypedInput says the route decodes typed input (Body, Query, Params
+	// or tagged In fields), so Burrow may answer 400 with the validation
+	// array before the handler runs.
+	TypedInput bool
+	// Responses are the replies the route is known to send, by status:
+	// from its handler's signature, then as declared with Responds.
+	Responses []ResponseInfo
+
+	OperationID  string // given with OperationID, or derived from method and path
+	Summary      string
+	Description  string
+	Tags         []string
+	Deprecated   bool
+	Undocumented bool
+
+	// Security are the schemes declared (DeclareSecurity) in the route's
+	// context and its ancestors, root first: the route can see each one's
+	// guard, so a request must satisfy them all.
+	Security []SecurityScheme
+}
+
+// ParamInfo is one value a route reads outside the body.
+type ParamInfo struct {
+	Source   string       // "path", "query", "header" or "cookie"
+	Name     string       // as the client writes it; header names canonical
+	Type     reflect.Type // the field's Go type; string for an untyped path parameter
+	Required bool         // path parameters, and values tagged validate:"required"
+	Default  string       // the default tag's text
+	// HasDefault says a default tag is present (its text may be empty).
+	HasDefault bool
+	// Field is the Go field the value lands in, with its validate and
+	// pattern tags; zero for a path parameter the handler does not decode.
+	Field reflect.StructField
+}
+
+// ResponseInfo is one reply a route may send.
+type ResponseInfo struct {
+	Status  int
+	Type    reflect.Type // the body's type; nil for an empty body
+	Headers []string     // headers the reply sets, canonical
+}
+
+// SecurityScheme is a way of authenticating that a plugin enforces,
+// described for documentation (OpenAPI's security scheme object). Name
+// is the key routes refer to it by; the other fields are OpenAPI's.
+type SecurityScheme struct {
+	Name             string // "bearerAuth"
+	Type             string // "http", "apiKey", "oauth2", "openIdConnect" or "mutualTLS"
+	Scheme           string // for http: "bearer", "basic", …
+	BearerFormat     string // for http bearer: a hint such as "JWT"
+	In               string // for apiKey: "header", "query" or "cookie"
+	ParamName        string // for apiKey: the header, query or cookie name
+	OpenIDConnectURL string // for openIdConnect
+	Description      string
+}
+
+var schemeName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// check reports what makes sc unusable in a description.
+func (sc SecurityScheme) check() error {
+	if !schemeName.MatchString(sc.Name) {
+		return fmt.Errorf("security scheme name %q must be letters, digits, ., _ or -", sc.Name)
+	}
+	switch sc.Type {
+	case "http":
+		if sc.Scheme == "" {
+			return fmt.Errorf("security scheme %q of type http needs a Scheme (bearer, basic, …)", sc.Name)
+		}
+	case "apiKey":
+		if sc.ParamName == "" || (sc.In != "header" && sc.In != "query" && sc.In != "cookie") {
+			return fmt.Errorf("security scheme %q of type apiKey needs ParamName and In (header, query or cookie)", sc.Name)
+		}
+	case "openIdConnect":
+		if sc.OpenIDConnectURL == "" {
+			return fmt.Errorf("security scheme %q of type openIdConnect needs OpenIDConnectURL", sc.Name)
+		}
+	case "oauth2", "mutualTLS":
+	default:
+		return fmt.Errorf("security scheme %q has type %q; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS", sc.Name, sc.Type)
+	}
+	return nil
+}
+
+// DeclareSecurity says that every route of this context and its
+// descendants is guarded by sc: a plugin that authenticates declares its
+// scheme where its hook lands (bearer.Plugin does), so descriptions of
+// the routes it guards carry the requirement and no other route does.
+// Declaring a scheme whose name an ancestor or this context already
+// declares differently is an error; the same declaration again is
+// nothing.
+func (s *Server) DeclareSecurity(sc SecurityScheme) error {
+	return s.mutate(func() error {
+		if err := sc.check(); err != nil {
+			return fmt.Errorf("%w: %w in %s", ErrInvalidSecurity, err, s.Path())
+		}
+		for _, n := range s.a.lineage(s.n) {
+			for _, prev := range n.security {
+				if prev.Name == sc.Name && prev != sc {
+					return fmt.Errorf("%w: security scheme %q declared in %s differs from the one of that name in %s",
+						ErrInvalidSecurity, sc.Name, s.Path(), n.ctx.Path())
+				}
+				if prev.Name == sc.Name {
+					return nil // here or in an ancestor: these routes already carry it
+				}
+			}
+		}
+		s.n.security = append(s.n.security, sc)
+		return nil
+	})
+}
+
+// ErrInvalidSecurity is returned by DeclareSecurity for a scheme that
+// cannot be described, or that differs from one of the same name its
+// context already sees.
+var ErrInvalidSecurity = errors.New("invalid security scheme")
+
+// Routes describes the routes of this context and its descendants, in
+// registration order (a context's own before its children's), once Ready
+// has compiled them: OnReady hooks may call it. Before that it is nil.
+// HEAD twins of GET routes are not listed.
+func (s *Server) Routes() []RouteInfo {
+	a := s.a
+	a.mu.Lock()
+	compiled := a.compiled
+	a.mu.Unlock()
+	if !compiled {
+		return nil
+	}
+	var out []RouteInfo
+	for _, rt := range a.routes {
+		if rt.desc != nil && a.within(rt.node, s.n) {
+			out = append(out, rt.desc.clone())
+		}
+	}
+	return out
+}
+
+// within reports whether n is top or one of its descendants.
+func (a *instance) within(n, top *node) bool {
+	for c := n.ctx; c != nil; c = c.Parent() {
+		if c == top.ctx {
+			return true
+		}
+	}
+	return false
+}
+
+// clone copies the slices of ri, so a caller cannot change the route's.
+func (ri *RouteInfo) clone() RouteInfo {
+	c := *ri
+	c.Params = slices.Clone(ri.Params)
+	c.Responses = slices.Clone(ri.Responses)
+	for i := range c.Responses {
+		c.Responses[i].Headers = slices.Clone(c.Responses[i].Headers)
+	}
+	c.Tags = slices.Clone(ri.Tags)
+	c.Security = slices.Clone(ri.Security)
+	return c
+}
+
+// describeRoute builds the description of a compiled route of n: def as
+// registered, method, path and handler as the OnRoute hooks left them.
+// Standard handlers and mounts describe nothing beyond their path.
+func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any) *RouteInfo {
+	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path()}
+	for _, p := range a.lineage(n) {
+		ri.Security = append(ri.Security, p.security...)
+	}
+	d := describer{ri: ri}
+	if _, std := stdHandler(handler); !std {
+		d.handler(handler)
+	}
+	ri.Params = withPathParams(path, ri.Params)
+	if m := def.meta; m != nil {
+		ri.OperationID, ri.Summary, ri.Description = m.operationID, m.summary, m.description
+		ri.Tags, ri.Deprecated, ri.Undocumented = slices.Clone(m.tags), m.deprecated, m.undocumented
+		for _, r := range m.responses {
+			ri.Responses = slices.DeleteFunc(ri.Responses, func(x ResponseInfo) bool { return x.Status == r.Status })
+			ri.Responses = append(ri.Responses, r)
+		}
+	}
+	slices.SortStableFunc(ri.Responses, func(x, y ResponseInfo) int { return x.Status - y.Status })
+	if ri.OperationID == "" {
+		ri.OperationID = defaultOperationID(method, path)
+	}
+	return ri
+}
+
+// describer reads what a handler's signature says about its input and
+// reply.
+type describer struct{ ri *RouteInfo }
+
+func (d describer) handler(h any) {
+	if t, ok := h.(Handler); ok {
+		h = t.target()
+	}
+	ft := reflect.TypeOf(h)
+	if ft == nil || ft.Kind() != reflect.Func {
+		return
+	}
+	for i := range ft.NumIn() {
+		d.arg(ft.In(i))
+	}
+	if ft.NumOut() == 2 {
+		d.ri.Responses = append(d.ri.Responses, ResponseInfo{Status: http.StatusOK, Type: ft.Out(0)})
+	}
+}
+
+// arg describes one parameter of a handler: an input wrapper or an In
+// struct; anything else (a service, a built-in) reads no input.
+func (d describer) arg(t reflect.Type) {
+	if t.Kind() == reflect.Struct && t.Implements(typeInputParam) {
+		target := t.Field(0).Type
+		switch reflect.Zero(t).Interface().(inputParam).input() {
+		case inputBody:
+			d.ri.Body, d.ri.TypedInput = target, true
+		case inputQuery:
+			d.fields(target, "query", "query")
+		case inputParams:
+			d.fields(target, "param", "path")
+		}
+		return
+	}
+	if t.Kind() != reflect.Struct || !dig.IsIn(t) {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam) {
+			d.arg(f.Type)
+			continue
+		}
+		if _, ok := f.Tag.Lookup("body"); ok {
+			d.ri.Body, d.ri.TypedInput = f.Type, true
+			continue
+		}
+		for _, src := range [...]string{"path", "query", "header", "cookie"} {
+			if name, ok := f.Tag.Lookup(src); ok {
+				d.param(src, name, f)
+				break
+			}
+		}
+	}
+}
+
+// fields describes the fields of a Query or Params target, named by tag.
+func (d describer) fields(t reflect.Type, tag, source string) {
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for _, f := range inputfields.List(t, tag) {
+		d.param(source, f.Key, f.StructField)
+	}
+}
+
+func (d describer) param(source, name string, f reflect.StructField) {
+	name, _, _ = strings.Cut(name, ",")
+	if name == "" {
+		name = f.Name
+	}
+	if source == "header" {
+		name = http.CanonicalHeaderKey(name)
+	}
+	p := ParamInfo{Source: source, Name: name, Type: f.Type, Field: f,
+		Required: source == "path" || hasRule(f.Tag.Get("validate"), "required")}
+	p.Default, p.HasDefault = f.Tag.Lookup("default")
+	if p.HasDefault && source != "path" {
+		p.Required = false
+	}
+	d.ri.TypedInput = true
+	d.ri.Params = append(d.ri.Params, p)
+}
+
+// hasRule reports whether a validate tag holds rule.
+func hasRule(spec, rule string) bool {
+	for part := range strings.SplitSeq(spec, ",") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(part), "="); name == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// wildcardParam is the name a description gives the path's "*".
+const wildcardParam = "wildcard"
+
+// withPathParams adds to params every parameter of path the handler does
+// not decode, as a required string, and puts the path's parameters
+// first, in path order.
+func withPathParams(path string, params []ParamInfo) []ParamInfo {
+	var out []ParamInfo
+	for _, seg := range strings.Split(path, "/") {
+		var name string
+		switch {
+		case strings.HasPrefix(seg, ":"):
+			name = seg[1:]
+		case seg == "*":
+			name = wildcardParam
+		default:
+			continue
+		}
+		i := slices.IndexFunc(params, func(p ParamInfo) bool {
+			return p.Source == "path" && (p.Name == name || (name == wildcardParam && p.Name == "*"))
+		})
+		if i < 0 {
+			out = append(out, ParamInfo{Source: "path", Name: name, Type: reflect.TypeFor[string](), Required: true})
+			continue
+		}
+		p := params[i]
+		p.Name = name
+		out = append(out, p)
+		params = slices.Delete(slices.Clone(params), i, i+1)
+	}
+	for _, p := range params {
+		if p.Source != "path" { // a path field naming no parameter of the path reads nothing
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// defaultOperationID derives an operation id from method and path:
+// GET /todos/:id is getTodosById, POST /todos/batch postTodosBatch, GET
+// /files/* getFilesWildcard, GET / getIndex.
+func defaultOperationID(method, path string) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(method))
+	words := 0
+	for _, seg := range strings.Split(path, "/") {
+		switch {
+		case seg == "":
+			continue
+		case seg == "*":
+			b.WriteString("Wildcard")
+		case strings.HasPrefix(seg, ":"):
+			b.WriteString("By")
+			writeCamel(&b, seg[1:])
+		default:
+			writeCamel(&b, seg)
+		}
+		words++
+	}
+	if words == 0 {
+		b.WriteString("Index")
+	}
+	return b.String()
+}
+
+// writeCamel writes s's letters and digits, each run after another
+// character capitalised.
+func writeCamel(b *strings.Builder, s string) {
+	up := true
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || r > unicode.MaxASCII {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+}
