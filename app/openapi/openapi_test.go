@@ -1,0 +1,404 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/app/openapi"
+	"github.com/burrow-go/burrow/bearer"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+func TestMain(m *testing.M) { apptest.Main(m) }
+
+type doc = map[string]any
+
+// build readies s and returns its whole document, 3.1 and 3.0.3, decoded.
+func build(t *testing.T, s *app.Server) (v31, v30 doc) {
+	t.Helper()
+	require.NoError(t, s.Ready())
+	d, err := openapi.Build(s.Routes(), openapi.Info{Title: "t"})
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(d.JSON(), &v31))
+	require.NoError(t, json.Unmarshal(d.JSON30(), &v30))
+	return v31, v30
+}
+
+// at walks a decoded document along keys (object members or array
+// indexes written as numbers) and fails the test if one is missing.
+func at(t *testing.T, v any, keys ...string) any {
+	t.Helper()
+	for _, k := range keys {
+		switch x := v.(type) {
+		case doc:
+			var ok bool
+			v, ok = x[k]
+			require.True(t, ok, "no %q among %v (path %v)", k, keysOf(x), keys)
+		case []any:
+			i, err := strconv.Atoi(k)
+			require.True(t, err == nil && i >= 0 && i < len(x), "no index %s (path %v)", k, keys)
+			v = x[i]
+		default:
+			require.Failf(t, "not a container", "at %q of %v: %v", k, keys, v)
+		}
+	}
+	return v
+}
+
+func keysOf(m doc) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func has(v any, key string) bool {
+	m, ok := v.(doc)
+	if !ok {
+		return false
+	}
+	_, ok = m[key]
+	return ok
+}
+
+func ok(v any) (any, error) { return v, nil }
+
+// TestSecurityFollowsEncapsulation: a route carries bearer's requirement
+// exactly when it can see the plugin, with nothing written on the routes.
+func TestSecurityFollowsEncapsulation(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Get("/open", func() (string, error) { return "", nil })
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k")))
+		s.Get("/guarded", func() (string, error) { return "", nil })
+		return s.Register(func(s *app.Server) error {
+			return s.Get("/guarded/deeper", func() (string, error) { return "", nil })
+		})
+	}, app.Name("auth"))
+	s.Register(func(s *app.Server) error {
+		return s.Get("/sibling", func() (string, error) { return "", nil })
+	}, app.Name("public"))
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		for path, guarded := range map[string]bool{"/open": false, "/guarded": true, "/guarded/deeper": true, "/sibling": false} {
+			sec := at(t, d, "paths", path, "get", "security").([]any)
+			if guarded {
+				assert.Equal(t, []any{doc{"bearerAuth": []any{}}}, sec, path)
+				assert.True(t, has(at(t, d, "paths", path, "get", "responses"), "401"), path)
+			} else {
+				assert.Empty(t, sec, path)
+				assert.False(t, has(at(t, d, "paths", path, "get", "responses"), "401"), path)
+			}
+		}
+		assert.Equal(t, doc{"type": "http", "scheme": "bearer"}, at(t, d, "components", "securitySchemes", "bearerAuth"))
+	}
+}
+
+// TestPerContextDocument: a context's plugin documents its subtree only,
+// with only the schemes its routes see; the root's documents everything.
+func TestPerContextDocument(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{Title: "all"}))
+	s.Register(func(s *app.Server) error {
+		s.Register(openapi.Plugin(openapi.Info{Title: "public"}))
+		return s.Get("/items", func() (string, error) { return "", nil })
+	}, app.Name("public"), app.Prefix("/public"))
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k")))
+		s.Register(openapi.Plugin(openapi.Info{Title: "admin"}))
+		return s.Delete("/items/:id", func() error { return nil })
+	}, app.Name("admin"), app.Prefix("/admin"))
+
+	read := func(target string) doc {
+		res := apptest.Get(t, s, target, "Authorization", "Bearer k")
+		require.Equal(t, 200, res.StatusCode, res.Body)
+		assert.Equal(t, "application/json; charset=utf-8", res.Header.Get("Content-Type"))
+		var d doc
+		res.JSON(t, &d)
+		return d
+	}
+	all, public, admin := read("/openapi.json"), read("/public/openapi.json"), read("/admin/openapi.json")
+	assert.ElementsMatch(t, []string{"/public/items", "/admin/items/{id}"}, keysOf(at(t, all, "paths").(doc)),
+		"the plugin's own routes are left out")
+	assert.ElementsMatch(t, []string{"/public/items"}, keysOf(at(t, public, "paths").(doc)))
+	assert.ElementsMatch(t, []string{"/admin/items/{id}"}, keysOf(at(t, admin, "paths").(doc)))
+	assert.False(t, has(public["components"], "securitySchemes"), "public's routes see no scheme")
+	assert.True(t, has(at(t, admin, "components"), "securitySchemes"))
+	assert.Equal(t, "admin", at(t, admin, "info", "title"))
+	assert.Equal(t, 401, apptest.Get(t, s, "/admin/openapi.json").StatusCode,
+		"the admin document is served in the admin context: its guard applies")
+	assert.Equal(t, "3.0.3", at(t, func() doc {
+		var d doc
+		apptest.Get(t, s, "/admin/openapi-3.0.json", "Authorization", "Bearer k").JSON(t, &d)
+		return d
+	}(), "openapi"))
+}
+
+type address struct {
+	City string `json:"city" validate:"required"`
+}
+
+type rules struct {
+	Name    string            `json:"name" validate:"required,min=2,max=64"`
+	Email   string            `json:"email" validate:"required,format=email"`
+	Role    string            `json:"role,omitempty" validate:"enum=admin|member"`
+	Code    string            `json:"code,omitempty" pattern:"^[A-Z]{3}$"`
+	Tags    []string          `json:"tags,omitempty" validate:"max=5"`
+	Age     int               `json:"age" validate:"min=0,max=150"`
+	Pin     string            `json:"pin,omitempty" validate:"len=4"`
+	Labels  map[string]string `json:"labels,omitempty" validate:"max=3"`
+	Size    float64           `json:"size" validate:"gte=1.5"`
+	Kind    string            `json:"kind,omitempty" validate:"oneof=a b"`
+	Site    string            `json:"site,omitempty" validate:"url"`
+	Note    *string           `json:"note"`
+	Home    *address          `json:"home,omitempty"`
+	Work    address           `json:"work"`
+	Born    time.Time         `json:"born"`
+	Raw     []byte            `json:"raw,omitempty"`
+	Skipped string            `json:"-"`
+	Count   int64             `json:"count,string"`
+}
+
+// TestSchemaFromTypesAndRules: validate, pattern and JSON tags map to
+// JSON Schema keywords, named structs to components.
+func TestSchemaFromTypesAndRules(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/rules", func(b app.Body[rules]) error { return nil })
+	v31, v30 := build(t, s)
+	props := at(t, v31, "components", "schemas", "Rules", "properties").(doc)
+	tests := []struct {
+		field string
+		want  doc
+	}{
+		{"name", doc{"type": "string", "minLength": 2.0, "maxLength": 64.0}},
+		{"email", doc{"type": "string", "format": "email"}},
+		{"role", doc{"type": "string", "enum": []any{"admin", "member"}}},
+		{"code", doc{"type": "string", "pattern": "^[A-Z]{3}$"}},
+		{"tags", doc{"type": "array", "items": doc{"type": "string"}, "maxItems": 5.0}},
+		{"age", doc{"type": "integer", "format": "int64", "minimum": 0.0, "maximum": 150.0}},
+		{"pin", doc{"type": "string", "minLength": 4.0, "maxLength": 4.0}},
+		{"labels", doc{"type": "object", "additionalProperties": doc{"type": "string"}, "maxProperties": 3.0}},
+		{"size", doc{"type": "number", "format": "double", "minimum": 1.5}},
+		{"kind", doc{"type": "string", "enum": []any{"a", "b"}}},
+		{"site", doc{"type": "string", "format": "uri"}},
+		{"note", doc{"type": []any{"string", "null"}}},
+		{"home", doc{"oneOf": []any{doc{"$ref": "#/components/schemas/Address"}, doc{"type": "null"}}}},
+		{"work", doc{"$ref": "#/components/schemas/Address"}},
+		{"born", doc{"type": "string", "format": "date-time"}},
+		{"raw", doc{"type": "string", "contentEncoding": "base64"}},
+		{"count", doc{"type": "string"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, props[tt.field], tt.field)
+	}
+	assert.NotContains(t, props, "Skipped")
+	assert.NotContains(t, props, "-")
+	assert.Equal(t, []any{"name", "email"}, at(t, v31, "components", "schemas", "Rules", "required"),
+		"a request property is required when validate says so")
+	assert.Equal(t, true, at(t, v31, "paths", "/rules", "post", "requestBody", "required"))
+	assert.Equal(t, []any{"city"}, at(t, v31, "components", "schemas", "Address", "required"))
+
+	// The 3.0.3 rendition says the same in draft 4's words.
+	props30 := at(t, v30, "components", "schemas", "Rules", "properties").(doc)
+	assert.Equal(t, doc{"type": "string", "nullable": true}, props30["note"])
+	assert.Equal(t, doc{"allOf": []any{doc{"$ref": "#/components/schemas/Address"}}, "nullable": true}, props30["home"])
+	assert.Equal(t, doc{"type": "string", "format": "byte"}, props30["raw"])
+	assert.Equal(t, "3.0.3", v30["openapi"])
+	assert.Equal(t, "3.1.0", v31["openapi"])
+}
+
+type item struct {
+	ID    int    `json:"id"`
+	Title string `json:"title" validate:"required"`
+	Done  bool   `json:"done,omitempty"`
+}
+
+// TestRequestAndReplyForms: a type whose request form (required by
+// validate) differs from its reply form (required unless omitempty) gets
+// two components; one that does not, one.
+func TestRequestAndReplyForms(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/items", func(b app.Body[item]) (item, error) { return b.Value, nil })
+	s.Post("/rules", func(b app.Body[address]) (address, error) { return b.Value, nil })
+	v31, _ := build(t, s)
+	assert.Equal(t, []any{"id", "title"}, at(t, v31, "components", "schemas", "Item", "required"))
+	assert.Equal(t, []any{"title"}, at(t, v31, "components", "schemas", "ItemInput", "required"))
+	assert.Equal(t, "#/components/schemas/ItemInput", at(t, v31, "paths", "/items", "post", "requestBody", "content", "application/json", "schema", "$ref"))
+	assert.Equal(t, "#/components/schemas/Item", at(t, v31, "paths", "/items", "post", "responses", "200", "content", "application/json", "schema", "$ref"))
+	schemas := at(t, v31, "components", "schemas").(doc)
+	assert.Contains(t, schemas, "Address")
+	assert.NotContains(t, schemas, "AddressInput")
+}
+
+type page struct {
+	Limit int      `query:"limit" validate:"min=1,max=100"`
+	Tag   []string `query:"tag"`
+}
+
+type ids struct {
+	ID int `param:"id" validate:"min=1"`
+}
+
+// TestParametersFromSignature: Query and Params fields, a path parameter
+// the handler does not decode, the wildcard.
+func TestParametersFromSignature(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Get("/users/:id/posts", func(q app.Query[page], p app.Params[ids]) ([]item, error) { return nil, nil })
+	s.Get("/raw/:name", func(req *httpx.Request) (any, error) { return req.Param("name"), nil })
+	s.Get("/files/*", func(req *httpx.Request) (any, error) { return nil, nil })
+	v31, _ := build(t, s)
+	params := at(t, v31, "paths", "/users/{id}/posts", "get", "parameters").([]any)
+	require.Len(t, params, 3)
+	assert.Equal(t, doc{"name": "id", "in": "path", "required": true,
+		"schema": doc{"type": "integer", "format": "int64", "minimum": 1.0}}, params[0], "path parameters first")
+	assert.Equal(t, doc{"name": "limit", "in": "query",
+		"schema": doc{"type": "integer", "format": "int64", "minimum": 1.0, "maximum": 100.0}}, params[1])
+	assert.Equal(t, doc{"name": "tag", "in": "query", "schema": doc{"type": "array", "items": doc{"type": "string"}}}, params[2])
+	responses := at(t, v31, "paths", "/users/{id}/posts", "get", "responses").(doc)
+	assert.Equal(t, "#/components/responses/BadRequest", at(t, responses, "400", "$ref"), "typed input may be refused")
+	assert.Contains(t, responses, "404", "a path parameter too long to match is a 404")
+	assert.NotContains(t, responses, "413", "no body, no 413")
+
+	raw := at(t, v31, "paths", "/raw/{name}", "get").(doc)
+	assert.Equal(t, []any{doc{"name": "name", "in": "path", "required": true, "schema": doc{"type": "string"}}}, raw["parameters"])
+	assert.NotContains(t, raw["responses"], "400", "nothing typed: Burrow refuses nothing")
+	wild := at(t, v31, "paths", "/files/{wildcard}", "get", "parameters", "0").(doc)
+	assert.Equal(t, "wildcard", wild["name"])
+	assert.Equal(t, "getFilesWildcard", at(t, v31, "paths", "/files/{wildcard}", "get", "operationId"))
+}
+
+type created struct {
+	ID int `json:"id"`
+}
+
+// TestRespondsAndMetadata: declared responses replace and add to what the
+// signature says; metadata options land on the operation.
+func TestRespondsAndMetadata(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/things", func(b app.Body[item]) (item, error) { return b.Value, nil },
+		app.Responds(201, created{}, "location"), app.Responds(409, httpx.ErrorBody{}), app.Responds(200, nil),
+		app.OperationID("createThing"), app.Summary("Create a thing"), app.Description("Makes *one*."),
+		app.Tags("things", "write", "things"), app.Deprecated())
+	s.Delete("/things/:id", func() error { return nil }, app.Responds(204, nil), app.Tags("things"))
+	s.Get("/hidden", func() error { return nil }, app.Undocumented())
+	v31, _ := build(t, s)
+	op := at(t, v31, "paths", "/things", "post").(doc)
+	assert.Equal(t, "createThing", op["operationId"])
+	assert.Equal(t, "Create a thing", op["summary"])
+	assert.Equal(t, "Makes *one*.", op["description"])
+	assert.Equal(t, []any{"things", "write"}, op["tags"])
+	assert.Equal(t, true, op["deprecated"])
+	res := op["responses"].(doc)
+	assert.Equal(t, doc{"description": "OK"}, res["200"], "Responds(200, nil) replaces the signature's 200")
+	assert.Equal(t, "#/components/schemas/Created", at(t, res, "201", "content", "application/json", "schema", "$ref"))
+	assert.Equal(t, doc{"schema": doc{"type": "string"}}, at(t, res, "201", "headers", "Location"))
+	assert.Equal(t, "#/components/schemas/Error", at(t, res, "409", "content", "application/json", "schema", "$ref"))
+	del := at(t, v31, "paths", "/things/{id}", "delete", "responses", "204").(doc)
+	assert.Equal(t, doc{"description": "No Content"}, del)
+	assert.Equal(t, "deleteThingsById", at(t, v31, "paths", "/things/{id}", "delete", "operationId"))
+	assert.Equal(t, []any{doc{"name": "things"}, doc{"name": "write"}}, v31["tags"])
+	assert.NotContains(t, v31["paths"], "/hidden")
+}
+
+// TestDuplicateOperationIDFailsReady: two routes with one id cannot be in
+// one document; the plugin says so at Ready.
+func TestDuplicateOperationIDFailsReady(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(openapi.Plugin(openapi.Info{}))
+	s.Get("/a", func() error { return nil }, app.OperationID("same"))
+	s.Get("/b", func() error { return nil }, app.OperationID("same"))
+	err := s.Ready()
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, openapi.ErrDocument), err.Error())
+	assert.Contains(t, err.Error(), `operation id "same" is also GET /a (root)'s`)
+}
+
+// TestDeterministic: two servers built alike give the same bytes.
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	once := func() []byte {
+		s := apptest.New(t)
+		s.Post("/rules", func(b app.Body[rules]) (item, error) { return item{}, nil })
+		s.Get("/users/:id/posts", func(q app.Query[page], p app.Params[ids]) ([]item, error) { return nil, nil })
+		s.Register(func(s *app.Server) error {
+			s.Register(bearer.Plugin(bearer.Keys("k")))
+			return s.Put("/items/:id", func(p app.Params[ids], b app.Body[item]) error { return nil }, app.Tags("b", "a"))
+		})
+		require.NoError(t, s.Ready())
+		d, err := openapi.Build(s.Routes(), openapi.Info{})
+		require.NoError(t, err)
+		return append(d.JSON(), d.JSON30()...)
+	}
+	first := once()
+	for range 5 {
+		assert.Equal(t, string(first), string(once()))
+	}
+}
+
+// TestDocsPage: the page is one self-contained document, that lists the
+// operations, and whose embedded document cannot end its script block.
+func TestDocsPage(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{Title: "<Things & co>", Description: "</script><script>alert(1)</script>"}))
+	s.Get("/x", func() error { return nil }, app.Summary("</script><b>"), app.OperationID("getX"))
+	res := apptest.Get(t, s, "/docs")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"))
+	csp := res.Header.Get("Content-Security-Policy")
+	assert.Contains(t, csp, "default-src 'none'")
+	assert.Contains(t, csp, "script-src 'sha256-")
+	assert.NotContains(t, res.Body, "http://")
+	assert.NotContains(t, res.Body, "https://", "no CDN: nothing is fetched")
+	assert.Contains(t, res.Body, "<title>&lt;Things &amp; co&gt;</title>")
+	assert.Equal(t, 2, strings.Count(res.Body, "</script>"), "the data block and the script end once each")
+	assert.Contains(t, res.Body, `\u003c/script\u003e\u003cb\u003e`)
+	assert.Contains(t, res.Body, `"operationId": "getX"`)
+}
+
+// TestServedDocumentMatchesBuild: the plugin serves what Build makes of
+// every route, including those registered after the plugin.
+func TestServedDocumentMatchesBuild(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{Title: "t"}))
+	s.Get("/later", func() (any, error) { return ok(1) })
+	served := apptest.Get(t, s, "/openapi.json")
+	d, err := openapi.Build(s.Routes(), openapi.Info{Title: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, string(d.JSON()), served.Body)
+	served30 := apptest.Get(t, s, "/openapi-3.0.json")
+	assert.Equal(t, string(d.JSON30()), served30.Body)
+}
+
+func TestPathsOption(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{}, openapi.Paths("/spec.json", "", "/help")))
+	assert.Equal(t, 200, apptest.Get(t, s, "/spec.json").StatusCode)
+	assert.Equal(t, 200, apptest.Get(t, s, "/help").StatusCode)
+	assert.Equal(t, 404, apptest.Get(t, s, "/openapi-3.0.json").StatusCode)
+
+	bad := app.New()
+	err := bad.Register(openapi.Plugin(openapi.Info{}, openapi.Paths("spec.json", "", "")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `path "spec.json" must start with /`)
+}
