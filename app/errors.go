@@ -47,6 +47,10 @@ var (
 	// ErrInvalidInput is returned at Ready for a Body, Query or Params
 	// parameter Burrow cannot fill.
 	ErrInvalidInput = errors.New("invalid input type")
+	// ErrInvalidSecurity is returned by DeclareSecurity for a scheme that
+	// cannot be described, or that differs from one of the same name its
+	// context already sees.
+	ErrInvalidSecurity = errors.New("invalid security scheme")
 )
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -141,11 +140,6 @@ func (s *Server) DeclareSecurity(sc SecurityScheme) error {
 		return nil
 	})
 }
-
-// ErrInvalidSecurity is returned by DeclareSecurity for a scheme that
-// cannot be described, or that differs from one of the same name its
-// context already sees.
-var ErrInvalidSecurity = errors.New("invalid security scheme")
 
 // Routes describes the routes of this context and its descendants, in
 // registration order (a context's own before its children's), once Ready
