@@ -69,6 +69,12 @@ func readiness(s *app.Server) func(*httpx.Reply) error {
 	}
 }
 
+// readyzBody is the shape of /readyz's answers, which readiness writes
+// ready-made; the route declares it for its OpenAPI description.
+type readyzBody struct {
+	Status string `json:"status"`
+}
+
 // tickData is the data of each /events event: the decorators the route
 // sees, like the other routes' replies, and the event's number.
 type tickData struct {
@@ -124,7 +130,7 @@ var apiInfo = openapi.Info{
 func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *app.Server {
 	s := app.New(opts...)
 	s.DecorateRequest("answer", 42)
-	s.Get("/readyz", readiness(s))
+	s.Get("/readyz", readiness(s), app.Responds(http.StatusOK, readyzBody{}), app.Responds(http.StatusServiceUnavailable, readyzBody{}))
 	// GET /openapi.json, /openapi-3.0.json and /docs: the whole server's
 	// description, built at Ready.
 	s.Register(openapi.Plugin(apiInfo))
