@@ -47,9 +47,12 @@ func docsPage(d *Document, info Info, docURL string) []byte {
 	b.WriteString(html.EscapeString(title))
 	b.WriteString("</h1><p>")
 	if info.Version != "" {
-		b.WriteString("Version " + html.EscapeString(info.Version) + " · ")
+		b.WriteString("Version " + html.EscapeString(info.Version) + " ")
 	}
-	b.WriteString("<a href=\"" + html.EscapeString(docURL) + "\">OpenAPI document</a></p></header>\n<main id=\"ops\">")
+	if docURL != "" {
+		b.WriteString("<a href=\"" + html.EscapeString(docURL) + "\">OpenAPI document</a>")
+	}
+	b.WriteString("</p></header>\n<main id=\"ops\">")
 	if info.Description != "" {
 		b.WriteString("<p>" + html.EscapeString(info.Description) + "</p>")
 	}

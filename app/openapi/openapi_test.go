@@ -394,11 +394,34 @@ func TestPathsOption(t *testing.T) {
 	s := apptest.New(t)
 	s.Register(openapi.Plugin(openapi.Info{}, openapi.Paths("/spec.json", "", "/help")))
 	assert.Equal(t, 200, apptest.Get(t, s, "/spec.json").StatusCode)
-	assert.Equal(t, 200, apptest.Get(t, s, "/help").StatusCode)
+	help := apptest.Get(t, s, "/help")
+	assert.Equal(t, 200, help.StatusCode)
+	assert.Contains(t, help.Body, `<a href="/spec.json">`)
 	assert.Equal(t, 404, apptest.Get(t, s, "/openapi-3.0.json").StatusCode)
 
 	bad := app.New()
 	err := bad.Register(openapi.Plugin(openapi.Info{}, openapi.Paths("spec.json", "", "")))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `path "spec.json" must start with /`)
+}
+
+// FieldError has the name of httpx.FieldError, which Burrow's error body
+// holds.
+type FieldError struct {
+	Field string `json:"field" validate:"required"`
+}
+
+// TestComponentNamesOfTwoPackages: types of one name from two packages
+// are told apart by their package, the same way every time.
+func TestComponentNamesOfTwoPackages(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/x", func(b app.Body[FieldError]) (FieldError, error) { return b.Value, nil })
+	v31, _ := build(t, s)
+	schemas := at(t, v31, "components", "schemas").(doc)
+	assert.Contains(t, schemas, "openapi_test.FieldError")
+	assert.Contains(t, schemas, "httpx.FieldError")
+	assert.NotContains(t, schemas, "FieldError")
+	assert.Equal(t, "#/components/schemas/httpx.FieldError", at(t, schemas, "Error", "properties", "validation", "items", "$ref"))
+	assert.Equal(t, "#/components/schemas/openapi_test.FieldError", at(t, v31, "paths", "/x", "post", "requestBody", "content", "application/json", "schema", "$ref"))
 }

@@ -57,7 +57,11 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 			if err != nil {
 				return fmt.Errorf("in %s: %w", s.Path(), err)
 			}
-			built, page = d, docsPage(d, info, s.Prefix()+c.doc)
+			link := ""
+			if c.doc != "" {
+				link = s.Prefix() + c.doc
+			}
+			built, page = d, docsPage(d, info, link)
 			return nil
 		})
 		serve := func(body func() []byte, ctype string) func(*httpx.Request, *httpx.Reply) error {
