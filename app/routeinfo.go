@@ -191,7 +191,11 @@ func (ri *RouteInfo) clone() RouteInfo {
 func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any) *RouteInfo {
 	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path()}
 	for _, p := range a.lineage(n) {
-		ri.Security = append(ri.Security, p.security...)
+		for _, sc := range p.security {
+			if !slices.ContainsFunc(ri.Security, func(x SecurityScheme) bool { return x.Name == sc.Name }) {
+				ri.Security = append(ri.Security, sc)
+			}
+		}
 	}
 	d := describer{ri: ri}
 	if _, std := stdHandler(handler); !std {
