@@ -222,6 +222,14 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 type describer struct{ ri *RouteInfo }
 
 func (d describer) handler(h any) {
+	if th, ok := h.(typedHandler); ok {
+		// A typed route knows its reply from Out: NoContent, Created[T],
+		// the Status option.
+		rt := th.types()
+		d.arg(rt.In)
+		d.ri.Responses = append(d.ri.Responses, ResponseInfo{Status: rt.Status, Type: rt.Body, Headers: slices.Clone(rt.Headers)})
+		return
+	}
 	if t, ok := h.(Handler); ok {
 		h = t.target()
 	}
