@@ -60,7 +60,7 @@ docs_page() {
 	local ok=0
 	[ -s "$ART/$name-docs.html" ] && [ -z "$missing" ] || ok=1
 	check "$name: /docs shows every operation (headless Chromium)" $ok "${missing:+missing:$missing}"
-	timeout 60 "${chrome[@]}" --window-size=1200,1400 --screenshot="$ART/$name-docs.png" "$url" >>"$WORK/chromium.log" 2>&1 || true
+	timeout 60 "${chrome[@]}" --window-size=1200,1400 --screenshot="$ART/$name-docs.png" "$url#all" >>"$WORK/chromium.log" 2>&1 || true
 	ok=0
 	[ -s "$ART/$name-docs.png" ] || ok=1
 	check "$name: screenshot of /docs" $ok "$ART/$name-docs.png"

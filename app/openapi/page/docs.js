@@ -37,13 +37,18 @@
     return out.length ? " (" + out.join(", ") + ")" : "";
   }
 
+  // shown holds the components already spelled out in the operation being
+  // written: later references to one show its name only.
+  var shown = {};
+
   // render writes a schema as an indented, TypeScript-like outline.
   function render(s, depth, stack) {
     if (!s) return "any";
     if (s.oneOf) return s.oneOf.map(function (x) { return render(x, depth, stack); }).join(" | ");
     if (s.$ref) {
       var name = refName(s);
-      if (stack.indexOf(name) >= 0 || depth > 6) return name;
+      if (stack.indexOf(name) >= 0 || depth > 6 || shown[name]) return name;
+      shown[name] = true;
       return name + " " + render(deref(s), depth, stack.concat([name]));
     }
     var type = s.type;
@@ -58,7 +63,7 @@
       });
       return "{\n" + lines.join("\n") + "\n" + pad.slice(2) + "}";
     }
-    if (s.items) return render(s.items, depth, stack) + "[]" + constraints(s);
+    if (s.items) return render(s.items, depth, stack) + "[]";
     return (type || "any");
   }
 
@@ -67,7 +72,9 @@
   }
 
   function operation(path, method, op) {
+    shown = {};
     var d = el("details", "op" + (op.deprecated ? " dep" : ""));
+    if (location.hash === "#" + op.operationId || location.hash === "#all") d.open = true;
     d.id = op.operationId;
     var s = el("summary");
     s.appendChild(el("span", "m " + method, method));
