@@ -85,6 +85,16 @@
 // ([WithMaxBodyBytes], [Server.SetBodyLimit], [BodyLimit]; 1 MiB by
 // default) and a time ([WithBodyTimeout]); beyond it, a 413.
 //
+// # Describing routes
+//
+// After Ready, [Server.Routes] describes the routes of a context's
+// subtree ([RouteInfo]): the parameters and body their handlers decode,
+// the replies their signatures and [Responds] declare, what
+// [OperationID], [Summary], [Tags] and the other metadata options say,
+// and the security schemes ([Server.DeclareSecurity]) declared where
+// they can see them — bearer-auth declares its own. Package
+// app/openapi makes an OpenAPI document of it, per context.
+//
 // # Hooks
 //
 // [Server.AddHook] adds a request hook to a context, [WithHook] to one
