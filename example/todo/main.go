@@ -64,6 +64,7 @@ type config struct {
 	host, db string
 	port     int
 	users    []user
+	openapi  bool // print the OpenAPI document and exit
 }
 
 // parseFlags reads args, with getenv for the variables the flags default
@@ -78,6 +79,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&port, "port", port, "port to listen on (env PORT)")
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
 	fs.StringVar(&c.db, "db", "", "SQLite database file; empty for a fresh in-memory database")
+	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -127,6 +129,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	if err := s.Ready(); err != nil {
 		return err
+	}
+	if cfg.openapi {
+		return printOpenAPI(os.Stdout, s)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {

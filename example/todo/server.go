@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -34,9 +36,27 @@ func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option
 	}
 	s := app.New(opts...)
 	app.Get(s, "/healthz", health)
+	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
+	// document of every route, bearer's requirement on the todos.
+	s.Register(openapi.Plugin(apiInfo))
 	s.Register(dbPlugin(db))
 	s.Register(todosPlugin(users, ids), app.Name("todos"), app.DependsOn("db"))
 	return s, nil
+}
+
+// apiInfo heads the service's OpenAPI document.
+var apiInfo = openapi.Info{Title: "Todos", Version: "1.0.0",
+	Description: "A todo list per user, behind a bearer token (see -users)."}
+
+// printOpenAPI writes the OpenAPI document of s, once Ready, to w: what
+// GET /openapi.json serves.
+func printOpenAPI(w io.Writer, s *app.Server) error {
+	doc, err := openapi.Build(s.Routes(), apiInfo)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(doc.JSON())
+	return err
 }
 
 // status is GET /healthz's answer.
@@ -164,10 +184,11 @@ func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(app.Typed(storeErrors))
 		app.Get(s, "/todos", list)
-		app.Post(s, "/todos", create)
-		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated))
+		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
+		app.Post(s, "/todos", create, conflict)
+		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict)
 		app.Get(s, "/todos/:id", get)
-		app.Patch(s, "/todos/:id", patch)
+		app.Patch(s, "/todos/:id", patch, conflict)
 		return app.Delete(s, "/todos/:id", remove)
 	}
 }

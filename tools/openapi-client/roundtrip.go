@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,13 +47,10 @@ func roundTrip(ctx context.Context, url, token string) error {
 	if err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
-	if created.StatusCode() != http.StatusCreated {
+	if created.JSON201 == nil {
 		return fmt.Errorf("create: status %d: %s", created.StatusCode(), created.Body)
 	}
-	var todo Todo
-	if err := json.Unmarshal(created.Body, &todo); err != nil {
-		return fmt.Errorf("create: the body is not a Todo: %w", err)
-	}
+	todo := *created.JSON201
 	if want := "/todos/" + strconv.FormatInt(todo.Id, 10); created.HTTPResponse.Header.Get("Location") != want {
 		return fmt.Errorf("create: Location %q, want %q", created.HTTPResponse.Header.Get("Location"), want)
 	}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+// TestOpenAPIDocument: the service serves its document and docs page
+// without a token; the document requires bearer on the todo routes only,
+// says 201 with Location for a create, 204 for a delete, 409 where a
+// title may be in use; -openapi prints what is served.
+func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	res := s.do(t, "GET", "/openapi.json", "", "", "")
+	require.Equal(t, 200, res.status, res.body)
+	assert.Equal(t, 200, s.do(t, "GET", "/openapi-3.0.json", "", "", "").status)
+	docs := s.do(t, "GET", "/docs", "", "", "")
+	require.Equal(t, 200, docs.status)
+
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string                     `json:"operationId"`
+			Security    []map[string][]string      `json:"security"`
+			Responses   map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.body), &doc))
+	ops := 0
+	for path, item := range doc.Paths {
+		for method, op := range item {
+			ops++
+			assert.Contains(t, docs.body, `"operationId": "`+op.OperationID+`"`)
+			if path == "/healthz" {
+				assert.Empty(t, op.Security, method+" "+path)
+				continue
+			}
+			assert.Equal(t, []map[string][]string{{"bearerAuth": {}}}, op.Security, method+" "+path)
+			assert.Contains(t, op.Responses, "401", method+" "+path)
+		}
+	}
+	assert.Equal(t, 7, ops, "healthz and the six todo routes; not the document's own")
+	assert.Contains(t, string(doc.Paths["/todos"]["post"].Responses["201"]), `"Location"`)
+	assert.Contains(t, doc.Paths["/todos"]["post"].Responses, "409")
+	assert.Contains(t, doc.Paths["/todos/batch"]["post"].Responses, "409")
+	assert.Contains(t, doc.Paths["/todos/{id}"]["patch"].Responses, "409")
+	assert.Contains(t, doc.Paths["/todos/{id}"]["delete"].Responses, "204")
+	assert.Contains(t, doc.Paths["/todos/{id}"]["get"].Responses, "404")
+
+	db, err := openDB(context.Background(), "")
+	require.NoError(t, err)
+	defer db.Close()
+	srv, err := newServer(context.Background(), db, []user{{name: "alice", token: "tokenA"}}, app.WithLogger(zap.NewNop()))
+	require.NoError(t, err)
+	require.NoError(t, srv.Ready())
+	defer srv.Close(context.Background())
+	var printed strings.Builder
+	require.NoError(t, printOpenAPI(&printed, srv))
+	assert.Equal(t, res.body, printed.String(), "-openapi prints what GET /openapi.json serves")
+
+	cfg, err := parseFlags([]string{"-openapi"}, env())
+	require.NoError(t, err)
+	assert.True(t, cfg.openapi)
+}
