@@ -168,7 +168,7 @@ func TestKeysNeverLogged(t *testing.T) {
 				}
 				if strings.HasPrefix(e.Message, "unauthorized: ") {
 					failures++
-					assert.Equal(t, zapcore.InfoLevel, e.Level, "failures log at info by default")
+					assert.Equal(t, zapcore.DebugLevel, e.Level, "failures log at debug by default, as every 4xx")
 				}
 			}
 			assert.Equal(t, 4, failures, "wrong key, Basic, missing and multiple")

@@ -134,13 +134,14 @@ func ExposeIdentity(name string) Option {
 	}
 }
 
-// LogLevel sets the level refused requests are logged at (default info,
-// without a stack; @fastify/bearer-auth uses error). A refusal is the
-// client's mistake, not the server's, and clients choose how many to
-// make: at error level, with the stack production loggers add there,
-// each cost a kilobyte of log. An Auth function's error is a server
-// failure and is logged at error whatever this says. Keys are never
-// logged.
+// LogLevel sets the level refused requests are logged at (default debug,
+// like every other 4xx Burrow answers; @fastify/bearer-auth uses error).
+// A refusal is the client's mistake, not the server's, and clients choose
+// how many to make: at info, the line costs the server more than the
+// refusal itself, and at error a production logger adds a stack to each.
+// The access log still records every refused request with its status. An
+// Auth function's error is a server failure and is logged at error
+// whatever this says. Keys are never logged.
 func LogLevel(l zapcore.Level) Option {
 	return func(c *config) {
 		if l < zapcore.DebugLevel || l > zapcore.FatalLevel {
@@ -152,7 +153,7 @@ func LogLevel(l zapcore.Level) Option {
 }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{scheme: "Bearer", addHook: true, logLevel: zapcore.InfoLevel,
+	c := &config{scheme: "Bearer", addHook: true, logLevel: zapcore.DebugLevel,
 		contentType: "application/json; charset=utf-8"}
 	for _, o := range opts {
 		o(c)

@@ -230,7 +230,9 @@ func (r *Request) Log() *zap.Logger {
 		if s.baseLog == nil {
 			return zap.NewNop()
 		}
-		s.log = s.baseLog.With(zap.String("reqId", r.ID()))
+		// Lazily: a logger taken only to check a level (a refusal logged
+		// at debug) must not pay for cloning the encoder on every request.
+		s.log = s.baseLog.WithLazy(zap.String("reqId", r.ID()))
 	}
 	return s.log
 }
