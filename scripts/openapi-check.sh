@@ -52,7 +52,11 @@ operation_ids() {
 # must be on the page.
 docs_page() {
 	local name=$1 url=$2 doc=$3 missing=""
-	local chrome=(chromium --headless --no-sandbox --disable-gpu --no-first-run --virtual-time-budget=5000)
+	# The network is closed to all but a few registries: Chromium's own
+	# background traffic is turned off, and each run gets an empty profile.
+	local chrome=(chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-quic
+		--disable-background-networking --disable-component-update --disable-sync
+		--user-data-dir="$(mktemp -d)" --virtual-time-budget=5000)
 	timeout 60 "${chrome[@]}" --dump-dom "$url" >"$ART/$name-docs.html" 2>>"$WORK/chromium.log" || true
 	for id in $(operation_ids "$doc"); do
 		grep -q "class=\"id\">$id<" "$ART/$name-docs.html" || missing="$missing $id"
