@@ -168,7 +168,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 	}
 	if t := p.types[inputBody]; t != nil {
 		v := reflect.New(t)
-		if err := p.parseBody(req, rep, v.Interface()); err != nil {
+		if err := p.parseBody(x, req, rep, v.Interface()); err != nil {
 			return err
 		}
 		in[inputBody] = v.Interface()
@@ -177,7 +177,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 }
 
 // parseBody reads the body with the parser of its media type.
-func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error {
+func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
 	raw := req.Raw()
 	ct := raw.Header.Get("Content-Type")
 	if raw.ContentLength > p.limit {
@@ -208,6 +208,12 @@ func (p *inputPlan) parseBody(req *httpx.Request, rep *httpx.Reply, v any) error
 	}
 	err := parser.parse(req, body, p.limit, v)
 	if err == nil {
+		if parser.json != nil {
+			// The JSON parser reads to io.EOF before it decodes: the
+			// raw body is drained, and needs no deadline after the
+			// handler.
+			x.Drained()
+		}
 		return nil
 	}
 	var he *httpx.Error

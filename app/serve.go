@@ -76,14 +76,15 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rt.serve(x, w, r)
 	}
-	if r.ContentLength != 0 {
+	if r.ContentLength != 0 && x.DrainedBody() != r {
 		// After the handler, net/http reads what is left of the body (up
 		// to 256 KiB), even when the reply closes the connection. When
 		// the reply says "connection: close" (408, 413, draining) there
 		// is nothing to reuse: the read ends at once. Otherwise a body no
 		// route asked for is read then, with no deadline of its own:
 		// bound it like the body reads, or a slow sender holds the
-		// connection forever.
+		// connection forever. A body the route's parser read to its end
+		// leaves nothing to read, and costs no deadline.
 		switch {
 		case closing(w.Header()):
 			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))

@@ -136,6 +136,19 @@ func (x *Exchange) PopCleanup() func(failed bool) error {
 // the request (in that order), which the framework fills and the hooks and the handler share.
 func (x *Exchange) Input() *[4]any { return &x.state.input }
 
+// Drained records that the body a parser just read to io.EOF was the raw
+// request's own (not a reader a preParsing hook set), so net/http has
+// nothing left to read after the handler. DrainedBody says which request
+// that was.
+func (x *Exchange) Drained() {
+	if x.state.body == nil {
+		x.state.drained = x.state.raw
+	}
+}
+
+// DrainedBody is the request recorded by Drained, or nil.
+func (x *Exchange) DrainedBody() *http.Request { return x.state.drained }
+
 // Written is the number of body bytes written to the reply so far,
 // through Send or Raw, for the access log.
 func (x *Exchange) Written() int64 { return x.rep.tw.size }

@@ -57,6 +57,7 @@ type requestState struct {
 	ctx      context.Context
 	body     io.Reader
 	input    [4]any
+	drained  *http.Request // the request whose raw body a parser read to its end
 }
 
 // errRequestEnded is what a Request panics with once its request is over.
@@ -97,6 +98,7 @@ func (s *requestState) clear() {
 	clear(s.params)
 	s.params = s.params[:0]
 	s.raw, s.route, s.plan, s.baseLog, s.log, s.query, s.queryErr, s.id, s.ctx, s.body = nil, nil, nil, nil, nil, nil, nil, "", nil, nil
+	s.drained = nil
 	s.input = [4]any{}
 }
 
