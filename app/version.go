@@ -1,4 +1,4 @@
 package app
 
 // Version is this Burrow's version, which plugins check with Supports.
-const Version = "0.5.0"
+const Version = "0.6.0"
