@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/validate"
 )
 
 // obj is a JSON object of the document. encoding/json writes map keys
@@ -196,19 +197,15 @@ func applyRules(sc obj, f reflect.StructField) bool {
 		target["default"] = typedDefault(d, t)
 	}
 	required := false
-	for part := range strings.SplitSeq(f.Tag.Get("validate"), ",") {
-		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
-		rule, arg = burrowSpelling(rule, arg)
+	for _, r := range validate.Rules(f.Tag.Get("validate")) {
+		rule, arg := r.Name, r.Arg
 		switch rule {
 		case "required":
 			required = true
 		case "min", "max", "len":
 			bound(target, rule, arg, t.Kind())
 		case "enum", "oneof":
-			values := strings.Split(arg, "|")
-			if rule == "oneof" {
-				values = strings.Fields(arg)
-			}
+			values := r.Values()
 			enum := make([]any, len(values))
 			for i, v := range values {
 				enum[i] = v
@@ -219,26 +216,6 @@ func applyRules(sc obj, f reflect.StructField) bool {
 		}
 	}
 	return required
-}
-
-// burrowSpelling reads go-playground/validator's spellings of Burrow's
-// rules as the validator does.
-func burrowSpelling(rule, arg string) (string, string) {
-	switch rule {
-	case "email", "uuid", "ipv4", "ipv6", "uri":
-		if arg == "" {
-			return "format", rule
-		}
-	case "url":
-		if arg == "" {
-			return "format", "uri"
-		}
-	case "gte":
-		return "min", arg
-	case "lte":
-		return "max", arg
-	}
-	return rule, arg
 }
 
 // bound writes min, max or len for a value of kind k.

@@ -238,12 +238,39 @@ var (
 	}
 )
 
-// burrowSpelling turns go-playground/validator's spelling of a rule
-// Burrow has into Burrow's own, so a struct already tagged for that
-// validator works unchanged: email, uuid, url, uri, ipv4 and ipv6 are
-// formats, gte and lte are min and max (inclusive, and counting a
-// string's characters as min and max do), and oneof is enum with its
-// values separated by spaces. A failing field reports Burrow's rule name.
+// Rule is one rule of a validate tag, in Burrow's spelling.
+type Rule struct{ Name, Arg string }
+
+// Rules reads a validate tag (what the validator checks, and what the
+// OpenAPI generator documents, so that the two cannot disagree).
+// go-playground/validator's spellings of rules Burrow has are turned
+// into Burrow's own, so a struct already tagged for that validator
+// works unchanged: email, uuid, url, uri, ipv4 and ipv6 are formats,
+// gte and lte are min and max (inclusive, and counting a string's
+// characters as min and max do); oneof keeps its name, and Values reads
+// its space-separated values. A failing field reports Burrow's rule name.
+func Rules(spec string) []Rule {
+	if spec == "" {
+		return nil
+	}
+	var rules []Rule
+	for part := range strings.SplitSeq(spec, ",") {
+		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
+		rule, arg = burrowSpelling(rule, arg)
+		rules = append(rules, Rule{rule, arg})
+	}
+	return rules
+}
+
+// Values lists the allowed values of an enum (a|b) or oneof (a b) rule.
+func (r Rule) Values() []string {
+	if r.Name == "oneof" {
+		return strings.Fields(r.Arg)
+	}
+	return strings.Split(r.Arg, "|")
+}
+
+// burrowSpelling is Rules' translation of one rule.
 func burrowSpelling(rule, arg string) (string, string) {
 	switch rule {
 	case "email", "uuid", "ipv4", "ipv6", "uri":
@@ -296,9 +323,8 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 	if spec == "" {
 		return nil
 	}
-	for _, part := range strings.Split(spec, ",") {
-		rule, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
-		rule, arg = burrowSpelling(rule, arg)
+	for _, r := range Rules(spec) {
+		rule, arg := r.Name, r.Arg
 		switch rule {
 		case "required":
 			fr.required = true
@@ -315,10 +341,7 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 			}
 			fr.checks = append(fr.checks, c)
 		case "enum", "oneof":
-			allowed := strings.Split(arg, "|")
-			if rule == "oneof" {
-				allowed = strings.Fields(arg)
-			}
+			allowed := r.Values()
 			if arg == "" || len(allowed) == 0 {
 				return fmt.Errorf("%s needs values, as enum=a|b or oneof=a b", rule)
 			}
