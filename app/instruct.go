@@ -18,11 +18,20 @@ import (
 // decoded: the tag that declares a field, and the root of its paths in
 // a 400's validation array.
 var textSources = [...]struct{ tag, root string }{
-	{"path", "params"},
-	{"query", "querystring"},
-	{"header", "headers"},
-	{"cookie", "cookies"},
+	srcPath:   {"path", "params"},
+	srcQuery:  {"query", "querystring"},
+	srcHeader: {"header", "headers"},
+	srcCookie: {"cookie", "cookies"},
 }
+
+// The text sources by index, so a request's decode switches on an
+// integer, not on the tag's text.
+const (
+	srcPath = iota
+	srcQuery
+	srcHeader
+	srcCookie
+)
 
 // textSource is the tag of f's text source ("path", "query", "header",
 // "cookie"), "" when it has none, or an error when it has two.
@@ -121,19 +130,19 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 			continue
 		}
 		root := textSources[i].root
-		switch textSources[i].tag {
-		case "path":
+		switch i {
+		case srcPath:
 			bad = dec.DecodeOne(v, root, func(name string) (string, bool) { s := req.Param(name); return s, s != "" }, bad)
-		case "query":
+		case srcQuery:
 			q := req.QueryValues()
 			if err := req.QueryErr(); err != nil {
 				fi.put(v, p)
 				return bad, httpx.NewError(http.StatusBadRequest, codeBadQuery, "querystring is malformed: "+err.Error())
 			}
 			bad = dec.Decode(v, root, func(name string) []string { return q[name] }, bad)
-		case "header":
+		case srcHeader:
 			bad = dec.Decode(v, root, func(key string) []string { return raw.Header[key] }, bad)
-		case "cookie":
+		case srcCookie:
 			bad = dec.DecodeOne(v, root, func(name string) (string, bool) {
 				if c, err := raw.Cookie(name); err == nil {
 					return c.Value, true
