@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -52,12 +51,10 @@ func TestEventsTicksWithTheDecoratorsItsContextSees(t *testing.T) {
 					res, err = s.Inject(httptest.NewRequest(http.MethodGet, "/events", nil))
 					require.NoError(t, err)
 				} else {
-					ln, err := net.Listen("tcp", "127.0.0.1:0")
-					require.NoError(t, err)
-					served := make(chan error, 1)
-					go func() { served <- s.Serve(ln) }()
+					base, served := serve(t, s)
 					defer func() { assert.NoError(t, <-served) }()
-					res, err = http.Get("http://" + ln.Addr().String() + "/events")
+					var err error
+					res, err = http.Get(base + "/events")
 					require.NoError(t, err)
 				}
 				defer func() {

@@ -351,17 +351,24 @@ func TestConcurrentLoad(t *testing.T) {
 	}
 }
 
+// serve serves s on a port of its own on 127.0.0.1 and returns its base
+// URL and the channel that receives Serve's answer once s is closed.
+func serve(t *testing.T, s *app.Server) (string, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	return "http://" + ln.Addr().String(), served
+}
+
 // TestReadyzDuringDrain is the rolling-restart contract: once Close
 // begins, /readyz answers 503 while the API keeps answering, until the
 // drain delay is over.
 func TestReadyzDuringDrain(t *testing.T) {
 	s := build([]string{"k1"}, false, time.Second, app.WithDrainDelay(300*time.Millisecond))
 	require.NoError(t, s.Ready())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	url := "http://" + ln.Addr().String()
+	url, served := serve(t, s)
 	get := func(path string) (int, string) {
 		res, err := http.Get(url + path)
 		require.NoError(t, err)
