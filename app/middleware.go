@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bufio"
 	"context"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/tracking"
 )
 
 // Middleware is a standard net/http middleware: it gets the next handler
@@ -139,7 +138,7 @@ type call struct {
 	// only when it is known before the lifecycle begins (the client's,
 	// or the one the access log's first line gave), the start as an
 	// offset on the monotonic clock, 0 when the request is not logged.
-	tw    tracker
+	tw    tracking.Writer
 	id    string
 	began time.Duration
 }
@@ -179,7 +178,7 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
 	c := newCall(r.Context(), x)
 	c.allow = allow
-	c.tw.w = w
+	c.tw.W = w
 	if c.id, c.began = rt.logStart(r); c.id == "" && allow == "" {
 		c.id = rt.a.clientID(r)
 	}
@@ -211,15 +210,15 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 // onResponse hooks for a route's (a 405 matched none), then the access
 // log's last line.
 func (c *call) finish(rt *route) {
-	status := int(c.tw.status)
-	if !c.tw.started {
+	status := c.tw.Status
+	if !c.tw.Started {
 		status = http.StatusOK // what net/http answers for a handler that wrote nothing
 	}
 	if c.allow == "" {
 		c.x.Answered(status)
 		rt.onResponseHooks(c.x, c.fail)
 	}
-	rt.logEnd(c.id, c.began, status, c.tw.size)
+	rt.logEnd(c.id, c.began, status, c.tw.Size)
 }
 
 // seq numbers the request for Begin: a new number when its id is not
@@ -285,61 +284,3 @@ func (a *instance) compileNotAllowed(n *node, line []*node) error {
 	}))
 	return err
 }
-
-// tracker is the writer the outermost middleware writes through: it
-// records the status, whether the response began and the body bytes,
-// as the reply's own writer does, for what a middleware writes itself
-// (a refusal, a preflight, a compressed body). Like that writer it keeps
-// Flush and Hijack its own, to know of them, and unwraps for the rest.
-type tracker struct {
-	w       http.ResponseWriter
-	size    int64
-	status  int32
-	started bool
-}
-
-func (t *tracker) Header() http.Header { return t.w.Header() }
-
-// WriteHeader records a final status once the writer underneath took it
-// (net/http panics on one outside 100 to 999).
-func (t *tracker) WriteHeader(status int) {
-	t.w.WriteHeader(status)
-	if t.started || status < http.StatusSwitchingProtocols || status > 999 {
-		return
-	}
-	if status >= 200 || status == http.StatusSwitchingProtocols {
-		t.status, t.started = int32(status), true
-	}
-}
-
-func (t *tracker) Write(p []byte) (int, error) {
-	if !t.started {
-		t.status, t.started = http.StatusOK, true
-	}
-	n, err := t.w.Write(p)
-	t.size += int64(n)
-	return n, err
-}
-
-// FlushError sends what was written so far; it begins the response.
-func (t *tracker) FlushError() error {
-	if !t.started {
-		t.status, t.started = http.StatusOK, true
-	}
-	return http.NewResponseController(t.w).Flush()
-}
-
-// Flush is FlushError for the libraries that assert http.Flusher.
-func (t *tracker) Flush() { _ = t.FlushError() }
-
-// Hijack takes the connection over, recorded as 101 Switching Protocols.
-func (t *tracker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := http.NewResponseController(t.w).Hijack()
-	if err == nil && !t.started {
-		t.status, t.started = http.StatusSwitchingProtocols, true
-	}
-	return c, rw, err
-}
-
-// Unwrap gives http.ResponseController the writer underneath.
-func (t *tracker) Unwrap() http.ResponseWriter { return t.w }

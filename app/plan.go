@@ -202,22 +202,19 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 	}
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
 	return func(x *httpx.Exchange, herr error) (any, error) {
-		req := x.Request()
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
 		var keep [4]any // In structs in flight; more than four is rare
 		filled := keep[:0]
 		for i := range args {
 			a := &args[i]
+			if v, ok := requestArg(x, a); ok {
+				in[i] = v
+				continue
+			}
 			switch a.kind {
-			case argRequest:
-				in[i] = reflect.ValueOf(req)
 			case argReply:
 				in[i] = reflect.ValueOf(x.Reply())
-			case argContext:
-				in[i] = reflect.ValueOf(req.Context())
-			case argLogger:
-				in[i] = reflect.ValueOf(req.Log())
 			case argError:
 				if herr == nil {
 					in[i] = reflect.Zero(typeError)
@@ -228,12 +225,8 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 					e := herr
 					in[i] = reflect.ValueOf(&e).Elem()
 				}
-			case argValue:
-				in[i] = a.value
 			case argInput:
 				in[i] = inputValue(x, a)
-			case argSlot:
-				in[i] = slotArg(x, a)
 			case argStruct:
 				p := a.st.fill(x)
 				filled = append(filled, p)

@@ -478,22 +478,12 @@ func (p *provider) run(x *httpx.Exchange) error {
 		x.Keep(p.decl.Slot, v, cleanup)
 		return nil
 	}
-	req := x.Request()
 	in := make([]reflect.Value, len(p.args))
 	for i := range p.args {
 		a := &p.args[i]
-		switch a.kind {
-		case argRequest:
-			in[i] = reflect.ValueOf(req)
-		case argContext:
-			in[i] = reflect.ValueOf(req.Context())
-		case argLogger:
-			in[i] = reflect.ValueOf(req.Log())
-		case argValue:
-			in[i] = a.value
-		case argSlot:
-			in[i] = slotArg(x, a)
-		case argStruct:
+		if v, ok := requestArg(x, a); ok {
+			in[i] = v
+		} else if a.kind == argStruct {
 			v := reflect.New(a.st.typ).Elem()
 			a.st.fillInto(v, x)
 			in[i] = v
@@ -511,6 +501,26 @@ func (p *provider) run(x *httpx.Exchange) error {
 	}
 	x.Keep(p.decl.Slot, out[0].Interface(), cleanup)
 	return nil
+}
+
+// requestArg is the value of a parameter that handlers and request-value
+// constructors take alike: the request, its context, its logger, a value
+// fixed at start-up or a request value. It is false for the other kinds,
+// which the caller supplies.
+func requestArg(x *httpx.Exchange, a *argPlan) (reflect.Value, bool) {
+	switch a.kind {
+	case argRequest:
+		return reflect.ValueOf(x.Request()), true
+	case argContext:
+		return reflect.ValueOf(x.Request().Context()), true
+	case argLogger:
+		return reflect.ValueOf(x.Request().Log()), true
+	case argValue:
+		return a.value, true
+	case argSlot:
+		return slotArg(x, a), true
+	}
+	return reflect.Value{}, false
 }
 
 // slotArg is the value of a request value parameter: the slot's value, or

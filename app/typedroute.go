@@ -163,45 +163,22 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	switch any(out).(type) {
 	case NoContent:
-		return func(x *httpx.Exchange, herr error) (any, error) {
-			if _, err := fn(x.Request().Context(), get(x, herr)); err != nil {
-				return nil, err
-			}
-			rep := x.Reply()
-			if rep.Sent() {
-				return nil, nil
-			}
-			return nil, rep.Code(http.StatusNoContent).Send(nil)
-		}, nil
+		return replying(fn, get, func(rep *httpx.Reply, _ Out) error {
+			return rep.Code(http.StatusNoContent).Send(nil)
+		}), nil
 	case createdReply:
-		return func(x *httpx.Exchange, herr error) (any, error) {
-			o, err := fn(x.Request().Context(), get(x, herr))
-			if err != nil {
-				return nil, err
-			}
-			rep := x.Reply()
-			if rep.Sent() {
-				return nil, nil
-			}
+		return replying(fn, get, func(rep *httpx.Reply, o Out) error {
 			loc, v := any(o).(createdReply).created()
 			if loc != "" {
 				rep.Header().Set("Location", loc)
 			}
-			return nil, rep.Code(http.StatusCreated).Send(v)
-		}, nil
+			return rep.Code(http.StatusCreated).Send(v)
+		}), nil
 	}
 	if status := t.status; status != 0 {
-		return func(x *httpx.Exchange, herr error) (any, error) {
-			o, err := fn(x.Request().Context(), get(x, herr))
-			if err != nil {
-				return nil, err
-			}
-			rep := x.Reply()
-			if rep.Sent() {
-				return nil, nil
-			}
-			return nil, rep.Code(status).Send(o)
-		}, nil
+		return replying(fn, get, func(rep *httpx.Reply, o Out) error {
+			return rep.Code(status).Send(o)
+		}), nil
 	}
 	return func(x *httpx.Exchange, herr error) (any, error) {
 		o, err := fn(x.Request().Context(), get(x, herr))
@@ -210,6 +187,21 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 		}
 		return o, nil
 	}, nil
+}
+
+// replying calls a route's handler whose Out decides the reply's status:
+// send answers with it, unless the handler has sent a reply already.
+func replying[In, Out any](fn func(context.Context, In) (Out, error), get func(*httpx.Exchange, error) In, send func(*httpx.Reply, Out) error) invoker {
+	return func(x *httpx.Exchange, herr error) (any, error) {
+		o, err := fn(x.Request().Context(), get(x, herr))
+		if err != nil {
+			return nil, err
+		}
+		if rep := x.Reply(); !rep.Sent() {
+			return nil, send(rep, o)
+		}
+		return nil, nil
+	}
 }
 
 // typedHandler is a handler made by Handle.

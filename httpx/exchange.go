@@ -151,13 +151,13 @@ func (x *Exchange) DrainedBody() *http.Request { return x.state.drained }
 
 // Written is the number of body bytes written to the reply so far,
 // through Send or Raw, for the access log.
-func (x *Exchange) Written() int64 { return x.rep.tw.size }
+func (x *Exchange) Written() int64 { return x.rep.tw.Size }
 
 // Answered records that the client's response was written underneath the
 // reply, with status (the request time-out's 503): the reply reports it
 // and writes nothing more.
 func (x *Exchange) Answered(status int) {
-	x.rep.tw.status, x.rep.tw.started = status, true
+	x.rep.tw.Status, x.rep.tw.Started = status, true
 }
 
 // SkipSendHooks makes the reply send without its route's send hooks: the

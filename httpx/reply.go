@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/burrow-go/burrow/internal/tracking"
 )
 
 // Content types Send chooses. The slices are shared between responses and
@@ -50,7 +52,7 @@ type Reply struct {
 // for the next request.
 type reply struct {
 	w      http.ResponseWriter // the writer underneath tw
-	tw     writer              // what the reply is written through
+	tw     tracking.Writer     // what the reply is written through
 	req    *Request
 	hooks  *routePlan // its send hooks; nil for none
 	status int
@@ -105,7 +107,7 @@ func (rp *Reply) live() *reply {
 // handlers.
 func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, self *Reply) {
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
-	r.tw.reset(w)
+	r.tw.Reset(w)
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 	r.writeTimeout = 0
 }
@@ -115,7 +117,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 func (r *reply) clear() {
 	r.endStream()
 	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
-	r.tw.reset(nil)
+	r.tw.Reset(nil)
 	if r.out.buf.Cap() > maxKeptBuffer {
 		r.out = encoding{}
 	}
@@ -162,8 +164,8 @@ func (rp *Reply) Code(status int) *Reply {
 // connection.
 func (rp *Reply) Status() int {
 	r := rp.live()
-	if r.tw.started {
-		return r.tw.status
+	if r.tw.Started {
+		return r.tw.Status
 	}
 	return r.status
 }
@@ -192,7 +194,7 @@ func (rp *Reply) Type(contentType string) *Reply {
 // through Raw.
 func (rp *Reply) Sent() bool {
 	r := rp.live()
-	return r.sent || r.tw.started
+	return r.sent || r.tw.Started
 }
 
 // Send writes the response:
@@ -215,7 +217,7 @@ func (rp *Reply) Sent() bool {
 // the next Send of this reply (the error reply).
 func (rp *Reply) Send(v any) error {
 	r := rp.live()
-	if r.sent || r.tw.started {
+	if r.sent || r.tw.Started {
 		return ErrAlreadySent
 	}
 	// Sent from here on, so a hook that calls Send again gets

@@ -51,7 +51,7 @@ type EventStream struct {
 // and the connection's error if the flush fails.
 func (rp *Reply) SSE() (*EventStream, error) {
 	r := rp.live()
-	if r.sent || r.tw.started {
+	if r.sent || r.tw.Started {
 		return nil, ErrAlreadySent
 	}
 	ctx := r.beginStream()

@@ -66,7 +66,7 @@ func (r *reply) endStream() {
 // application/octet-stream unless one was set.
 func (rp *Reply) Stream(body io.Reader) error {
 	r := rp.live()
-	if r.sent || r.tw.started {
+	if r.sent || r.tw.Started {
 		return ErrAlreadySent
 	}
 	ctx := r.beginStream()
@@ -112,7 +112,7 @@ func (rp *Reply) Stream(body io.Reader) error {
 // it and pass it with its Stat's ModTime; close it after ServeContent.
 func (rp *Reply) ServeContent(name string, modtime time.Time, content io.ReadSeeker) error {
 	r := rp.live()
-	if r.sent || r.tw.started {
+	if r.sent || r.tw.Started {
 		return ErrAlreadySent
 	}
 	r.sent = true

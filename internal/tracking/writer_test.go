@@ -1,0 +1,92 @@
+package tracking
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lenient is a writer that takes any status, as a test recorder or a
+// wrapper might, where net/http would panic.
+type lenient struct{ header http.Header }
+
+func (l *lenient) Header() http.Header         { return l.header }
+func (l *lenient) WriteHeader(int)             {}
+func (l *lenient) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestWriterRecordsWhatReachedTheClient(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		write   func(w *Writer)
+		status  int
+		size    int64
+		started bool
+	}{
+		{"nothing", func(*Writer) {}, 0, 0, false},
+		{"informational status only", func(w *Writer) { w.WriteHeader(http.StatusEarlyHints) }, 0, 0, false},
+		{"informational then final", func(w *Writer) {
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusNotFound)
+		}, http.StatusNotFound, 0, true},
+		{"the first final status stays", func(w *Writer) {
+			w.WriteHeader(http.StatusAccepted)
+			w.WriteHeader(http.StatusInternalServerError)
+		}, http.StatusAccepted, 0, true},
+		{"switching protocols begins it", func(w *Writer) { w.WriteHeader(http.StatusSwitchingProtocols) }, http.StatusSwitchingProtocols, 0, true},
+		{"a write begins it with 200", func(w *Writer) { _, _ = w.Write([]byte("hello")) }, http.StatusOK, 5, true},
+		{"writes add up", func(w *Writer) {
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte("ab"))
+			_, _ = w.Write([]byte("cde"))
+		}, http.StatusCreated, 5, true},
+		{"a flush begins it with 200", func(w *Writer) { w.Flush() }, http.StatusOK, 0, true},
+		{"a failed hijack begins nothing", func(w *Writer) {
+			_, _, err := w.Hijack()
+			assert.ErrorIs(t, err, http.ErrNotSupported)
+		}, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			w := &Writer{W: rec}
+			tt.write(w)
+			assert.Equal(t, tt.started, w.Started, "started")
+			assert.Equal(t, tt.size, w.Size, "size")
+			if tt.started {
+				assert.Equal(t, tt.status, w.Status, "status")
+			}
+		})
+	}
+}
+
+func TestWriterKeepsAnImpossibleStatusOutOfTheRecord(t *testing.T) {
+	t.Parallel()
+	w := &Writer{W: &lenient{header: http.Header{}}}
+	w.WriteHeader(1000)
+	assert.False(t, w.Started, "a status net/http refuses does not begin the response")
+	w.WriteHeader(http.StatusTeapot)
+	assert.True(t, w.Started)
+	assert.Equal(t, http.StatusTeapot, w.Status)
+}
+
+func TestWriterUnwrapsAndResets(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	w := &Writer{W: rec}
+	_, err := w.Write([]byte("x"))
+	require.NoError(t, err)
+	assert.Same(t, rec, w.Unwrap().(*httptest.ResponseRecorder))
+	assert.True(t, errors.Is(http.NewResponseController(w).SetWriteDeadline(time.Time{}), http.ErrNotSupported),
+		"deadlines go to the writer underneath, which has none")
+
+	next := httptest.NewRecorder()
+	w.Reset(next)
+	assert.Equal(t, Writer{W: next}, *w)
+}
