@@ -434,26 +434,7 @@ func securityScheme(sc app.SecurityScheme) obj {
 	return o
 }
 
-// resolve replaces references by their component paths. Maps are copied,
-// so a schema shared by two places is written twice, never aliased.
+// resolve replaces references by their component paths.
 func resolve(v any, names map[schemaKey]string) any {
-	switch x := v.(type) {
-	case obj:
-		m := make(obj, len(x))
-		for k, e := range x {
-			m[k] = resolve(e, names)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = resolve(e, names)
-		}
-		return l
-	case []string:
-		return slices.Clone(x)
-	case ref:
-		return "#/components/schemas/" + names[x.key]
-	}
-	return v
+	return replaceRefs(v, func(r ref) any { return "#/components/schemas/" + names[r.key] })
 }

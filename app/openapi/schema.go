@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -366,24 +367,35 @@ func (s *schemas) merged(byType map[reflect.Type][]schemaKey) map[reflect.Type]b
 
 // strip replaces references by what decides their name, for merged.
 func strip(v any, merged map[reflect.Type]bool) any {
+	return replaceRefs(v, func(r ref) any {
+		if merged[r.key.t] {
+			return r.key.t.String()
+		}
+		return r.key
+	})
+}
+
+// replaceRefs copies a schema with each reference replaced by what with
+// makes of it. Maps and lists are copied, so a schema shared by two places
+// is written twice, never aliased.
+func replaceRefs(v any, with func(ref) any) any {
 	switch x := v.(type) {
 	case obj:
 		m := make(obj, len(x))
 		for k, e := range x {
-			m[k] = strip(e, merged)
+			m[k] = replaceRefs(e, with)
 		}
 		return m
 	case []any:
 		l := make([]any, len(x))
 		for i, e := range x {
-			l[i] = strip(e, merged)
+			l[i] = replaceRefs(e, with)
 		}
 		return l
+	case []string:
+		return slices.Clone(x)
 	case ref:
-		if merged[x.key.t] {
-			return x.key.t.String()
-		}
-		return x.key
+		return with(x)
 	}
 	return v
 }
