@@ -378,33 +378,21 @@ func scalar(k decKind, data []byte, i int, fv reflect.Value) (int, bool) {
 
 // parseInt parses a JSON number that is an integer, as strconv.ParseInt
 // does in base 10 (what encoding/json calls), without its error value.
-// It counts down from zero, so that the most negative value fits.
 func parseInt(num []byte) (int64, bool) {
 	neg := len(num) > 0 && num[0] == '-'
 	if neg {
 		num = num[1:]
 	}
-	if len(num) == 0 {
+	u, ok := parseUint(num)
+	switch {
+	case !ok:
 		return 0, false
+	case neg && u <= 1<<63:
+		return -int64(u), true // 1<<63 converts to the most negative value, which negates to itself
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
 	}
-	var n int64
-	for _, c := range num {
-		if c < '0' || c > '9' {
-			return 0, false // a fraction or an exponent: not an integer to encoding/json
-		}
-		d := int64(c - '0')
-		if n < (math.MinInt64+d)/10 {
-			return 0, false
-		}
-		n = n*10 - d
-	}
-	if !neg {
-		if n == math.MinInt64 {
-			return 0, false
-		}
-		n = -n
-	}
-	return n, true
+	return 0, false
 }
 
 // parseUint parses a JSON number made of digits only.

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -175,6 +176,29 @@ func BenchmarkCheckUnmarshal(b *testing.B) {
 		}
 		if err := json.Unmarshal(data, &v); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The integer parsers agree with strconv, which encoding/json calls, on
+// the edges of each type and on what is not an integer.
+func TestIntegersParseAsStrconvDoes(t *testing.T) {
+	t.Parallel()
+	for _, num := range []string{
+		"0", "-0", "7", "-7", "42",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "100000000000000000000",
+		"", "-", "1.5", "1e2", "--1", "1-",
+	} {
+		i, iok := parseInt([]byte(num))
+		wantI, err := strconv.ParseInt(num, 10, 64)
+		if assert.Equal(t, err == nil, iok, "parseInt(%q)", num) && iok {
+			assert.Equal(t, wantI, i, "parseInt(%q)", num)
+		}
+		u, uok := parseUint([]byte(num))
+		wantU, err := strconv.ParseUint(num, 10, 64)
+		if assert.Equal(t, err == nil, uok, "parseUint(%q)", num) && uok {
+			assert.Equal(t, wantU, u, "parseUint(%q)", num)
 		}
 	}
 }
