@@ -387,10 +387,12 @@ func parseInt(num []byte) (int64, bool) {
 	switch {
 	case !ok:
 		return 0, false
-	case neg && u <= 1<<63:
-		return -int64(u), true // 1<<63 converts to the most negative value, which negates to itself
-	case !neg && u <= math.MaxInt64:
+	case u <= math.MaxInt64 && neg:
+		return -int64(u), true
+	case u <= math.MaxInt64:
 		return int64(u), true
+	case neg && u == 1<<63:
+		return math.MinInt64, true // the one value without a positive twin
 	}
 	return 0, false
 }
