@@ -10,28 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// nextEvent reads one event (up to its blank line) from r.
-func nextEvent(t *testing.T, r *bufio.Reader) string {
-	t.Helper()
-	var b strings.Builder
-	for {
-		line, err := r.ReadString('\n')
-		require.NoError(t, err, "after %q", b.String())
-		if line == "\n" {
-			return b.String()
-		}
-		b.WriteString(line)
-	}
-}
+	"github.com/burrow-go/burrow/app/apptest"
+)
 
 func TestEventsTicksWithTheDecoratorsItsContextSees(t *testing.T) {
 	t.Parallel()
@@ -68,7 +55,7 @@ func TestEventsTicksWithTheDecoratorsItsContextSees(t *testing.T) {
 				assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
 				body := bufio.NewReader(res.Body)
 				for _, n := range []string{"1", "2", "3"} {
-					assert.Equal(t, "id: "+n+"\nevent: tick\ndata: "+data(n)+"\n", nextEvent(t, body))
+					assert.Equal(t, "id: "+n+"\nevent: tick\ndata: "+data(n)+"\n", apptest.ReadEvent(t, body))
 				}
 			})
 		}
@@ -83,7 +70,7 @@ func TestEventsFirstTickIsImmediate(t *testing.T) {
 	res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/events", nil))
 	require.NoError(t, err)
 	defer res.Body.Close()
-	assert.Equal(t, "id: 1\nevent: tick\ndata: {\"answer\":42,\"foo\":\"foo\",\"n\":1}\n", nextEvent(t, bufio.NewReader(res.Body)))
+	assert.Equal(t, "id: 1\nevent: tick\ndata: {\"answer\":42,\"foo\":\"foo\",\"n\":1}\n", apptest.ReadEvent(t, bufio.NewReader(res.Body)))
 	require.NoError(t, s.Close(context.Background()))
 }
 
@@ -126,13 +113,13 @@ func TestSIGTERMSendsCloseToOpenStreams(t *testing.T) {
 		require.NoError(t, err)
 		defer res.Body.Close()
 		body := bufio.NewReader(res.Body)
-		assert.Contains(t, nextEvent(t, body), "event: tick\n")
+		assert.Contains(t, apptest.ReadEvent(t, body), "event: tick\n")
 		streams = append(streams, body)
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	signalled := time.Now()
 	for _, body := range streams {
-		assert.Equal(t, "event: close\ndata: \n", nextEvent(t, body))
+		assert.Equal(t, "event: close\ndata: \n", apptest.ReadEvent(t, body))
 	}
 	select {
 	case err := <-exited:

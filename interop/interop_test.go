@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/burrow-go/burrow/app/apptest"
 )
 
 // TestOtelhttpNamesSpansByRoutePattern: otelhttp added with Use on one
@@ -138,23 +140,9 @@ func TestGzipCompressesJSONAndKeepsSSEFlushing(t *testing.T) {
 			if n > 1 {
 				h.next <- struct{}{}
 			}
-			assert.Equal(t, "event: tick\ndata: "+strings.Repeat("x", n)+"\n\n", readEvent(t, events))
+			assert.Equal(t, "event: tick\ndata: "+strings.Repeat("x", n)+"\n", apptest.ReadEvent(t, events))
 		}
 	})
-}
-
-// readEvent reads one Server-Sent Event, up to its blank line.
-func readEvent(t *testing.T, r *bufio.Reader) string {
-	t.Helper()
-	var b strings.Builder
-	for {
-		line, err := r.ReadString('\n')
-		require.NoError(t, err)
-		b.WriteString(line)
-		if line == "\n" {
-			return b.String()
-		}
-	}
 }
 
 // TestWebSocketEchoesBehindBearerAuth: coder/websocket serves a route of a
@@ -294,11 +282,11 @@ func TestServerErrorLogStaysEmpty(t *testing.T) {
 	zr, err := gzip.NewReader(res.Body)
 	require.NoError(t, err)
 	events := bufio.NewReader(zr)
-	readEvent(t, events)
+	apptest.ReadEvent(t, events)
 	h.next <- struct{}{}
-	readEvent(t, events)
+	apptest.ReadEvent(t, events)
 	h.next <- struct{}{}
-	readEvent(t, events)
+	apptest.ReadEvent(t, events)
 	require.NoError(t, res.Body.Close())
 
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.base, "http")+"/ws",

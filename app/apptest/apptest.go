@@ -13,17 +13,21 @@
 //
 // Requests go through Server.Inject: no socket, the whole request path
 // (routing, hooks, typed input, the error handler) as a client meets it.
+// ReadEvent reads a streamed answer's server-sent events one by one.
+//
 // The helpers fail the test themselves when the request cannot be made
 // and leave every assertion to the caller: they import no assertion
 // library, only the standard library, Burrow and goleak.
 package apptest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +105,26 @@ func Inject(tb testing.TB, s *app.Server, req *http.Request) *Response {
 		tb.Fatalf("apptest: reading the answer to %s %s: %v", req.Method, req.URL, err)
 	}
 	return &Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(b)}
+}
+
+// ReadEvent reads the next server-sent event from r, the body of a
+// streamed answer (from Server.Inject or a client): its lines, each with
+// its "\n", up to the blank line that ends the event, which is left out.
+// A stream that ends or fails first fails tb. Like every helper here it
+// must be called from the test's own goroutine.
+func ReadEvent(tb testing.TB, r *bufio.Reader) string {
+	tb.Helper()
+	var b strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			tb.Fatalf("apptest: reading an event after %q: %v", b.String(), err)
+		}
+		if line == "\n" {
+			return b.String()
+		}
+		b.WriteString(line)
+	}
 }
 
 // Main runs a package's tests and fails the package if any goroutine is

@@ -1,8 +1,10 @@
 package apptest_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -67,6 +69,32 @@ func TestNewClosesTheServerWhenTheTestEnds(t *testing.T) {
 		assert.False(t, closed)
 	})
 	assert.True(t, closed)
+}
+
+func TestReadEventReadsOneEventAtATime(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	next := make(chan struct{})
+	require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		if err := es.Send(httpx.Event{Event: "tick", Data: "1"}); err != nil {
+			return err
+		}
+		<-next // the first event is read while the handler waits
+		return es.Send(httpx.Event{ID: "2", Data: "two\nlines"})
+	}))
+	res, err := s.Inject(httptest.NewRequest("GET", "/events", nil))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body := bufio.NewReader(res.Body)
+	assert.Equal(t, "event: tick\ndata: 1\n", apptest.ReadEvent(t, body))
+	close(next)
+	assert.Equal(t, "id: 2\ndata: two\ndata: lines\n", apptest.ReadEvent(t, body))
+	assert.Contains(t, fatal(t, func(tb testing.TB) { apptest.ReadEvent(tb, body) }),
+		`apptest: reading an event after "": EOF`, "the stream ended before another event")
 }
 
 // fatalTB records the first Fatalf and stops its goroutine, as testing's
