@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,15 +121,10 @@ func TestPipelinedRequestAfterSmuggleAttempt(t *testing.T) {
 	s.Post("/a", func(req *httpx.Request) (string, error) { paths = append(paths, "/a"); return "a", nil })
 	s.Get("/b", func() (string, error) { paths = append(paths, "/b"); return "b", nil })
 	require.NoError(t, s.Ready())
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	c := dial(t, serve(t, s))
 	// TE wins over CL (RFC 9112 §6.1): the body is the empty chunked one,
 	// and "GET /b" is a second request, not body bytes.
-	_, err = io.WriteString(c, "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 40\r\n\r\n0\r\n\r\n"+
+	_, err := io.WriteString(c, "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 40\r\n\r\n0\r\n\r\n"+
 		"GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
 	require.NoError(t, err)
 	br := bufio.NewReader(c)

@@ -196,7 +196,11 @@ func closedWithin(t *testing.T, r io.Reader, lo, hi time.Duration) {
 	assert.GreaterOrEqual(t, time.Since(start), lo)
 }
 
+// dial opens a raw connection to addr, for requests no client would
+// send; its deadline ends a read or write that only a broken server
+// would leave hanging.
 func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })

@@ -40,13 +40,8 @@ func TestDeadlineAnswers503WhileTheHandlerRuns(t *testing.T) {
 		late.Store(err == nil)
 		return err
 	})
-	addr := serve(t, s)
-
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
-	_, err = io.WriteString(c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n")
+	c := dial(t, serve(t, s))
+	_, err := io.WriteString(c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n")
 	require.NoError(t, err)
 	br := bufio.NewReader(c)
 	res, err := http.ReadResponse(br, nil) // before the handler is released
