@@ -26,6 +26,15 @@ type badRule struct {
 	Name string `json:"name" validate:"email2"`
 }
 
+// startupError registers on s with build and then readies s, and returns
+// the error a user meets first: a registration's, or else Ready's.
+func startupError(s *app.Server, build func(*app.Server) error) error {
+	if err := build(s); err != nil {
+		return err
+	}
+	return s.Ready()
+}
+
 // TestStartupErrorTexts pins the full text of each start-up error: each
 // names its subject (a route, a plugin, a context) once and reads as one
 // sentence, and each matches its sentinel with errors.Is.
@@ -158,12 +167,8 @@ func TestStartupErrorTexts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := app.New()
-			err := tt.build(s)
-			if err == nil {
-				err = s.Ready()
-			} else {
-				assert.Equal(t, err, s.Ready(), "Ready reports the registration's error")
-			}
+			err := startupError(s, tt.build)
+			assert.Equal(t, err, s.Ready(), "Ready reports the registration's error, and its own again")
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tt.is)
 			assert.EqualError(t, err, tt.msg)

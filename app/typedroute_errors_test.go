@@ -159,11 +159,7 @@ func TestMistakesNameTheirFix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := app.New()
-			err := tt.build(s)
-			if err == nil {
-				err = s.Ready()
-			}
+			err := startupError(app.New(), tt.build)
 			require.Error(t, err)
 			if tt.is != nil {
 				assert.ErrorIs(t, err, tt.is)
