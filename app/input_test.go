@@ -86,12 +86,8 @@ func post(t *testing.T, url, ctype string, body io.Reader) (int, string, bool) {
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, string(b), res.Close
+	res, b := roundTrip(t, req)
+	return res.StatusCode, b, res.Close
 }
 
 // chunked hides a reader's length, so the request is sent chunked.
@@ -558,14 +554,9 @@ func TestParserReadingPastTheLimitGetsErrBodyTooLarge(t *testing.T) {
 	// No Content-Length: chunked, so the limit is met while reading.
 	req, err := http.NewRequest("POST", srv.URL, io.MultiReader(strings.NewReader(strings.Repeat("a", 65))))
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", "text/csv")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	res.Body.Close()
+	res, b := roundTrip(t, req, "Content-Type", "text/csv")
 	assert.True(t, matched.Load())
 	assert.Equal(t, 413, res.StatusCode)
 	assert.True(t, res.Close, "connection: close")
-	assert.JSONEq(t, `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`, string(b))
+	assert.JSONEq(t, `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`, b)
 }

@@ -17,34 +17,6 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 )
 
-// serve starts s on a loopback port and returns its address; the server
-// is closed when the test ends.
-func serve(t *testing.T, s *app.Server) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	return serveOn(t, s, ln)
-}
-
-// serveOn is serve on a listener the test made.
-func serveOn(t *testing.T, s *app.Server, ln net.Listener) string {
-	t.Helper()
-	require.NoError(t, s.Ready())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		// A test that closed the server itself checks its own Close's
-		// result (it may have cut the close short on purpose).
-		if s.IsReady() {
-			ctx, cancel := contextWithTimeout(2 * time.Second)
-			defer cancel()
-			assert.NoError(t, s.Close(ctx))
-		}
-		assert.NoError(t, <-done)
-	})
-	return ln.Addr().String()
-}
-
 func TestDefaultHeaderLimitAnswers431(t *testing.T) {
 	t.Parallel()
 	s := app.New()
@@ -194,18 +166,6 @@ func closedWithin(t *testing.T, r io.Reader, lo, hi time.Duration) {
 	require.NoError(t, err, "the server closes; the client's own deadline is not what ends the read")
 	assert.Less(t, time.Since(start), hi)
 	assert.GreaterOrEqual(t, time.Since(start), lo)
-}
-
-// dial opens a raw connection to addr, for requests no client would
-// send; its deadline ends a read or write that only a broken server
-// would leave hanging.
-func dial(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
-	return c
 }
 
 // A body sent slowly to a route that never reads it: the answer comes at

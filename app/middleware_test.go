@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -35,15 +34,8 @@ var transports = []via{
 		return func(method, target string, header ...string) *apptest.Response {
 			req, err := http.NewRequest(method, "http://"+addr+target, nil)
 			require.NoError(t, err)
-			for i := 0; i+1 < len(header); i += 2 {
-				req.Header.Set(header[i], header[i+1])
-			}
-			res, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer res.Body.Close()
-			body, err := io.ReadAll(res.Body)
-			require.NoError(t, err)
-			return &apptest.Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(body)}
+			res, body := roundTrip(t, req, header...)
+			return &apptest.Response{StatusCode: res.StatusCode, Header: res.Header, Body: body}
 		}
 	}},
 }

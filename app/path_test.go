@@ -23,15 +23,8 @@ func sendTarget(t *testing.T, addr, target string, header ...string) (int, strin
 	req, err := http.NewRequest("GET", "http://"+addr+target, nil)
 	require.NoError(t, err)
 	require.Equal(t, target, req.URL.RequestURI(), "the client would re-encode the target")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, string(b)
+	res, b := roundTrip(t, req, header...)
+	return res.StatusCode, b
 }
 
 // A static route guarded by bearer-auth must not be reachable through its
