@@ -19,17 +19,24 @@ type via struct {
 	name string
 	// start makes s ready to serve and returns the function that sends
 	// one request to it.
-	start func(t *testing.T, s *app.Server) func(method, target string, header ...string) *apptest.Response
+	start func(t *testing.T, s *app.Server) sender
 }
 
+// sender sends one request, with headers as name, value pairs, to the
+// server a transport started.
+type sender func(method, target string, header ...string) *apptest.Response
+
+// starter makes a server ready over one transport and returns its sender.
+type starter func(*app.Server) sender
+
 var transports = []via{
-	{"inject", func(t *testing.T, s *app.Server) func(string, string, ...string) *apptest.Response {
+	{"inject", func(t *testing.T, s *app.Server) sender {
 		require.NoError(t, s.Ready())
 		return func(method, target string, header ...string) *apptest.Response {
 			return apptest.Do(t, s, method, target, nil, header...)
 		}
 	}},
-	{"socket", func(t *testing.T, s *app.Server) func(string, string, ...string) *apptest.Response {
+	{"socket", func(t *testing.T, s *app.Server) sender {
 		addr := serve(t, s)
 		return func(method, target string, header ...string) *apptest.Response {
 			req, err := http.NewRequest(method, "http://"+addr+target, nil)
@@ -41,12 +48,12 @@ var transports = []via{
 }
 
 // eachTransport runs fn as a parallel subtest per transport.
-func eachTransport(t *testing.T, fn func(t *testing.T, start func(*app.Server) func(method, target string, header ...string) *apptest.Response)) {
+func eachTransport(t *testing.T, fn func(t *testing.T, start starter)) {
 	t.Helper()
 	for _, tp := range transports {
 		t.Run(tp.name, func(t *testing.T) {
 			t.Parallel()
-			fn(t, func(s *app.Server) func(string, string, ...string) *apptest.Response { return tp.start(t, s) })
+			fn(t, func(s *app.Server) sender { return tp.start(t, s) })
 		})
 	}
 }
@@ -63,7 +70,7 @@ func (tr *trace) mark(name string) app.Middleware {
 
 func TestMiddlewareIsEncapsulatedAndOrderedLikeHooks(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		tr := &trace{}
 		s := app.New()
 		require.NoError(t, s.Use(tr.mark("root1")))
@@ -109,7 +116,7 @@ func TestMiddlewareIsEncapsulatedAndOrderedLikeHooks(t *testing.T) {
 
 func TestMiddlewareSeesPatternAndPathValues(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		s := app.New()
 		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +162,7 @@ func requireKey(next http.Handler) http.Handler {
 
 func TestMiddlewareThatAnswersEndsTheRequest(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		tr := &trace{}
 		s := app.New()
 		require.NoError(t, s.AddHook(app.OnRequest, tr.hook("onRequest")))
@@ -180,7 +187,7 @@ type ctxKey struct{}
 
 func TestMiddlewareRequestReachesHooksAndHandler(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		s := app.New()
 		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

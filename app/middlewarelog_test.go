@@ -37,6 +37,13 @@ func accessLog(t *testing.T, logs *observer.ObservedLogs, method, path string) m
 	return completed[0]
 }
 
+// loggedServer is a server with request logging on, whose access log the
+// test reads from logs.
+func loggedServer() (*app.Server, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	return app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true)), logs
+}
+
 // TestMiddlewareAnswerIsLoggedAndSeenByOnResponse: a request a middleware
 // answers without calling next is in the access log with the status and
 // size the client got, and the OnResponse hooks see that status; one that
@@ -53,52 +60,48 @@ func TestMiddlewareAnswerIsLoggedAndSeenByOnResponse(t *testing.T) {
 		{"middleware writes a body only", "/body", http.StatusOK, int64(len("cached"))},
 		{"through to the handler", "/through", http.StatusCreated, int64(len("made"))},
 	}
-	for _, tp := range transports {
-		t.Run(tp.name, func(t *testing.T) {
-			t.Parallel()
-			core, logs := observer.New(zapcore.InfoLevel)
-			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true))
-			var mu sync.Mutex
-			seen := map[string]int{}
-			require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {
+	eachTransport(t, func(t *testing.T, start starter) {
+		s, logs := loggedServer()
+		var mu sync.Mutex
+		seen := map[string]int{}
+		require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[req.Raw().URL.Path] = rep.Status()
+		}))
+		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/refuse":
+					http.Error(w, "refused", http.StatusForbidden)
+				case "/silent":
+				case "/body":
+					_, _ = io.WriteString(w, "cached")
+				default:
+					next.ServeHTTP(w, r)
+				}
+			})
+		}))
+		handler := func(rep *httpx.Reply) error { return rep.Code(http.StatusCreated).Send("made") }
+		for _, tt := range tests {
+			require.NoError(t, s.Get(tt.path, handler))
+		}
+		send := start(s)
+
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				res := send("GET", tt.path)
+				require.Equal(t, tt.status, res.StatusCode)
+
+				fields := accessLog(t, logs, "GET", tt.path)
+				assert.EqualValues(t, tt.status, fields["statusCode"])
+				assert.EqualValues(t, tt.size, fields["responseSize"])
 				mu.Lock()
 				defer mu.Unlock()
-				seen[req.Raw().URL.Path] = rep.Status()
-			}))
-			require.NoError(t, s.Use(func(next http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					switch r.URL.Path {
-					case "/refuse":
-						http.Error(w, "refused", http.StatusForbidden)
-					case "/silent":
-					case "/body":
-						_, _ = io.WriteString(w, "cached")
-					default:
-						next.ServeHTTP(w, r)
-					}
-				})
-			}))
-			handler := func(rep *httpx.Reply) error { return rep.Code(http.StatusCreated).Send("made") }
-			for _, tt := range tests {
-				require.NoError(t, s.Get(tt.path, handler))
-			}
-			send := tp.start(t, s)
-
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					res := send("GET", tt.path)
-					require.Equal(t, tt.status, res.StatusCode)
-
-					fields := accessLog(t, logs, "GET", tt.path)
-					assert.EqualValues(t, tt.status, fields["statusCode"])
-					assert.EqualValues(t, tt.size, fields["responseSize"])
-					mu.Lock()
-					defer mu.Unlock()
-					assert.Equal(t, tt.status, seen[tt.path], "the status OnResponse saw")
-				})
-			}
-		})
-	}
+				assert.Equal(t, tt.status, seen[tt.path], "the status OnResponse saw")
+			})
+		}
+	})
 }
 
 // TestNotAllowedIsLogged: a 405, and a preflight a middleware answers on
@@ -125,31 +128,27 @@ func TestNotAllowedIsLogged(t *testing.T) {
 		{"preflight answered by a middleware", "OPTIONS", "/cors", "root > corsContext", http.StatusNoContent},
 		{"405 through a middleware", "DELETE", "/cors", "root > corsContext", http.StatusMethodNotAllowed},
 	}
-	for _, tp := range transports {
-		t.Run(tp.name, func(t *testing.T) {
-			t.Parallel()
-			core, logs := observer.New(zapcore.InfoLevel)
-			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true))
-			var hooks atomic.Int32
-			require.NoError(t, s.AddHook(app.OnResponse, func() { hooks.Add(1) }))
-			require.NoError(t, s.Get("/plain", func() (string, error) { return "plain", nil }))
-			require.NoError(t, s.Register(func(s *app.Server) error {
-				return errors.Join(s.Use(preflight), s.Get("/cors", func() (string, error) { return "cors", nil }))
-			}, app.Name("corsContext")))
-			send := tp.start(t, s)
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					res := send(tt.method, tt.path)
-					require.Equal(t, tt.status, res.StatusCode)
-					fields := accessLog(t, logs, tt.method, tt.path)
-					assert.EqualValues(t, tt.status, fields["statusCode"])
-					assert.Equal(t, int64(len(res.Body)), fields["responseSize"])
-					assert.Equal(t, tt.context, fields["context"], "the log of the context owning the path")
-				})
-			}
-			assert.Zero(t, hooks.Load(), "no hook runs for a request no route matched")
-		})
-	}
+	eachTransport(t, func(t *testing.T, start starter) {
+		s, logs := loggedServer()
+		var hooks atomic.Int32
+		require.NoError(t, s.AddHook(app.OnResponse, func() { hooks.Add(1) }))
+		require.NoError(t, s.Get("/plain", func() (string, error) { return "plain", nil }))
+		require.NoError(t, s.Register(func(s *app.Server) error {
+			return errors.Join(s.Use(preflight), s.Get("/cors", func() (string, error) { return "cors", nil }))
+		}, app.Name("corsContext")))
+		send := start(s)
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				res := send(tt.method, tt.path)
+				require.Equal(t, tt.status, res.StatusCode)
+				fields := accessLog(t, logs, tt.method, tt.path)
+				assert.EqualValues(t, tt.status, fields["statusCode"])
+				assert.Equal(t, int64(len(res.Body)), fields["responseSize"])
+				assert.Equal(t, tt.context, fields["context"], "the log of the context owning the path")
+			})
+		}
+		assert.Zero(t, hooks.Load(), "no hook runs for a request no route matched")
+	})
 }
 
 // TestMiddlewareAnswerCleansUpRequestValues: a request value an

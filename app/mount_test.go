@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/bearer"
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -24,7 +23,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 
 func TestMountServesEveryMethodAndPathUnderItsPrefix(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		s := app.New()
 		require.NoError(t, s.Register(func(v1 *app.Server) error {
 			return v1.Mount("/echo/", echo)
@@ -53,7 +52,7 @@ func TestMountServesEveryMethodAndPathUnderItsPrefix(t *testing.T) {
 func TestMountedHandlerRunsTheContextsMiddlewareAndHooks(t *testing.T) {
 	t.Parallel()
 	files := fstest.MapFS{"app.css": {Data: []byte("body{}")}}
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		tr := &trace{}
 		s := app.New()
 		require.NoError(t, s.Register(func(p *app.Server) error {
@@ -91,7 +90,7 @@ func TestMountedHandlerRunsTheContextsMiddlewareAndHooks(t *testing.T) {
 
 func TestStandardHandlersAsRouteHandlers(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		s := app.New()
 		require.NoError(t, s.Get("/vars", expvar.Handler()))
 		require.NoError(t, s.Get("/items/:id", func(w http.ResponseWriter, r *http.Request) {

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/app/apptest"
 )
 
 // preflight answers a CORS preflight and passes anything else on.
@@ -26,7 +25,7 @@ func preflight(next http.Handler) http.Handler {
 
 func TestPreflightAndNotAllowedReachTheContextsMiddleware(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		ok := func() (string, error) { return "ok", nil }
 		s := app.New()
 		require.NoError(t, s.Get("/", ok))
@@ -66,7 +65,7 @@ func TestPreflightAndNotAllowedReachTheContextsMiddleware(t *testing.T) {
 
 func TestNotAllowedOwnerIsTheFirstRoutesContext(t *testing.T) {
 	t.Parallel()
-	eachTransport(t, func(t *testing.T, start func(*app.Server) func(string, string, ...string) *apptest.Response) {
+	eachTransport(t, func(t *testing.T, start starter) {
 		tr := &trace{}
 		ok := func() {}
 		s := app.New()
