@@ -27,7 +27,7 @@ const streamGuard = 10 * time.Second
 // and return the response with its body unread, to read as it streams.
 var streamTransports = []struct {
 	name string
-	do   func(t *testing.T, s *app.Server, r *http.Request) *http.Response
+	do   streamDo
 }{
 	{"socket", func(t *testing.T, s *app.Server, r *http.Request) *http.Response {
 		addr := serve(t, s)
@@ -41,6 +41,34 @@ var streamTransports = []struct {
 		require.NoError(t, err)
 		return res
 	}},
+}
+
+// streamDo sends r to s over one stream transport and returns the
+// response with its body unread.
+type streamDo func(t *testing.T, s *app.Server, r *http.Request) *http.Response
+
+// eachStreamTransport runs test as a parallel subtest per stream
+// transport, so that a streaming test covers the socket and Inject alike.
+func eachStreamTransport(t *testing.T, test func(t *testing.T, do streamDo)) {
+	t.Helper()
+	for _, tr := range streamTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, tr.do)
+		})
+	}
+}
+
+// sse is a route handler that opens an event stream and hands it to
+// stream, so that a test states only what it streams.
+func sse(stream func(req *httpx.Request, es *httpx.EventStream) error) func(*httpx.Request, *httpx.Reply) error {
+	return func(req *httpx.Request, rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		return stream(req, es)
+	}
 }
 
 // readEvent reads one event (up to its blank line) from r.
@@ -71,87 +99,69 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 
 func TestSSEEventsArriveOneByOneWhileTheHandlerRuns(t *testing.T) {
 	t.Parallel()
-	for _, tr := range streamTransports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			s := apptest.New(t)
-			next := make(chan struct{})
-			require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
-				es, err := rep.SSE()
-				if err != nil {
+	eachStreamTransport(t, func(t *testing.T, do streamDo) {
+		s := apptest.New(t)
+		next := make(chan struct{})
+		require.NoError(t, s.Get("/events", sse(func(_ *httpx.Request, es *httpx.EventStream) error {
+			for _, id := range []string{"1", "2"} {
+				if err := es.Send(httpx.Event{ID: id, Event: "tick", Data: "n=" + id}); err != nil {
 					return err
 				}
-				for _, id := range []string{"1", "2"} {
-					if err := es.Send(httpx.Event{ID: id, Event: "tick", Data: "n=" + id}); err != nil {
-						return err
-					}
-					<-next
-				}
-				return nil
-			}))
-			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
-			defer res.Body.Close()
-			assert.Equal(t, http.StatusOK, res.StatusCode)
-			assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
-			assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
-			body := bufio.NewReader(res.Body)
-			assert.Equal(t, "id: 1\nevent: tick\ndata: n=1\n", readEvent(t, body), "the first event, while the handler waits")
-			next <- struct{}{}
-			assert.Equal(t, "id: 2\nevent: tick\ndata: n=2\n", readEvent(t, body))
-			next <- struct{}{}
-			rest, err := io.ReadAll(body)
-			require.NoError(t, err)
-			assert.Empty(t, rest, "the stream ends when the handler returns")
-		})
-	}
+				<-next
+			}
+			return nil
+		})))
+		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+		defer res.Body.Close()
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
+		assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
+		body := bufio.NewReader(res.Body)
+		assert.Equal(t, "id: 1\nevent: tick\ndata: n=1\n", readEvent(t, body), "the first event, while the handler waits")
+		next <- struct{}{}
+		assert.Equal(t, "id: 2\nevent: tick\ndata: n=2\n", readEvent(t, body))
+		next <- struct{}{}
+		rest, err := io.ReadAll(body)
+		require.NoError(t, err)
+		assert.Empty(t, rest, "the stream ends when the handler returns")
+	})
 }
 
 func TestAStreamEndsWhenTheClientGoesAway(t *testing.T) {
 	t.Parallel()
-	for _, tr := range streamTransports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			s := apptest.New(t)
-			cause := make(chan error, 1)
-			require.NoError(t, s.Get("/events", func(req *httpx.Request, rep *httpx.Reply) error {
-				es, err := rep.SSE()
-				if err != nil {
-					return err
-				}
-				for {
-					select {
-					case <-es.Context().Done():
-						cause <- context.Cause(es.Context())
-						assert.Equal(t, es.Context(), req.Context(), "the request's context is the stream's")
-						return nil
-					case <-time.After(time.Millisecond):
-						if err := es.Comment("heartbeat"); err != nil && es.Context().Err() == nil {
-							// A write fails before the context says so: the
-							// socket is gone; wait for the context.
-							continue
-						}
+	eachStreamTransport(t, func(t *testing.T, do streamDo) {
+		s := apptest.New(t)
+		cause := make(chan error, 1)
+		require.NoError(t, s.Get("/events", sse(func(req *httpx.Request, es *httpx.EventStream) error {
+			for {
+				select {
+				case <-es.Context().Done():
+					cause <- context.Cause(es.Context())
+					assert.Equal(t, es.Context(), req.Context(), "the request's context is the stream's")
+					return nil
+				case <-time.After(time.Millisecond):
+					if err := es.Comment("heartbeat"); err != nil && es.Context().Err() == nil {
+						// A write fails before the context says so: the
+						// socket is gone; wait for the context.
+						continue
 					}
 				}
-			}))
-			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
-			_ = readEvent(t, bufio.NewReader(res.Body))
-			require.NoError(t, res.Body.Close())
-			err := waitFor(t, cause, "the handler to see the client leave")
-			assert.ErrorIs(t, err, context.Canceled)
-			assert.NotErrorIs(t, err, httpx.ErrServerClosing)
-		})
-	}
+			}
+		})))
+		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+		_ = readEvent(t, bufio.NewReader(res.Body))
+		require.NoError(t, res.Body.Close())
+		err := waitFor(t, cause, "the handler to see the client leave")
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.NotErrorIs(t, err, httpx.ErrServerClosing)
+	})
 }
 
 // closingStream is a route that streams until its context ends and then,
 // if the server is closing, sends a last "close" event; saw gets the
 // cause.
-func closingStream(saw chan<- error) func(*httpx.Reply) error {
-	return func(rep *httpx.Reply) error {
-		es, err := rep.SSE()
-		if err != nil {
-			return err
-		}
+func closingStream(saw chan<- error) func(*httpx.Request, *httpx.Reply) error {
+	return sse(func(_ *httpx.Request, es *httpx.EventStream) error {
 		if err := es.Send(httpx.Event{Event: "open"}); err != nil {
 			return err
 		}
@@ -162,39 +172,36 @@ func closingStream(saw chan<- error) func(*httpx.Reply) error {
 			return es.Send(httpx.Event{Event: "close"})
 		}
 		return nil
-	}
+	})
 }
 
 func TestCloseEndsOpenStreamsAtItsStart(t *testing.T) {
 	t.Parallel()
-	for _, tr := range streamTransports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			// The drain delay keeps Close busy for an hour: the stream
-			// must hear of it at its start.
-			s := app.New(app.WithDrainDelay(time.Hour))
-			saw := make(chan error, 1)
-			require.NoError(t, s.Get("/events", closingStream(saw)))
-			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
-			defer res.Body.Close()
-			body := bufio.NewReader(res.Body)
-			assert.Equal(t, "event: open\ndata: \n", readEvent(t, body))
+	eachStreamTransport(t, func(t *testing.T, do streamDo) {
+		// The drain delay keeps Close busy for an hour: the stream
+		// must hear of it at its start.
+		s := app.New(app.WithDrainDelay(time.Hour))
+		saw := make(chan error, 1)
+		require.NoError(t, s.Get("/events", closingStream(saw)))
+		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+		defer res.Body.Close()
+		body := bufio.NewReader(res.Body)
+		assert.Equal(t, "event: open\ndata: \n", readEvent(t, body))
 
-			ctx, cancel := context.WithCancel(context.Background())
-			t.Cleanup(cancel) // ends the drain delay on failure too
-			closed := make(chan error, 1)
-			go func() { closed <- s.Close(ctx) }()
-			assert.ErrorIs(t, waitFor(t, saw, "the handler to see the close"), httpx.ErrServerClosing)
-			assert.Equal(t, "event: close\ndata: \n", readEvent(t, body), "the handler's last event")
-			cancel() // end the drain delay
-			// Cutting the drain short cuts the close short too: it ends
-			// cleanly, or with the cancellation if the stream's connection
-			// had not gone idle yet.
-			if err := <-closed; err != nil {
-				assert.ErrorIs(t, err, context.Canceled)
-			}
-		})
-	}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel) // ends the drain delay on failure too
+		closed := make(chan error, 1)
+		go func() { closed <- s.Close(ctx) }()
+		assert.ErrorIs(t, waitFor(t, saw, "the handler to see the close"), httpx.ErrServerClosing)
+		assert.Equal(t, "event: close\ndata: \n", readEvent(t, body), "the handler's last event")
+		cancel() // end the drain delay
+		// Cutting the drain short cuts the close short too: it ends
+		// cleanly, or with the cancellation if the stream's connection
+		// had not gone idle yet.
+		if err := <-closed; err != nil {
+			assert.ErrorIs(t, err, context.Canceled)
+		}
+	})
 }
 
 func TestCloseDoesNotWaitOutItsDeadlineForStreams(t *testing.T) {
@@ -247,30 +254,27 @@ func TestAStreamOpenedWhileClosingEndsAtOnce(t *testing.T) {
 
 func TestStreamSendsTheBodyAsItIsRead(t *testing.T) {
 	t.Parallel()
-	for _, tr := range streamTransports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			s := apptest.New(t)
-			pr, pw := io.Pipe()
-			require.NoError(t, s.Get("/log", func(rep *httpx.Reply) error {
-				return rep.Code(http.StatusAccepted).Stream(pr)
-			}))
-			res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/log", nil))
-			defer res.Body.Close()
-			assert.Equal(t, http.StatusAccepted, res.StatusCode)
-			assert.Equal(t, "application/octet-stream", res.Header.Get("Content-Type"))
-			assert.EqualValues(t, -1, res.ContentLength, "chunked: no length")
-			_, err := io.WriteString(pw, "first ")
-			require.NoError(t, err)
-			assert.Equal(t, "first ", readN(t, res.Body, 6), "read while the handler still streams")
-			_, err = io.WriteString(pw, "second")
-			require.NoError(t, err)
-			require.NoError(t, pw.Close())
-			rest, err := io.ReadAll(res.Body)
-			require.NoError(t, err)
-			assert.Equal(t, "second", string(rest))
-		})
-	}
+	eachStreamTransport(t, func(t *testing.T, do streamDo) {
+		s := apptest.New(t)
+		pr, pw := io.Pipe()
+		require.NoError(t, s.Get("/log", func(rep *httpx.Reply) error {
+			return rep.Code(http.StatusAccepted).Stream(pr)
+		}))
+		res := do(t, s, httptest.NewRequest(http.MethodGet, "/log", nil))
+		defer res.Body.Close()
+		assert.Equal(t, http.StatusAccepted, res.StatusCode)
+		assert.Equal(t, "application/octet-stream", res.Header.Get("Content-Type"))
+		assert.EqualValues(t, -1, res.ContentLength, "chunked: no length")
+		_, err := io.WriteString(pw, "first ")
+		require.NoError(t, err)
+		assert.Equal(t, "first ", readN(t, res.Body, 6), "read while the handler still streams")
+		_, err = io.WriteString(pw, "second")
+		require.NoError(t, err)
+		require.NoError(t, pw.Close())
+		rest, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		assert.Equal(t, "second", string(rest))
+	})
 }
 
 func TestServeContentAnswersRangesAndConditionsWithTheirStatus(t *testing.T) {
