@@ -127,13 +127,8 @@ func TestCloseSequence(t *testing.T) {
 		return rep.Send("ok")
 	})
 	s.Get("/work", func() (string, error) { return "done", nil })
-	addr := ""
 	require.NoError(t, s.Ready())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr = ln.Addr().String()
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	addr, served := serveInBackground(t, s)
 	assert.Equal(t, addr, (<-listened).String())
 
 	closed := make(chan error, 1)
@@ -154,7 +149,7 @@ func TestCloseSequence(t *testing.T) {
 		assert.True(t, res.Close, "connection: close")
 	}
 
-	err = <-closed
+	err := <-closed
 	assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "onClose hook: flush failed")

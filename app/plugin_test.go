@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -115,11 +114,8 @@ func TestServeAndCloseDrainsInFlightRequests(t *testing.T) {
 	})
 	s.Get("/fast", func() (string, error) { return "fast", nil })
 	require.NoError(t, s.Ready())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	url := "http://" + ln.Addr().String()
+	addr, served := serveInBackground(t, s)
+	url := "http://" + addr
 
 	const clients = 50
 	var wg sync.WaitGroup
@@ -166,7 +162,7 @@ func TestServeAndCloseDrainsInFlightRequests(t *testing.T) {
 	s.ServeHTTP(w, mustRequest(t, "GET", "/fast"))
 	assert.Equal(t, http.StatusServiceUnavailable, w.status)
 	assert.Equal(t, "close", w.h.Get("Connection"))
-	_, err = s.Inject(mustRequest(t, "GET", "/fast"))
+	_, err := s.Inject(mustRequest(t, "GET", "/fast"))
 	assert.ErrorIs(t, err, app.ErrClosed)
 }
 

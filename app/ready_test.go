@@ -264,10 +264,7 @@ func servingGated(t *testing.T) (*app.Server, *gate, <-chan error) {
 	g := newGate()
 	s := app.New()
 	s.Register(g.plugin)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	_, served := serveInBackground(t, s)
 	<-g.entered
 	return s, g, served
 }

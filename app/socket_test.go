@@ -22,6 +22,18 @@ func serve(t *testing.T, s *app.Server) string {
 	return serveOn(t, s, ln)
 }
 
+// serveInBackground starts s on a loopback port and returns its address
+// and the channel Serve's result comes on, for a test that closes s
+// itself and checks how Serve ends.
+func serveInBackground(t *testing.T, s *app.Server) (string, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	return ln.Addr().String(), served
+}
+
 // serveOn is serve on a listener the test made.
 func serveOn(t *testing.T, s *app.Server, ln net.Listener) string {
 	t.Helper()

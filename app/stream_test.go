@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -210,11 +209,8 @@ func TestCloseDoesNotWaitOutItsDeadlineForStreams(t *testing.T) {
 	saw := make(chan error, 1)
 	require.NoError(t, s.Get("/events", closingStream(saw)))
 	require.NoError(t, s.Ready())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	res, err := http.Get("http://" + ln.Addr().String() + "/events")
+	addr, served := serveInBackground(t, s)
+	res, err := http.Get("http://" + addr + "/events")
 	require.NoError(t, err)
 	defer res.Body.Close()
 	body := bufio.NewReader(res.Body)
