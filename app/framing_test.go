@@ -129,11 +129,8 @@ func TestPipelinedRequestAfterSmuggleAttempt(t *testing.T) {
 	require.NoError(t, err)
 	br := bufio.NewReader(c)
 	for _, want := range []string{"a", "b"} {
-		res, err := http.ReadResponse(br, nil)
-		require.NoError(t, err)
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		assert.Equal(t, want, string(b))
+		_, b := readAnswer(t, br)
+		assert.Equal(t, want, b)
 	}
 	assert.Equal(t, []string{"/a", "/b"}, paths)
 }

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -63,6 +64,18 @@ func dial(t *testing.T, addr string) net.Conn {
 	t.Cleanup(func() { c.Close() })
 	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
 	return c
+}
+
+// readAnswer reads one response from a raw connection and returns it with
+// its body read (and closed). A body cut short is not an error here: the
+// caller's check of the body sees it.
+func readAnswer(t *testing.T, br *bufio.Reader) (*http.Response, string) {
+	t.Helper()
+	res, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
 }
 
 // roundTrip sends req with the headers given as name, value pairs over a
