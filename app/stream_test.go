@@ -70,20 +70,6 @@ func sse(stream func(req *httpx.Request, es *httpx.EventStream) error) func(*htt
 	}
 }
 
-// readEvent reads one event (up to its blank line) from r.
-func readEvent(t *testing.T, r *bufio.Reader) string {
-	t.Helper()
-	var b strings.Builder
-	for {
-		line, err := r.ReadString('\n')
-		require.NoError(t, err)
-		if line == "\n" {
-			return b.String()
-		}
-		b.WriteString(line)
-	}
-}
-
 // waitFor returns what ch yields, failing t if nothing comes.
 func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
@@ -116,9 +102,9 @@ func TestSSEEventsArriveOneByOneWhileTheHandlerRuns(t *testing.T) {
 		assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
 		assert.Equal(t, "no-cache", res.Header.Get("Cache-Control"))
 		body := bufio.NewReader(res.Body)
-		assert.Equal(t, "id: 1\nevent: tick\ndata: n=1\n", readEvent(t, body), "the first event, while the handler waits")
+		assert.Equal(t, "id: 1\nevent: tick\ndata: n=1\n", apptest.ReadEvent(t, body), "the first event, while the handler waits")
 		next <- struct{}{}
-		assert.Equal(t, "id: 2\nevent: tick\ndata: n=2\n", readEvent(t, body))
+		assert.Equal(t, "id: 2\nevent: tick\ndata: n=2\n", apptest.ReadEvent(t, body))
 		next <- struct{}{}
 		rest, err := io.ReadAll(body)
 		require.NoError(t, err)
@@ -148,7 +134,7 @@ func TestAStreamEndsWhenTheClientGoesAway(t *testing.T) {
 			}
 		})))
 		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
-		_ = readEvent(t, bufio.NewReader(res.Body))
+		_ = apptest.ReadEvent(t, bufio.NewReader(res.Body))
 		require.NoError(t, res.Body.Close())
 		err := waitFor(t, cause, "the handler to see the client leave")
 		assert.ErrorIs(t, err, context.Canceled)
@@ -185,14 +171,14 @@ func TestCloseEndsOpenStreamsAtItsStart(t *testing.T) {
 		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
 		defer res.Body.Close()
 		body := bufio.NewReader(res.Body)
-		assert.Equal(t, "event: open\ndata: \n", readEvent(t, body))
+		assert.Equal(t, "event: open\ndata: \n", apptest.ReadEvent(t, body))
 
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel) // ends the drain delay on failure too
 		closed := make(chan error, 1)
 		go func() { closed <- s.Close(ctx) }()
 		assert.ErrorIs(t, waitFor(t, saw, "the handler to see the close"), httpx.ErrServerClosing)
-		assert.Equal(t, "event: close\ndata: \n", readEvent(t, body), "the handler's last event")
+		assert.Equal(t, "event: close\ndata: \n", apptest.ReadEvent(t, body), "the handler's last event")
 		cancel() // end the drain delay
 		// Cutting the drain short cuts the close short too: it ends
 		// cleanly, or with the cancellation if the stream's connection
@@ -214,7 +200,7 @@ func TestCloseDoesNotWaitOutItsDeadlineForStreams(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Body.Close()
 	body := bufio.NewReader(res.Body)
-	_ = readEvent(t, body)
+	_ = apptest.ReadEvent(t, body)
 
 	// Without the streams' cancellation the drain waits for the handler
 	// until ctx ends, and Close reports the deadline.
@@ -223,7 +209,7 @@ func TestCloseDoesNotWaitOutItsDeadlineForStreams(t *testing.T) {
 	require.NoError(t, s.Close(ctx), "the drain ends with the stream, not at the deadline")
 	require.NoError(t, <-served)
 	assert.ErrorIs(t, <-saw, httpx.ErrServerClosing)
-	assert.Equal(t, "event: close\ndata: \n", readEvent(t, body))
+	assert.Equal(t, "event: close\ndata: \n", apptest.ReadEvent(t, body))
 }
 
 func TestAStreamOpenedWhileClosingEndsAtOnce(t *testing.T) {
