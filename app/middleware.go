@@ -210,7 +210,7 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 // onResponse hooks for a route's (a 405 matched none), then the access
 // log's last line.
 func (c *call) finish(rt *route) {
-	status := c.tw.Status
+	status := c.tw.Status()
 	if !c.tw.Started {
 		status = http.StatusOK // what net/http answers for a handler that wrote nothing
 	}

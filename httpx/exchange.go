@@ -157,7 +157,7 @@ func (x *Exchange) Written() int64 { return x.rep.tw.Size }
 // reply, with status (the request time-out's 503): the reply reports it
 // and writes nothing more.
 func (x *Exchange) Answered(status int) {
-	x.rep.tw.Status, x.rep.tw.Started = status, true
+	x.rep.tw.Record(status)
 }
 
 // SkipSendHooks makes the reply send without its route's send hooks: the

@@ -165,7 +165,7 @@ func (rp *Reply) Code(status int) *Reply {
 func (rp *Reply) Status() int {
 	r := rp.live()
 	if r.tw.Started {
-		return r.tw.Status
+		return r.tw.Status()
 	}
 	return r.status
 }

@@ -17,9 +17,21 @@ import (
 // unwraps for the rest (deadlines, full duplex).
 type Writer struct {
 	W       http.ResponseWriter // the writer underneath
-	Status  int                 // the final status written; valid once Started
 	Size    int64               // body bytes written
+	status  int32               // 32 bits keep the struct at four words, in every reply and middleware call
 	Started bool                // the final status (or the connection) has gone
+}
+
+// Status is the final status written; it is valid once Started.
+func (w *Writer) Status() int { return int(w.status) }
+
+// Record records that the response was written with status around w (a
+// time-out's answer, say): w reports it from then on. A status outside
+// 100 to 999 is not one net/http writes and is not recorded.
+func (w *Writer) Record(status int) {
+	if status >= 100 && status <= 999 {
+		w.status, w.Started = int32(status), true
+	}
 }
 
 // Reset points w at a new response.
@@ -37,11 +49,8 @@ func (w *Writer) Header() http.Header { return w.W.Header() }
 // not make such a status the response's.
 func (w *Writer) WriteHeader(status int) {
 	w.W.WriteHeader(status)
-	if w.Started || status > 999 {
-		return
-	}
-	if status >= 200 || status == http.StatusSwitchingProtocols {
-		w.Status, w.Started = status, true
+	if !w.Started && (status >= 200 || status == http.StatusSwitchingProtocols) {
+		w.Record(status)
 	}
 }
 
@@ -49,7 +58,7 @@ func (w *Writer) WriteHeader(status int) {
 // status was written.
 func (w *Writer) Write(p []byte) (int, error) {
 	if !w.Started {
-		w.Status, w.Started = http.StatusOK, true
+		w.status, w.Started = http.StatusOK, true
 	}
 	n, err := w.W.Write(p)
 	w.Size += int64(n)
@@ -60,7 +69,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 // a flush begins the response (with 200 if no status was written).
 func (w *Writer) FlushError() error {
 	if !w.Started {
-		w.Status, w.Started = http.StatusOK, true
+		w.status, w.Started = http.StatusOK, true
 	}
 	return http.NewResponseController(w.W).Flush()
 }
@@ -75,7 +84,7 @@ func (w *Writer) Flush() { _ = w.FlushError() }
 func (w *Writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(w.W).Hijack()
 	if err == nil && !w.Started {
-		w.Status, w.Started = http.StatusSwitchingProtocols, true
+		w.status, w.Started = http.StatusSwitchingProtocols, true
 	}
 	return c, rw, err
 }

@@ -60,7 +60,7 @@ func TestWriterRecordsWhatReachedTheClient(t *testing.T) {
 			assert.Equal(t, tt.started, w.Started, "started")
 			assert.Equal(t, tt.size, w.Size, "size")
 			if tt.started {
-				assert.Equal(t, tt.status, w.Status, "status")
+				assert.Equal(t, tt.status, w.Status(), "status")
 			}
 		})
 	}
@@ -71,9 +71,11 @@ func TestWriterKeepsAnImpossibleStatusOutOfTheRecord(t *testing.T) {
 	w := &Writer{W: &lenient{header: http.Header{}}}
 	w.WriteHeader(1000)
 	assert.False(t, w.Started, "a status net/http refuses does not begin the response")
+	w.Record(0)
+	assert.False(t, w.Started, "nor is one recorded as written around the writer")
 	w.WriteHeader(http.StatusTeapot)
 	assert.True(t, w.Started)
-	assert.Equal(t, http.StatusTeapot, w.Status)
+	assert.Equal(t, http.StatusTeapot, w.Status())
 }
 
 func TestWriterUnwrapsAndResets(t *testing.T) {
