@@ -110,7 +110,13 @@ func newRecorder(r *http.Request, cancel context.CancelFunc) *recorder {
 
 func (w *recorder) Header() http.Header { return w.header }
 
+// WriteHeader panics on a status outside 100 to 999 before recording
+// anything, as net/http's writer does, so that Inject answers such a
+// mistake as a client over a socket sees it (500 from the error path).
 func (w *recorder) WriteHeader(status int) {
+	if status < 100 || status > 999 {
+		panic("burrow: invalid WriteHeader code " + strconv.Itoa(status))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.writeHeader(status)

@@ -264,4 +264,6 @@ func TestInvalidStatusThroughRawIsAnError(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
+	// Inject answers as the socket does: its writer refuses the status too.
+	assert.Equal(t, http.StatusInternalServerError, apptest.Get(t, s, "/bad").StatusCode, "through Inject")
 }
