@@ -83,6 +83,7 @@ func readAnswer(t *testing.T, br *bufio.Reader) (*http.Response, string) {
 // returns the response with its body read (and closed).
 func roundTrip(t *testing.T, req *http.Request, header ...string) (*http.Response, string) {
 	t.Helper()
+	require.Zero(t, len(header)%2, "headers come in name, value pairs")
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
