@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/deadline"
 )
 
 // bodyBuf is a pooled buffer a body is read into, with the limit reader
@@ -77,36 +78,18 @@ func (d *parserDef) parse(req *httpx.Request, body io.Reader, limit int64, v any
 // the body is read. Writers that cannot set deadlines (Inject's) are not
 // bounded.
 func armBodyDeadline(w http.ResponseWriter, r *http.Request, timeout time.Duration) bool {
-	// The writer is asked directly rather than through
-	// http.ResponseController, whose "not supported" error is built with
-	// fmt on every request such a writer serves.
-	deadline := time.Now().Add(timeout)
-	if !setReadDeadline(w, deadline) {
+	until := time.Now().Add(timeout)
+	if !deadline.SetRead(w, until) {
 		return false
 	}
 	if r.Header.Get("Expect") != "" {
 		// net/http writes "100 Continue" on the first read; to a client
 		// that reads nothing, that write would block with no deadline
 		// (the reply's is not set yet).
-		_ = http.NewResponseController(w).SetWriteDeadline(deadline)
+		deadline.SetWrite(w, until)
 	}
 	return true
 }
 
 // clearReadDeadline clears the read deadline armBodyDeadline set.
-func clearReadDeadline(w http.ResponseWriter) { setReadDeadline(w, time.Time{}) }
-
-// setReadDeadline sets w's read deadline, looking through Unwrap as
-// http.ResponseController does, and reports whether it could.
-func setReadDeadline(w http.ResponseWriter, t time.Time) bool {
-	for {
-		switch u := w.(type) {
-		case interface{ SetReadDeadline(time.Time) error }:
-			return u.SetReadDeadline(t) == nil
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = u.Unwrap()
-		default:
-			return false
-		}
-	}
-}
+func clearReadDeadline(w http.ResponseWriter) { deadline.SetRead(w, time.Time{}) }

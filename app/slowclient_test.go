@@ -206,29 +206,35 @@ func TestNotFoundAndNotAllowedEchoAtMost1KiB(t *testing.T) {
 // streamed body loses its connection at the reply time-out, not never.
 func TestSlowReaderOfAStreamIsCutAtTheReplyTimeout(t *testing.T) {
 	t.Parallel()
-	chunk := strings.Repeat("x", 64<<10)
 	for _, path := range []string{"/sse", "/stream"} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
-			s.Get("/sse", func(rep *httpx.Reply) error {
-				es, err := rep.SSE()
-				if err != nil {
-					return err
-				}
-				for {
-					if err := es.Send(httpx.Event{Data: chunk}); err != nil {
-						return nil // the connection is gone: nothing left to answer
-					}
-				}
-			})
-			s.Get("/stream", func(rep *httpx.Reply) error {
-				_ = rep.Stream(endless{})
-				return nil
-			})
+			endlessRoutes(s)
 			closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path)
 		})
 	}
+}
+
+// endlessRoutes adds GET /sse and GET /stream to s, which stream 64 KiB
+// parts until the connection is gone.
+func endlessRoutes(s *app.Server) {
+	chunk := strings.Repeat("x", 64<<10)
+	s.Get("/sse", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		for {
+			if err := es.Send(httpx.Event{Data: chunk}); err != nil {
+				return nil // the connection is gone: nothing left to answer
+			}
+		}
+	})
+	s.Get("/stream", func(rep *httpx.Reply) error {
+		_ = rep.Stream(endless{})
+		return nil
+	})
 }
 
 // endless is a body that never ends.
@@ -240,3 +246,47 @@ func (endless) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// The reply time-out reaches the connection through whatever wraps the
+// reply's writer: the writer a middleware is handed (Burrow's, which
+// records what left), a middleware's own writer that unwraps, and the
+// guarded writer of a request time-out. A client that reads nothing of a
+// large reply or of a stream behind any of them loses its connection at
+// the reply time-out.
+func TestSlowReaderBehindAWrappedWriterIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 64<<20) // far more than both sockets' buffers hold
+	wrappers := []struct {
+		name string
+		opts []app.Option
+		mw   app.Middleware
+	}{
+		{"a middleware", nil, func(h http.Handler) http.Handler { return h }},
+		{"a middleware's writer", nil, func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(unwrapping{w}, r)
+			})
+		}},
+		{"a request time-out", []app.Option{app.WithRequestTimeout(time.Hour)}, nil},
+	}
+	for _, wr := range wrappers {
+		for _, path := range []string{"/big", "/sse", "/stream"} {
+			t.Run(wr.name+path, func(t *testing.T) {
+				t.Parallel()
+				s := app.New(append(wr.opts, app.WithReplyTimeout(200*time.Millisecond))...)
+				if wr.mw != nil {
+					require.NoError(t, s.Use(wr.mw))
+				}
+				s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
+				endlessRoutes(s)
+				closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path+" behind "+wr.name)
+			})
+		}
+	}
+}
+
+// unwrapping is a middleware's own writer, which gives
+// http.ResponseController the one it wraps.
+type unwrapping struct{ http.ResponseWriter }
+
+func (u unwrapping) Unwrap() http.ResponseWriter { return u.ResponseWriter }

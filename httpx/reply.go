@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/tracking"
 )
 
@@ -402,20 +403,13 @@ func (r *reply) write(body []byte, ctype []string) {
 
 // armWrite sets the connection's write deadline the reply time-out from
 // now, before the reply (or a stream's next part) is written. net/http's
-// ResponseWriter sets it on the connection; others have no connection to
-// bound.
+// ResponseWriter sets it on the connection, also from under the writers
+// that wrap it (a middleware's, a request time-out's); others have no
+// connection to bound.
 func (r *reply) armWrite() {
 	if r.writeTimeout > 0 {
-		if dw, ok := r.w.(writeDeadliner); ok {
-			_ = dw.SetWriteDeadline(time.Now().Add(r.writeTimeout))
-		}
+		deadline.SetWrite(r.w, time.Now().Add(r.writeTimeout))
 	}
-}
-
-// writeDeadliner is implemented by net/http's ResponseWriter (it is what
-// http.ResponseController uses), without the controller's allocation.
-type writeDeadliner interface {
-	SetWriteDeadline(deadline time.Time) error
 }
 
 // bodyAllowed reports whether a response with status may carry a body

@@ -1,0 +1,46 @@
+// Package deadline sets the read and write deadlines of the connection
+// under an http.ResponseWriter, looking through the writers that wrap it
+// (a middleware's, Burrow's own) as http.ResponseController does, but
+// without the controller's allocation, nor its "not supported" error built
+// with fmt for a writer that has no connection (Inject's): the reply and
+// body time-outs arm them on every request.
+package deadline
+
+import (
+	"net/http"
+	"time"
+)
+
+// SetRead sets the read deadline of w's connection to t (zero clears it)
+// and reports whether w, or a writer it unwraps to, could.
+func SetRead(w http.ResponseWriter, t time.Time) bool { return set(w, t, false) }
+
+// SetWrite sets the write deadline of w's connection to t (zero clears it)
+// and reports whether w, or a writer it unwraps to, could.
+func SetWrite(w http.ResponseWriter, t time.Time) bool { return set(w, t, true) }
+
+type (
+	readDeadliner  interface{ SetReadDeadline(time.Time) error }
+	writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+	unwrapper      interface{ Unwrap() http.ResponseWriter }
+)
+
+// set asks w for the deadline, then each writer it unwraps to, as
+// http.ResponseController does: the first that has the method sets it.
+func set(w http.ResponseWriter, t time.Time, write bool) bool {
+	for w != nil {
+		if write {
+			if d, ok := w.(writeDeadliner); ok {
+				return d.SetWriteDeadline(t) == nil
+			}
+		} else if d, ok := w.(readDeadliner); ok {
+			return d.SetReadDeadline(t) == nil
+		}
+		u, ok := w.(unwrapper)
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	return false
+}
