@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -298,6 +299,39 @@ func TestServeContentAnswersRangesAndConditionsWithTheirStatus(t *testing.T) {
 					assert.Equal(t, "text/plain; charset=utf-8", res.Header.Get("Content-Type"))
 				}
 				assert.Equal(t, tt.status, waitFor(t, seen, "OnResponse"), "OnResponse sees the status written")
+			})
+		}
+	}
+}
+
+// Stream writes a final status, as Send does: one it cannot write is
+// refused before the stream begins, and the error path answers 500 — not
+// 200 with an empty body while OnResponse reports the status asked for.
+func TestStreamRefusesAStatusItCannotWrite(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{0, 1000, http.StatusEarlyHints} {
+		for _, tr := range streamTransports {
+			t.Run(tr.name+"/"+strconv.Itoa(status), func(t *testing.T) {
+				t.Parallel()
+				s := apptest.New(t)
+				seen := make(chan int, 1)
+				refused := make(chan error, 1)
+				require.NoError(t, s.AddHook(app.OnResponse, func(rep *httpx.Reply) { seen <- rep.Status() }))
+				require.NoError(t, s.Get("/log", func(rep *httpx.Reply) error {
+					err := rep.Code(status).Stream(strings.NewReader("never sent"))
+					refused <- err
+					return err
+				}))
+				res := tr.do(t, s, httptest.NewRequest(http.MethodGet, "/log", nil))
+				defer res.Body.Close()
+				body, err := io.ReadAll(res.Body)
+				require.NoError(t, err)
+				assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
+				assert.NotContains(t, string(body), "never sent")
+				err = waitFor(t, refused, "the handler")
+				assert.ErrorIs(t, err, httpx.ErrInvalidStatus)
+				assert.EqualError(t, err, "invalid status code "+strconv.Itoa(status)+": Stream writes a final status, 200 to 999")
+				assert.Equal(t, http.StatusInternalServerError, waitFor(t, seen, "OnResponse"), "OnResponse sees the status written")
 			})
 		}
 	}

@@ -147,9 +147,9 @@ func echo(target string) string {
 var (
 	// ErrAlreadySent is returned by Send when the reply was already sent.
 	ErrAlreadySent = errors.New("reply was already sent")
-	// ErrInvalidStatus is returned by Send for a status it cannot write:
-	// outside 200–999 (net/http panics on those outside 100–999, and an
-	// informational 1xx is not a reply).
+	// ErrInvalidStatus is returned by Send and Stream for a status they
+	// cannot write: outside 200–999 (net/http panics on those outside
+	// 100–999, and an informational 1xx is not a reply).
 	ErrInvalidStatus = errors.New("invalid status code")
 	// ErrUnknownDecorator is returned for a request decorator name that the
 	// route cannot see.

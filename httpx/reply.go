@@ -332,11 +332,22 @@ func (r *reply) send(v any) error {
 			delete(r.w.Header(), "Content-Type") // as for any empty body
 		}
 	}
-	if r.status < 200 || r.status > 999 {
-		return fmt.Errorf("%w %d: Send writes a final status, 200 to 999", ErrInvalidStatus, r.status)
+	if err := r.finalStatus("Send"); err != nil {
+		return err
 	}
 	r.wrote = true
 	r.write(body, ctype)
+	return nil
+}
+
+// finalStatus refuses a status the reply cannot write before what (the
+// method about to write it) begins the response: net/http panics on one
+// outside 100 to 999, and an informational 1xx is not a reply (the
+// response would begin with 200 while the hooks and the log report it).
+func (r *reply) finalStatus(what string) error {
+	if r.status < 200 || r.status > 999 {
+		return fmt.Errorf("%w %d: %s writes a final status, 200 to 999", ErrInvalidStatus, r.status, what)
+	}
 	return nil
 }
 

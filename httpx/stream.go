@@ -62,12 +62,17 @@ func (r *reply) endStream() {
 // when the client goes away or when the server begins to close — the
 // request's context says which (see ErrServerClosing) — and returns
 // body's or the connection's error, or the context's cause. The status
-// is the one set with Code (200 by default); the content type is
+// is the one set with Code (200 by default); like Send's, it must be a
+// final one, 200 to 999, or Stream returns an error wrapping
+// ErrInvalidStatus before the response begins. The content type is
 // application/octet-stream unless one was set.
 func (rp *Reply) Stream(body io.Reader) error {
 	r := rp.live()
 	if r.sent || r.tw.Started {
 		return ErrAlreadySent
+	}
+	if err := r.finalStatus("Stream"); err != nil {
+		return err
 	}
 	ctx := r.beginStream()
 	h := r.tw.Header()
