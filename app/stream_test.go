@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -335,4 +336,96 @@ func TestStreamRefusesAStatusItCannotWrite(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A HEAD request (every GET route has its HEAD twin) gets a stream's
+// headers and no body, as net/http discards body writes to HEAD without
+// an error: the stream ends as soon as its headers are out — the
+// context ends, EventStream.Send fails, Stream returns nil without
+// reading its body — instead of running until the client leaves, with
+// the client's next request on that connection waiting behind it.
+func TestAHeadRequestEndsAStreamAfterItsHeaders(t *testing.T) {
+	t.Parallel()
+	routes := []struct {
+		path, ctype string
+		handler     func(ended chan<- error) any
+	}{
+		{"/events", "text/event-stream", func(ended chan<- error) any {
+			return sse(func(_ *httpx.Request, es *httpx.EventStream) error {
+				tick := time.NewTicker(time.Millisecond)
+				defer tick.Stop()
+				for {
+					if err := es.Send(httpx.Event{Event: "tick"}); err != nil {
+						assert.ErrorIs(t, err, context.Canceled, "Send's error")
+						ended <- context.Cause(es.Context())
+						return nil
+					}
+					select {
+					case <-tick.C:
+					case <-es.Context().Done():
+					}
+				}
+			})
+		}},
+		{"/stream", "application/octet-stream", func(ended chan<- error) any {
+			return func(rep *httpx.Reply) error {
+				var reads atomic.Int32
+				err := rep.Stream(countedEndless{&reads})
+				assert.Zero(t, reads.Load(), "reads of the body")
+				ended <- err
+				return err
+			}
+		}},
+	}
+	for _, rt := range routes {
+		t.Run(rt.path, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t)
+			ended := make(chan error, 1)
+			require.NoError(t, s.Get(rt.path, rt.handler(ended)))
+			require.NoError(t, s.Get("/ok", func() (string, error) { return "ok", nil }))
+			c := dial(t, serve(t, s))
+			br := bufio.NewReader(c)
+			_, err := io.WriteString(c, "HEAD "+rt.path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			res, err := http.ReadResponse(br, &http.Request{Method: http.MethodHead})
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusOK, res.StatusCode)
+			assert.Equal(t, rt.ctype, res.Header.Get("Content-Type"))
+			handlerEnded := func(how string) {
+				got := waitFor(t, ended, "the handler to end "+how)
+				if rt.path == "/stream" {
+					assert.NoError(t, got, "Stream returns nil")
+				} else {
+					assert.ErrorIs(t, got, context.Canceled, "the stream's context's cause")
+				}
+			}
+			handlerEnded("over a socket")
+
+			_, err = io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			res, body := readAnswer(t, br)
+			assert.Equal(t, http.StatusOK, res.StatusCode, "the next request on the connection")
+			assert.Equal(t, "ok", body)
+
+			// In process too: Inject's body ends with the handler.
+			res, err = s.Inject(httptest.NewRequest(http.MethodHead, rt.path, nil))
+			require.NoError(t, err)
+			defer res.Body.Close()
+			time.AfterFunc(streamGuard, func() { res.Body.Close() }) // a stream that does not end fails the read
+			b, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Empty(t, b)
+			assert.Equal(t, rt.ctype, res.Header.Get("Content-Type"))
+			handlerEnded("under Inject")
+		})
+	}
+}
+
+// countedEndless is a body that never ends and counts its reads.
+type countedEndless struct{ reads *atomic.Int32 }
+
+func (r countedEndless) Read(p []byte) (int, error) {
+	r.reads.Add(1)
+	return endless{}.Read(p)
 }

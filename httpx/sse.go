@@ -47,8 +47,11 @@ type EventStream struct {
 // client goes away or when the server begins to close (the request's
 // Context, from then on, too); context.Cause tells them apart:
 // ErrServerClosing for the server, so the handler may send a last event
-// before it returns. SSE returns ErrAlreadySent once the reply has begun,
-// and the connection's error if the flush fails.
+// before it returns. A HEAD request (a GET route's HEAD twin) gets the
+// headers only: the stream's Context is done when SSE returns, its cause
+// wrapping context.Canceled, and Send returns that cause, writing
+// nothing. SSE returns ErrAlreadySent once the reply has begun, and the
+// connection's error if the flush fails.
 func (rp *Reply) SSE() (*EventStream, error) {
 	r := rp.live()
 	if r.sent || r.tw.Started {
@@ -66,7 +69,8 @@ func (rp *Reply) SSE() (*EventStream, error) {
 	return &EventStream{rp: rp, ctx: ctx}, nil
 }
 
-// Context is done when the client has gone away (context.Canceled) or the
+// Context is done when the client has gone away (context.Canceled), at
+// once for a HEAD request (a cause wrapping context.Canceled), or when the
 // server is closing (context.Cause is ErrServerClosing).
 func (es *EventStream) Context() context.Context { return es.ctx }
 
@@ -118,6 +122,9 @@ func appendLines(b []byte, prefix, text string) []byte {
 func (es *EventStream) write(b []byte) error {
 	es.buf = b
 	r := es.rp.live()
+	if r.req.isHead() {
+		return context.Cause(es.ctx) // net/http would discard the event without an error
+	}
 	r.armWrite() // each event within the reply time-out; the wait between events is not bounded
 	tw := &r.tw
 	if _, err := tw.Write(b); err != nil {

@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -13,6 +14,14 @@ import (
 // handler to send its last event from the client having gone away
 // (context.Canceled).
 var ErrServerClosing = errors.New("server closing")
+
+// errHeadOnly is the cause of a stream's context for a HEAD request.
+// net/http writes no body to HEAD and discards a handler's writes without
+// an error, so a stream would run until the client went away, and the
+// client's next request on the connection would wait behind it. It wraps
+// context.Canceled: a handler that stops when the client goes away stops
+// here too.
+var errHeadOnly = fmt.Errorf("a HEAD request gets the stream's headers only: %w", context.Canceled)
 
 // SetClosing gives the exchange's replies the server's closing context:
 // once it is done, every open stream's context ends with its cause. The
@@ -27,6 +36,13 @@ func (r *reply) beginStream() context.Context {
 	r.streamed = true
 	r.armWrite()
 	ctx := r.req.Context()
+	if r.req.isHead() {
+		// Only the headers go out: the stream is over once they have.
+		hctx, cancel := context.WithCancelCause(ctx)
+		cancel(errHeadOnly)
+		r.req.s.ctx = hctx
+		return hctx
+	}
 	if r.closing == nil || r.stopStream != nil {
 		return ctx
 	}
@@ -65,7 +81,9 @@ func (r *reply) endStream() {
 // is the one set with Code (200 by default); like Send's, it must be a
 // final one, 200 to 999, or Stream returns an error wrapping
 // ErrInvalidStatus before the response begins. The content type is
-// application/octet-stream unless one was set.
+// application/octet-stream unless one was set. To a HEAD request (a GET
+// route's HEAD twin) Stream sends the headers and returns nil without
+// reading body; the request's context is done from then on.
 func (rp *Reply) Stream(body io.Reader) error {
 	r := rp.live()
 	if r.sent || r.tw.Started {
@@ -81,8 +99,8 @@ func (rp *Reply) Stream(body io.Reader) error {
 	}
 	r.sent = true
 	r.tw.WriteHeader(r.status)
-	if err := r.tw.FlushError(); err != nil {
-		return err
+	if err := r.tw.FlushError(); err != nil || r.req.isHead() {
+		return err // HEAD: the headers are the whole answer; body is not read
 	}
 	buf := make([]byte, 32<<10)
 	for {
