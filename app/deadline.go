@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -27,8 +27,11 @@ var timeoutReply = func() []byte {
 }()
 
 // errDeadline is the cause of a request context ended by the request
-// time-out, which tells it from a client that went away.
-var errDeadline = errors.New("request time-out")
+// time-out, which tells it from a client that went away. It wraps
+// context.DeadlineExceeded, the context's Err, so a handler (a stream's,
+// whose context ends at the deadline too) tells a time-out with
+// errors.Is on either.
+var errDeadline = fmt.Errorf("request time-out: %w", context.DeadlineExceeded)
 
 // deadlineWriter stands between a request with a time-out and its
 // ResponseWriter. At the deadline, unless the handler has begun its

@@ -129,7 +129,9 @@ func WithTimeouts(readHeader, read, write, idle time.Duration) Option {
 // request's context is done, OnTimeout hooks run, and whatever the
 // handler writes from then on is discarded, as http.TimeoutHandler does
 // (the handler keeps running until it returns: stop it with the
-// context). A reply begun before the deadline is left alone. It costs a
+// context). A reply begun before the deadline is left alone, but its
+// context ends at the deadline too, with a cause that errors.Is matches
+// to context.DeadlineExceeded (a stream's handler hears of it). It costs a
 // timer and a guarded writer per request, so it is off unless asked for.
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 

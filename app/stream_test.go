@@ -429,3 +429,33 @@ func (r countedEndless) Read(p []byte) (int, error) {
 	r.reads.Add(1)
 	return endless{}.Read(p)
 }
+
+// Under a request time-out a stream's context ends at the deadline too:
+// its cause is a context.DeadlineExceeded, told apart from a client that
+// went away and from a server closing. The stream, begun before the
+// deadline, is left alone: the handler's last event still goes out.
+func TestAStreamEndsAtTheRequestTimeoutWithADeadlineCause(t *testing.T) {
+	t.Parallel()
+	eachStreamTransport(t, func(t *testing.T, do streamDo) {
+		s := apptest.New(t, app.WithRequestTimeout(100*time.Millisecond))
+		saw := make(chan error, 1)
+		require.NoError(t, s.Get("/events", sse(func(_ *httpx.Request, es *httpx.EventStream) error {
+			if err := es.Send(httpx.Event{Event: "open"}); err != nil {
+				return err
+			}
+			<-es.Context().Done()
+			saw <- context.Cause(es.Context())
+			return es.Send(httpx.Event{Event: "late"})
+		})))
+		res := do(t, s, httptest.NewRequest(http.MethodGet, "/events", nil))
+		defer res.Body.Close()
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		body := bufio.NewReader(res.Body)
+		assert.Equal(t, "event: open\ndata: \n", apptest.ReadEvent(t, body))
+		cause := waitFor(t, saw, "the stream's context to end")
+		assert.ErrorIs(t, cause, context.DeadlineExceeded)
+		assert.NotErrorIs(t, cause, context.Canceled)
+		assert.NotErrorIs(t, cause, httpx.ErrServerClosing)
+		assert.Equal(t, "event: late\ndata: \n", apptest.ReadEvent(t, body), "the stream begun before the deadline is left alone")
+	})
+}

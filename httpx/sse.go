@@ -44,10 +44,12 @@ type EventStream struct {
 // SSE begins a Server-Sent Events response: status 200, content type
 // text/event-stream, cache-control no-cache, flushed at once so the
 // client knows the stream is open. The stream's Context ends when the
-// client goes away or when the server begins to close (the request's
-// Context, from then on, too); context.Cause tells them apart:
-// ErrServerClosing for the server, so the handler may send a last event
-// before it returns. A HEAD request (a GET route's HEAD twin) gets the
+// client goes away, when the server begins to close, or at the request
+// time-out of a server that has one (the request's Context, from then
+// on, too); context.Cause tells them apart: context.Canceled for the
+// client, ErrServerClosing for the server, a cause matching
+// context.DeadlineExceeded (errors.Is) for the time-out, so the handler
+// may send a last event before it returns. A HEAD request (a GET route's HEAD twin) gets the
 // headers only: the stream's Context is done when SSE returns, its cause
 // wrapping context.Canceled, and Send returns that cause, writing
 // nothing. SSE returns ErrAlreadySent once the reply has begun, and the
@@ -69,9 +71,10 @@ func (rp *Reply) SSE() (*EventStream, error) {
 	return &EventStream{rp: rp, ctx: ctx}, nil
 }
 
-// Context is done when the client has gone away (context.Canceled), at
-// once for a HEAD request (a cause wrapping context.Canceled), or when the
-// server is closing (context.Cause is ErrServerClosing).
+// Context is done when the client has gone away (context.Cause is
+// context.Canceled), at once for a HEAD request (a cause wrapping
+// context.Canceled), when the server is closing (ErrServerClosing), or at
+// the request time-out (a cause wrapping context.DeadlineExceeded).
 func (es *EventStream) Context() context.Context { return es.ctx }
 
 // Send writes e and flushes it.

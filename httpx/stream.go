@@ -75,11 +75,11 @@ func (r *reply) endStream() {
 // Stream writes body as the response, flushing after each read, so the
 // client gets each part as soon as body yields it (chunked, with no
 // Content-Length unless one was set). It ends when body does (io.EOF),
-// when the client goes away or when the server begins to close — the
-// request's context says which (see ErrServerClosing) — and returns
-// body's or the connection's error, or the context's cause. The status
-// is the one set with Code (200 by default); like Send's, it must be a
-// final one, 200 to 999, or Stream returns an error wrapping
+// when the client goes away, when the server begins to close or at the
+// request time-out — the request's context says which (see SSE) — and
+// returns body's or the connection's error, or the context's cause. The
+// status is the one set with Code (200 by default); like Send's, it must
+// be a final one, 200 to 999, or Stream returns an error wrapping
 // ErrInvalidStatus before the response begins. The content type is
 // application/octet-stream unless one was set. To a HEAD request (a GET
 // route's HEAD twin) Stream sends the headers and returns nil without
