@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"net/http"
 
@@ -19,6 +20,7 @@ func (rw *rawWriter) tw() *tracking.Writer { return &(*Reply)(rw).live().tw }
 func (rw *rawWriter) Header() http.Header                          { return rw.tw().Header() }
 func (rw *rawWriter) WriteHeader(status int)                       { rw.tw().WriteHeader(status) }
 func (rw *rawWriter) Write(p []byte) (int, error)                  { return rw.tw().Write(p) }
+func (rw *rawWriter) ReadFrom(src io.Reader) (int64, error)        { return rw.tw().ReadFrom(src) }
 func (rw *rawWriter) FlushError() error                            { return rw.tw().FlushError() }
 func (rw *rawWriter) Flush()                                       { rw.tw().Flush() }
 func (rw *rawWriter) Unwrap() http.ResponseWriter                  { return rw.tw().Unwrap() }

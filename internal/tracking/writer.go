@@ -8,6 +8,7 @@ package tracking
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"net/http"
 )
@@ -64,6 +65,28 @@ func (w *Writer) Write(p []byte) (int, error) {
 	w.Size += int64(n)
 	return n, err
 }
+
+// ReadFrom writes what src yields as body bytes, as Write does, through
+// the writer underneath's own ReadFrom when it has one: io.Copy into w
+// (http.ServeContent, http.FileServer) then keeps net/http's path to the
+// connection's ReadFrom, sendfile for a file. A writer without one is
+// written to with io.Copy, through its Write alone.
+func (w *Writer) ReadFrom(src io.Reader) (n int64, err error) {
+	if !w.Started {
+		w.status, w.Started = http.StatusOK, true
+	}
+	if rf, ok := w.W.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(writerOnly{w.W}, src)
+	}
+	w.Size += n
+	return n, err
+}
+
+// writerOnly hides every method of its writer but Write, so that io.Copy
+// into it writes rather than asks it to ReadFrom.
+type writerOnly struct{ io.Writer }
 
 // FlushError sends what was written so far, for http.ResponseController;
 // a flush begins the response (with 200 if no status was written).

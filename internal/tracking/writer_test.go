@@ -2,8 +2,10 @@ package tracking
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +48,17 @@ func TestWriterRecordsWhatReachedTheClient(t *testing.T) {
 			_, _ = w.Write([]byte("cde"))
 		}, http.StatusCreated, 5, true},
 		{"a flush begins it with 200", func(w *Writer) { w.Flush() }, http.StatusOK, 0, true},
+		{"a read-from begins it with 200", func(w *Writer) {
+			n, err := w.ReadFrom(strings.NewReader("hello"))
+			assert.NoError(t, err)
+			assert.EqualValues(t, 5, n)
+		}, http.StatusOK, 5, true},
+		{"a read-from of nothing begins it too", func(w *Writer) { _, _ = w.ReadFrom(strings.NewReader("")) }, http.StatusOK, 0, true},
+		{"a read-from keeps the status written", func(w *Writer) {
+			w.WriteHeader(http.StatusPartialContent)
+			_, _ = w.ReadFrom(strings.NewReader("abc"))
+			_, _ = w.Write([]byte("de"))
+		}, http.StatusPartialContent, 5, true},
 		{"a failed hijack begins nothing", func(w *Writer) {
 			_, _, err := w.Hijack()
 			assert.ErrorIs(t, err, http.ErrNotSupported)
@@ -91,4 +104,42 @@ func TestWriterUnwrapsAndResets(t *testing.T) {
 	next := httptest.NewRecorder()
 	w.Reset(next)
 	assert.Equal(t, Writer{W: next}, *w)
+}
+
+// readerFrom is a writer underneath with its own ReadFrom (net/http's
+// sends a file with sendfile), recording that it was used.
+type readerFrom struct {
+	lenient
+	used bool
+}
+
+func (r *readerFrom) ReadFrom(src io.Reader) (int64, error) {
+	r.used = true
+	return io.Copy(io.Discard, src)
+}
+
+// ReadFrom hands the copy to the writer underneath when it has a
+// ReadFrom of its own, so that io.Copy into the writer (ServeContent,
+// http.FileServer) keeps net/http's sendfile; otherwise it copies through
+// its Write, without calling itself back. Either way the bytes count.
+func TestWriterReadsFromThroughTheWriterUnderneath(t *testing.T) {
+	t.Parallel()
+	src := strings.Repeat("x", 100<<10)
+
+	rf := &readerFrom{lenient: lenient{header: http.Header{}}}
+	w := &Writer{W: rf}
+	var _ io.ReaderFrom = w
+	n, err := io.CopyN(w, strings.NewReader(src), int64(len(src))) // as http.ServeContent copies
+	require.NoError(t, err)
+	assert.True(t, rf.used, "the writer underneath's ReadFrom")
+	assert.EqualValues(t, len(src), n)
+	assert.EqualValues(t, len(src), w.Size)
+
+	rec := httptest.NewRecorder() // no ReadFrom
+	w = &Writer{W: rec}
+	n, err = w.ReadFrom(strings.NewReader(src))
+	require.NoError(t, err)
+	assert.EqualValues(t, len(src), n)
+	assert.EqualValues(t, len(src), w.Size)
+	assert.Equal(t, src, rec.Body.String())
 }
