@@ -126,8 +126,10 @@ func (r *reply) clear() {
 }
 
 // SetWriteTimeout bounds how long writing this reply may take: right
-// before Send writes, it sets the connection's write deadline d from now
-// (0, a new reply's value, sets none). A client that stops reading then
+// before Send or ServeContent writes, and before SSE, Stream and each
+// event, comment or chunk of theirs, it sets the connection's write
+// deadline d from now (0, a new reply's value, sets none); a stream's
+// wait between parts is not bounded. A client that stops reading then
 // loses its connection when the deadline passes, instead of holding the
 // handler's goroutine and the reply for as long as it likes. The app
 // package sets the server's reply time-out on every request; a handler

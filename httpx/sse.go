@@ -43,7 +43,8 @@ type EventStream struct {
 
 // SSE begins a Server-Sent Events response: status 200, content type
 // text/event-stream, cache-control no-cache, flushed at once so the
-// client knows the stream is open. The stream's Context ends when the
+// client knows the stream is open. Like Raw, it bypasses the send hooks:
+// no PreSerialization or OnSend hook sees its events. The stream's Context ends when the
 // client goes away, when the server begins to close, or at the request
 // time-out of a server that has one (the request's Context, from then
 // on, too); context.Cause tells them apart: context.Canceled for the

@@ -74,7 +74,8 @@ func (r *reply) endStream() {
 
 // Stream writes body as the response, flushing after each read, so the
 // client gets each part as soon as body yields it (chunked, with no
-// Content-Length unless one was set). It ends when body does (io.EOF),
+// Content-Length unless one was set). Like Raw, it bypasses the send
+// hooks: no PreSerialization or OnSend hook sees the body. It ends when body does (io.EOF),
 // when the client goes away, when the server begins to close or at the
 // request time-out — the request's context says which (see SSE) — and
 // returns body's or the connection's error, or the context's cause. The
@@ -131,8 +132,10 @@ func (rp *Reply) Stream(body io.Reader) error {
 // or If-None-Match matches gets 304, HEAD gets the headers only, and the
 // content type comes from name's extension or the first bytes. modtime
 // (zero for none) sets Last-Modified. The status and size written are the
-// reply's, for OnResponse hooks and the access log. To send a file, open
-// it and pass it with its Stat's ModTime; close it after ServeContent.
+// reply's, for OnResponse hooks and the access log. Like Raw, it bypasses
+// the send hooks: no PreSerialization or OnSend hook sees the content. To
+// send a file, open it and pass it with its Stat's ModTime; close it
+// after ServeContent.
 func (rp *Reply) ServeContent(name string, modtime time.Time, content io.ReadSeeker) error {
 	r := rp.live()
 	if r.sent || r.tw.Started {
