@@ -110,13 +110,19 @@ func Inject(tb testing.TB, s *app.Server, req *http.Request) *Response {
 // ReadEvent reads the next server-sent event from r, the body of a
 // streamed answer (from Server.Inject or a client): its lines, each with
 // its "\n", up to the blank line that ends the event, which is left out.
-// A stream that ends or fails first fails tb. Like every helper here it
-// must be called from the test's own goroutine.
+// A block of comments (EventStream.Comment's ": ping", a heartbeat) is
+// returned like an event, as ": ping\n", so a test sees a stream's
+// heartbeats and can wait for them as for its events. A stream that ends
+// or fails first fails tb, naming the line it was cut in, if any. Like
+// every helper here it must be called from the test's own goroutine.
 func ReadEvent(tb testing.TB, r *bufio.Reader) string {
 	tb.Helper()
 	var b strings.Builder
 	for {
 		line, err := r.ReadString('\n')
+		if err != nil && line != "" {
+			tb.Fatalf("apptest: reading an event after %q: the stream ended in the line %q: %v", b.String(), line, err)
+		}
 		if err != nil {
 			tb.Fatalf("apptest: reading an event after %q: %v", b.String(), err)
 		}

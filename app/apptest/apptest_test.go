@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -95,6 +96,48 @@ func TestReadEventReadsOneEventAtATime(t *testing.T) {
 	assert.Equal(t, "id: 2\ndata: two\ndata: lines\n", apptest.ReadEvent(t, body))
 	assert.Contains(t, fatal(t, func(tb testing.TB) { apptest.ReadEvent(tb, body) }),
 		`apptest: reading an event after "": EOF`, "the stream ended before another event")
+}
+
+// A comment block (": ping", a heartbeat) is returned like an event, so
+// a test reads a stream's heartbeats one by one as it reads its events.
+func TestReadEventReturnsACommentBlockLikeAnEvent(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		if err := es.Comment("ping"); err != nil {
+			return err
+		}
+		return es.Send(httpx.Event{Data: "after"})
+	}))
+	res, err := s.Inject(httptest.NewRequest("GET", "/events", nil))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body := bufio.NewReader(res.Body)
+	assert.Equal(t, ": ping\n", apptest.ReadEvent(t, body))
+	assert.Equal(t, "data: after\n", apptest.ReadEvent(t, body))
+}
+
+// A stream cut in the middle of a line fails the test with that line:
+// what was cut is what the test needs to see.
+func TestReadEventShowsTheLineAStreamWasCutIn(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, s.Get("/cut", func(rep *httpx.Reply) {
+		w := rep.Raw()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("event: tick\ndata: cu"))
+		http.NewResponseController(w).Flush()
+	}))
+	res, err := s.Inject(httptest.NewRequest("GET", "/cut", nil))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body := bufio.NewReader(res.Body)
+	assert.Equal(t, `apptest: reading an event after "event: tick\n": the stream ended in the line "data: cu": EOF`,
+		fatal(t, func(tb testing.TB) { apptest.ReadEvent(tb, body) }))
 }
 
 // fatalTB records the first Fatalf and stops its goroutine, as testing's
