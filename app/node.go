@@ -20,6 +20,7 @@ type node struct {
 	log    *zap.Logger
 
 	pending    []*pendingPlugin
+	registered int      // plugins registered here so far: numbers the unnamed ones
 	seq        callSeq  // numbers the calls made through this context's handles
 	plugins    []string // names of the plugins registered here, in load order
 	routes     []*routeDef

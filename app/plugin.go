@@ -123,8 +123,12 @@ func (s *Server) Register(plugin any, opts ...PluginOption) error {
 		}
 		p := &pendingPlugin{fn: v.fn, name: v.name, prefix: v.prefix, wrapped: v.wrapped, meta: v.meta}
 		if p.name == "" {
-			p.name = fmt.Sprintf("plugin-%d", len(s.n.pending)+len(s.n.plugins))
+			// Numbered by a count of its own: the queue and the loaded
+			// list are both short while the context loads, when a wrapped
+			// plugin's body may still register here.
+			p.name = fmt.Sprintf("plugin-%d", s.n.registered)
 		}
+		s.n.registered++
 		p.pos = s.calls().take()
 		s.n.pending = append(s.n.pending, p)
 		return nil

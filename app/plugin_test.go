@@ -98,6 +98,46 @@ func TestDefaultPluginNamesComeFromFunctions(t *testing.T) {
 	assert.True(t, s.HasPlugin("publicContext"))
 }
 
+// TestUnnamedPluginsRegisteredWhileLoadingGetNewNames: a context's
+// unnamed plugins are numbered in registration order, also when one is
+// registered while the context loads (by a wrapped plugin's body, after
+// Ready took the queue). A number used twice refused a wrapped plugin as
+// a duplicate and gave two encapsulated ones one context path.
+func TestUnnamedPluginsRegisteredWhileLoadingGetNewNames(t *testing.T) {
+	t.Parallel()
+	for _, wrapped := range []bool{true, false} {
+		t.Run(fmt.Sprint("wrapped=", wrapped), func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var loaded []string // what each unnamed plugin sees, in load order
+			plugin := func() any {
+				body := func(s *app.Server) error {
+					mu.Lock()
+					defer mu.Unlock()
+					loaded = append(loaded, s.Path())
+					return nil
+				}
+				if wrapped {
+					return app.Wrap(body)
+				}
+				return body
+			}
+			s := app.New()
+			require.NoError(t, s.Register(app.Wrap(func(s *app.Server) error { return s.Register(plugin()) })))
+			require.NoError(t, s.Register(plugin()))
+			require.NoError(t, s.Ready(), "the one registered while root loads is not plugin-1 again")
+			for _, name := range []string{"plugin-0", "plugin-1", "plugin-2"} {
+				assert.True(t, s.HasPlugin(name), name)
+			}
+			if wrapped {
+				assert.Equal(t, []string{"root", "root"}, loaded)
+			} else {
+				assert.Equal(t, []string{"root > plugin-2", "root > plugin-1"}, loaded, "each its own context")
+			}
+		})
+	}
+}
+
 func namedPlugin(path *string) func(*app.Server) error {
 	return func(s *app.Server) error { *path = s.Path(); return nil }
 }
