@@ -340,6 +340,32 @@ func TestNotFoundHandlersByPrefix(t *testing.T) {
 	assert.Equal(t, "", tr.take(), "405 is decided before any hook")
 }
 
+// TestNotFoundHandlerOfOnePrefixOnce: two contexts of one prefix each
+// setting a not-found handler would answer each other's unknown paths, so
+// Ready refuses the second, naming both. Under one prefix, the contexts
+// cannot be each other's ancestors: a child's prefix is its own or longer.
+func TestNotFoundHandlerOfOnePrefixOnce(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	for _, name := range []string{"a", "b"} {
+		s.Register(func(c *app.Server) error {
+			return c.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send(name) })
+		}, app.Name(name), app.Prefix("/api"))
+	}
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrHandlerSet)
+	assert.EqualError(t, err, "the not-found handler of root > b for /api is already set in root > a")
+
+	s = app.New()
+	s.Register(func(c *app.Server) error {
+		return c.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send("a") })
+	}, app.Name("a"), app.Prefix("/api"))
+	s.Register(func(c *app.Server) error { return c.Get("/b", func() {}) }, app.Name("b"), app.Prefix("/api"))
+	require.NoError(t, s.Ready(), "one not-found handler for /api, however many contexts share it")
+	_, body, _ := do(t, s, "GET", "/api/nope")
+	assert.Equal(t, "a", body)
+}
+
 func TestWrappedPluginHooksTakeThePlaceOfTheirRegisterCall(t *testing.T) {
 	t.Parallel()
 	tr := &trace{}

@@ -11,9 +11,11 @@ import (
 
 // SetNotFoundHandler sets the handler for unknown paths under this
 // context's prefix. Only the root and contexts registered with a Prefix may
-// set one. It runs the context's middleware and hooks. A known path with
-// another method is answered 405, after the middleware of the context
-// owning the path and before any handler or hook, whatever is set here.
+// set one, and at most one per prefix: when two contexts registered with the
+// same prefix each set one, Ready fails with ErrHandlerSet. It runs the
+// context's middleware and hooks. A known path with another method is
+// answered 405, after the middleware of the context owning the path and
+// before any handler or hook, whatever is set here.
 func (s *Server) SetNotFoundHandler(fn any) error {
 	return s.mutate(func() error {
 		if fn == nil {
@@ -37,12 +39,22 @@ type notFoundRoute struct {
 	rt     *route
 }
 
+// compileNotFound compiles the not-found route of every context that has
+// one. Two contexts registered with the same prefix may each have set a
+// handler; the second is refused, as it would answer for the first.
 func (a *instance) compileNotFound() error {
 	var errs error
+	owner := map[string]*node{}
 	a.walk(func(n *node) {
 		if errs != nil || (n.notFound == nil && n != a.root) {
 			return
 		}
+		if prev := owner[n.prefix]; prev != nil {
+			errs = errkind.New(ErrHandlerSet, "the not-found handler of %s for %s is already set in %s",
+				n.ctx.Path(), n.prefix, prev.ctx.Path())
+			return
+		}
+		owner[n.prefix] = n
 		handler := any(defaultNotFound)
 		if n.notFound != nil {
 			handler = n.notFound.fn
