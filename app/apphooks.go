@@ -26,6 +26,8 @@ type appHooks struct {
 // Hooks may change any field. (A RouteOption, by contrast, is an argument
 // of Route that configures the route as it is registered.)
 type RouteSpec struct {
+	// Method is the route's method; a hook that empties it drops the
+	// route (a GET's HEAD twin with it, which no hook then sees).
 	Method  string
 	Path    string
 	Handler any
@@ -54,9 +56,10 @@ func (s *Server) OnRegister(fn func(child *Server) error) error {
 
 // OnRoute adds fn to run, at Ready, for every route of this context and its
 // descendants (and for each GET route's HEAD twin), ancestors' hooks
-// first. It may edit the route; an error stops the boot. A prefixed
-// plugin's "/" route is one route, seen once with the prefix as its path
-// ("/v1"); it also answers "/v1/" unless a hook changes its path.
+// first. It may edit the route, or drop it by emptying its Method; an
+// error stops the boot. A prefixed plugin's "/" route is one route, seen
+// once with the prefix as its path ("/v1"); it also answers "/v1/" unless
+// a hook changes its path.
 func (s *Server) OnRoute(fn func(*RouteSpec) error) error {
 	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
 }

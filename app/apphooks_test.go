@@ -80,6 +80,40 @@ func TestOnRouteEditsRoutesAndSeesTwins(t *testing.T) {
 	assert.Equal(t, 200, status)
 }
 
+// TestOnRouteDropsARouteByEmptyingItsMethod: a hook that empties a
+// route's Method drops the route (and, for a GET, its HEAD twin), as it
+// drops a twin.
+func TestOnRouteDropsARouteByEmptyingItsMethod(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	s := app.New()
+	s.OnRoute(func(ro *app.RouteSpec) error {
+		seen = append(seen, ro.Method+" "+ro.Path)
+		if strings.HasPrefix(ro.Path, "/internal") {
+			ro.Method = ""
+		}
+		return nil
+	})
+	ok := func() (string, error) { return "ok", nil }
+	s.Get("/internal", ok)
+	s.Post("/internal/x", ok)
+	s.Get("/public", ok)
+	require.NoError(t, s.Ready())
+	assert.Equal(t, []string{"GET /internal", "POST /internal/x", "GET /public", "HEAD /public"}, seen,
+		"a dropped GET has no twin")
+	for _, tt := range []struct{ method, path string }{
+		{"GET", "/internal"}, {"HEAD", "/internal"}, {"POST", "/internal/x"},
+	} {
+		status, _, _ := do(t, s, tt.method, tt.path)
+		assert.Equal(t, http.StatusNotFound, status, tt.method+" "+tt.path)
+	}
+	status, body, _ := do(t, s, "GET", "/public")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "ok", body)
+	require.Len(t, s.Routes(), 1)
+	assert.Equal(t, "/public", s.Routes()[0].Path)
+}
+
 func TestOnReadyRunsParentsFirstAndCanFail(t *testing.T) {
 	var order []string
 	s := app.New()

@@ -81,6 +81,9 @@ func (a *instance) compile() error {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
+			if ro.Method == "" {
+				continue // a hook dropped the route, and with it a GET's twin
+			}
 			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
 			if err != nil {
 				errs = err
