@@ -162,6 +162,28 @@ func TestStartupErrorTexts(t *testing.T) {
 		}, scope.ErrDuplicate, `request decorator "user" is already declared in root`},
 		{"nil service", func(s *app.Server) error { return s.Decorate(nil) },
 			app.ErrInvalidDecorator, "invalid service in root: nil"},
+		// Security schemes.
+		{"bad security scheme name", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "a b", Type: "http", Scheme: "basic"})
+		}, app.ErrInvalidSecurity, `invalid security scheme name "a b" in root: use letters, digits, ., _ or -`},
+		{"http scheme without Scheme", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "http"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type http needs a Scheme (bearer, basic, …)`},
+		{"apiKey scheme without In", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "apiKey", In: "body", ParamName: "k"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type apiKey needs ParamName and In (header, query or cookie)`},
+		{"openIdConnect scheme without URL", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "openIdConnect"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type openIdConnect needs OpenIDConnectURL`},
+		{"unknown security scheme type", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "magic"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: it has type "magic"; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS`},
+		{"security scheme declared differently", func(s *app.Server) error {
+			_ = s.DeclareSecurity(app.SecurityScheme{Name: "key", Type: "apiKey", In: "header", ParamName: "X-Key"})
+			return s.Register(func(c *app.Server) error {
+				return c.DeclareSecurity(app.SecurityScheme{Name: "key", Type: "apiKey", In: "query", ParamName: "key"})
+			}, app.Name("api"))
+		}, app.ErrInvalidSecurity, `plugin api (root > api) failed: security scheme "key" declared in root > api differs from the one of that name in root`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

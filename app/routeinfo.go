@@ -12,6 +12,7 @@ import (
 	"go.uber.org/dig"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // RouteInfo describes a route as Ready compiled it, for documentation:
@@ -88,27 +89,32 @@ type SecurityScheme struct {
 
 var schemeName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
-// check reports what makes sc unusable in a description.
-func (sc SecurityScheme) check() error {
+// check reports what makes sc unusable in a description, declared in
+// the context at path.
+func (sc SecurityScheme) check(path string) error {
 	if !schemeName.MatchString(sc.Name) {
-		return fmt.Errorf("security scheme name %q must be letters, digits, ., _ or -", sc.Name)
+		return errkind.New(ErrInvalidSecurity, "invalid security scheme name %q in %s: use letters, digits, ., _ or -", sc.Name, path)
 	}
+	var why string
 	switch sc.Type {
 	case "http":
 		if sc.Scheme == "" {
-			return fmt.Errorf("security scheme %q of type http needs a Scheme (bearer, basic, …)", sc.Name)
+			why = "type http needs a Scheme (bearer, basic, …)"
 		}
 	case "apiKey":
 		if sc.ParamName == "" || (sc.In != "header" && sc.In != "query" && sc.In != "cookie") {
-			return fmt.Errorf("security scheme %q of type apiKey needs ParamName and In (header, query or cookie)", sc.Name)
+			why = "type apiKey needs ParamName and In (header, query or cookie)"
 		}
 	case "openIdConnect":
 		if sc.OpenIDConnectURL == "" {
-			return fmt.Errorf("security scheme %q of type openIdConnect needs OpenIDConnectURL", sc.Name)
+			why = "type openIdConnect needs OpenIDConnectURL"
 		}
 	case "oauth2", "mutualTLS":
 	default:
-		return fmt.Errorf("security scheme %q has type %q; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS", sc.Name, sc.Type)
+		why = fmt.Sprintf("it has type %q; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS", sc.Type)
+	}
+	if why != "" {
+		return errkind.New(ErrInvalidSecurity, "invalid security scheme %q in %s: %s", sc.Name, path, why)
 	}
 	return nil
 }
@@ -122,14 +128,14 @@ func (sc SecurityScheme) check() error {
 // nothing.
 func (s *Server) DeclareSecurity(sc SecurityScheme) error {
 	return s.mutate(func() error {
-		if err := sc.check(); err != nil {
-			return fmt.Errorf("%w: %w in %s", ErrInvalidSecurity, err, s.Path())
+		if err := sc.check(s.Path()); err != nil {
+			return err
 		}
 		for _, n := range s.a.lineage(s.n) {
 			for _, prev := range n.security {
 				if prev.Name == sc.Name && prev != sc {
-					return fmt.Errorf("%w: security scheme %q declared in %s differs from the one of that name in %s",
-						ErrInvalidSecurity, sc.Name, s.Path(), n.ctx.Path())
+					return errkind.New(ErrInvalidSecurity, "security scheme %q declared in %s differs from the one of that name in %s",
+						sc.Name, s.Path(), n.ctx.Path())
 				}
 				if prev.Name == sc.Name {
 					return nil // here or in an ancestor: these routes already carry it
