@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -136,6 +137,15 @@ func TestStartupErrorTexts(t *testing.T) {
 		{"registration that failed in a plugin", func(s *app.Server) error {
 			return s.Register(func(s *app.Server) error { _ = s.Get("x", func() {}); return nil }, app.Name("api"))
 		}, httpx.ErrInvalidPath, `plugin api (root > api) failed: invalid path "x" in root > api: it must start with /`},
+		{"Ready called from a plugin body", func(s *app.Server) error {
+			return s.Register(func(p *app.Server) error { return p.Ready() }, app.Name("p"))
+		}, app.ErrAlreadyStarted, "plugin p (root > p) failed: Ready (or Inject, Listen, Serve) was called from a plugin body and would wait for itself"},
+		{"closed during boot", func(s *app.Server) error {
+			return s.Register(func(p *app.Server) error { return p.Close(context.Background()) })
+		}, app.ErrClosed, "Close was called while the server was starting"},
+		{"registration in an onReady hook", func(s *app.Server) error {
+			return s.OnReady(func() error { return s.Get("/late", nothing) })
+		}, app.ErrAlreadyStarted, "onReady hook in root: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks"},
 		{"not a plugin", func(s *app.Server) error { return s.Register(42) },
 			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error or *app.Plugin"},
 		{"nil plugin", func(s *app.Server) error { return s.Register((*app.Plugin)(nil)) },

@@ -43,7 +43,7 @@ func (s *Server) Ready() error {
 	for state(a.state.Load()) == stateBooting {
 		if s.inBody {
 			a.mu.Unlock()
-			return fmt.Errorf("%w: Ready (or Inject, Listen, Serve) called from a plugin body, which would wait for itself", ErrAlreadyStarted)
+			return errkind.New(ErrAlreadyStarted, "Ready (or Inject, Listen, Serve) was called from a plugin body and would wait for itself")
 		}
 		done := a.bootDone
 		a.mu.Unlock()
@@ -97,7 +97,7 @@ func (s *Server) Ready() error {
 }
 
 // errClosedDuringBoot is what Ready returns when Close stopped the boot.
-var errClosedDuringBoot = fmt.Errorf("%w: Close was called while the server was starting", ErrClosed)
+var errClosedDuringBoot = errkind.New(ErrClosed, "Close was called while the server was starting")
 
 // stopping reports, under a.mu, whether Close has begun during the boot.
 func (a *instance) stopping() bool { return state(a.state.Load()) != stateBooting }

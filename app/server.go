@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -126,7 +126,7 @@ func (s *Server) mutateWhen(late bool, fn func() error) error {
 	case stateRegistering:
 	case stateBooting:
 		if a.compiled && !late {
-			return fmt.Errorf("%w: the routes are compiled; an OnReady hook may only add OnListen, PreClose and OnClose hooks", ErrAlreadyStarted)
+			return errkind.New(ErrAlreadyStarted, "the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks")
 		}
 	case stateFailed:
 		return ErrBootFailed
