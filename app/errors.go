@@ -30,7 +30,8 @@ var (
 	// the plugin time-out.
 	ErrPluginTimeout = errors.New("plugin timed out")
 	// ErrInvalidHandler is returned for a handler or hook whose signature
-	// Burrow cannot call.
+	// Burrow cannot call, and for a route option given an argument the
+	// route cannot take (Status, OperationID, Responds).
 	ErrInvalidHandler = errors.New("invalid handler")
 	// ErrDecoratorType is httpx.ErrDecoratorType, which both packages
 	// return for a request decorator used with a type its value does not

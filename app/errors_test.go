@@ -115,6 +115,11 @@ func TestStartupErrorTexts(t *testing.T) {
 				"Burrow's rules are required, min, max, len, enum, format and the pattern tag"},
 		{"bad body limit", func(s *app.Server) error { return s.Post("/", nothing, app.BodyLimit(-1)) },
 			app.ErrInvalidInput, "route POST / (root) has an invalid body limit -1"},
+		// Route descriptions.
+		{"bad operation id", func(s *app.Server) error { return s.Get("/", nothing, app.OperationID("1x")) },
+			app.ErrInvalidHandler, `route GET / (root) has an invalid operation id "1x": use letters, digits, _, . and -, starting with a letter or _`},
+		{"bad declared status", func(s *app.Server) error { return s.Get("/", nothing, app.Responds(99, nil)) },
+			app.ErrInvalidHandler, "route GET / (root) declares a response with status 99, which is not an HTTP status (100-599)"},
 		// Methods and paths.
 		{"bad method", func(s *app.Server) error { return s.Route("get", "/", nothing) },
 			httpx.ErrInvalidMethod, `invalid method "get" in root: a method is an upper-case token`},
