@@ -120,6 +120,14 @@ func TestStartupErrorTexts(t *testing.T) {
 			app.ErrInvalidHandler, `route GET / (root) has an invalid operation id "1x": use letters, digits, _, . and -, starting with a letter or _`},
 		{"bad declared status", func(s *app.Server) error { return s.Get("/", nothing, app.Responds(99, nil)) },
 			app.ErrInvalidHandler, "route GET / (root) declares a response with status 99, which is not an HTTP status (100-599)"},
+		// Several failing options: the first is the error, one sentence.
+		{"two failing route options", func(s *app.Server) error {
+			return s.Post("/", nothing, app.WithHook(app.OnRequest, nil), app.OperationID("1x"), app.Responds(99, nil), app.BodyLimit(-1))
+		}, app.ErrInvalidHandler, "route POST / (root) has an invalid onRequest hook: nil"},
+		{"two failing plugin options", func(s *app.Server) error {
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.Name("p"),
+				app.Check(func() error { return errors.New("first") }), app.Supports("banana")))
+		}, app.ErrInvalidPlugin, "plugin p (root) is invalid: first"},
 		// Methods and paths.
 		{"bad method", func(s *app.Server) error { return s.Route("get", "/", nothing) },
 			httpx.ErrInvalidMethod, `invalid method "get" in root: a method is an upper-case token`},

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -59,7 +58,7 @@ func Supports(versions string) PluginOption {
 	return func(p *Plugin) {
 		c, err := semver.ParseRange(versions)
 		if err != nil {
-			p.err = errors.Join(p.err, err)
+			p.fail(err)
 			return
 		}
 		p.meta.version, p.meta.constraint = versions, c
@@ -75,7 +74,7 @@ func Supports(versions string) PluginOption {
 func Check(fn func() error) PluginOption {
 	return func(p *Plugin) {
 		if err := fn(); err != nil {
-			p.err = errors.Join(p.err, err)
+			p.fail(err)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func (s *Server) SetBodyLimit(n int64) error {
 func BodyLimit(n int64) RouteOption {
 	return func(r *routeDef) {
 		if n <= 0 {
-			r.err = errors.Join(r.err, errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
+			r.fail(errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
 			return
 		}
 		r.bodyLimit = n

@@ -25,6 +25,14 @@ type Plugin struct {
 	err     error // from options, reported by Register
 }
 
+// fail records err unless an earlier option failed: Register reports the
+// first, as one sentence.
+func (p *Plugin) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
 // Name is the plugin's name, used in context paths, errors and logs.
 func (p *Plugin) Name() string { return p.name }
 

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -44,7 +43,7 @@ var operationIDPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 func OperationID(id string) RouteOption {
 	return func(r *routeDef) {
 		if !operationIDPattern.MatchString(id) {
-			r.err = errors.Join(r.err, errkind.New(ErrInvalidHandler, "has an invalid operation id %q: use letters, digits, _, . and -, starting with a letter or _", id))
+			r.fail(errkind.New(ErrInvalidHandler, "has an invalid operation id %q: use letters, digits, _, . and -, starting with a letter or _", id))
 			return
 		}
 		r.describe().operationID = id
@@ -99,7 +98,7 @@ func Undocumented() RouteOption {
 func Responds(status int, body any, headers ...string) RouteOption {
 	return func(r *routeDef) {
 		if status < 100 || status > 599 {
-			r.err = errors.Join(r.err, errkind.New(ErrInvalidHandler, "declares a response with status %d, which is not an HTTP status (100-599)", status))
+			r.fail(errkind.New(ErrInvalidHandler, "declares a response with status %d, which is not an HTTP status (100-599)", status))
 			return
 		}
 		res := ResponseInfo{Status: status, Headers: slices.Clone(headers)}

@@ -94,7 +94,7 @@ type createdReply interface {
 func Status(code int) RouteOption {
 	return func(r *routeDef) {
 		if code < 200 || code > 299 || code == http.StatusNoContent {
-			r.err = errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code)
+			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code))
 			return
 		}
 		r.status = code

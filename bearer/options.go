@@ -34,7 +34,13 @@ type config struct {
 	keysGiven   bool
 }
 
-func (c *config) fail(err error) { c.err = errors.Join(c.err, err) }
+// fail records err unless an earlier option failed: New reports the
+// first, as one sentence.
+func (c *config) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
 
 // Keys adds accepted keys. Empty keys are refused. Keys are kept only as
 // SHA-256 sums.

@@ -245,6 +245,7 @@ func TestInvalidOptions(t *testing.T) {
 		{"nil error response", []bearer.Option{bearer.Keys("k1"), bearer.ErrorResponse(nil)}, "bearer.ErrorResponse: nil function"},
 		{"empty identity", []bearer.Option{bearer.Keys("k1"), bearer.ExposeIdentity("")}, "bearer.ExposeIdentity: empty decorator name"},
 		{"log level", []bearer.Option{bearer.Keys("k1"), bearer.LogLevel(zapcore.Level(42))}, "bearer.LogLevel: invalid level 42"},
+		{"two bad options: the first is reported", []bearer.Option{bearer.Keys("", ""), bearer.Scheme("")}, "bearer.Keys: empty key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
