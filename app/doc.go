@@ -141,8 +141,9 @@
 // Start-up errors name their subject once and read as one sentence.
 // Sentinels ([ErrAlreadyStarted], [ErrMissingDependency],
 // [ErrInvalidConstraint], scope.ErrNotVisible, …) carry no package
-// prefix: they classify, for errors.Is, and the message that matches one
-// does not repeat its words. The outermost error names what failed — a
+// prefix, nor does any other error or panic of Burrow's: they classify,
+// for errors.Is, and the message that matches one does not repeat its
+// words. The outermost error names what failed — a
 // route ([RouteError]: "route GET / (root) has an invalid onRequest hook
 // auth: func(int, ...int) is variadic"), a plugin ([PluginError]: "plugin
 // db (root > api) failed: boom"), a context ("invalid request decorator

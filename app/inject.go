@@ -115,7 +115,7 @@ func (w *recorder) Header() http.Header { return w.header }
 // mistake as a client over a socket sees it (500 from the error path).
 func (w *recorder) WriteHeader(status int) {
 	if status < 100 || status > 999 {
-		panic("burrow: invalid WriteHeader code " + strconv.Itoa(status))
+		panic("invalid WriteHeader code " + strconv.Itoa(status)) // net/http's words
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -257,10 +257,10 @@ func (b *streamBody) Close() error {
 
 // errHandlerExited is Inject's error when the handler's goroutine ends
 // without returning: runtime.Goexit, which a test's t.FailNow calls.
-var errHandlerExited = errors.New("app: the handler's goroutine exited without returning (runtime.Goexit; t.FailNow in a handler?)")
+var errHandlerExited = errors.New("the handler's goroutine exited without returning (runtime.Goexit; t.FailNow in a handler?)")
 
 // errBodyClosed is what reading a closed streamed body returns.
-var errBodyClosed = errors.New("app: read on a closed Inject response body")
+var errBodyClosed = errors.New("read on a closed Inject response body")
 
 // done reports whether the handler has returned; w.mu is held.
 func (w *recorder) done() bool {

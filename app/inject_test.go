@@ -72,6 +72,7 @@ func TestClosingAStreamedInjectBodyEndsTheRequest(t *testing.T) {
 	assert.Error(t, <-writeErr, "writing to a client that left fails")
 	_, err = res.Body.Read(make([]byte, 1))
 	assert.Error(t, err, "a closed body reads nothing")
+	assert.EqualError(t, err, "read on a closed Inject response body", "no package prefix")
 }
 
 func TestInjectReportsAnAbortAfterTheFlushOnTheBody(t *testing.T) {
@@ -100,4 +101,6 @@ func TestInjectReturnsWhenTheHandlerExitsItsGoroutine(t *testing.T) {
 	require.NoError(t, s.Get("/exit", func() error { runtime.Goexit(); return nil }))
 	_, err := s.Inject(httptest.NewRequest(http.MethodGet, "/exit", nil))
 	assert.Error(t, err, "an error, not a hang")
+	assert.EqualError(t, err, "the handler's goroutine exited without returning (runtime.Goexit; t.FailNow in a handler?)",
+		"one sentence, no package prefix")
 }

@@ -255,7 +255,8 @@ func TestRawWriterKeptPastTheHandlerPanics(t *testing.T) {
 // so the error path answers 500.
 func TestInvalidStatusThroughRawIsAnError(t *testing.T) {
 	t.Parallel()
-	s := apptest.New(t, app.WithLogger(zap.NewNop()))
+	core, logs := observer.New(zapcore.ErrorLevel)
+	s := apptest.New(t, app.WithLogger(zap.New(core)))
 	require.NoError(t, s.Get("/bad", func(rep *httpx.Reply) error {
 		rep.Raw().WriteHeader(1000)
 		return nil
@@ -266,4 +267,14 @@ func TestInvalidStatusThroughRawIsAnError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
 	// Inject answers as the socket does: its writer refuses the status too.
 	assert.Equal(t, http.StatusInternalServerError, apptest.Get(t, s, "/bad").StatusCode, "through Inject")
+	// And in the same words, net/http's, which carry no package prefix.
+	var errs []string
+	for _, e := range logs.All() {
+		if err, ok := e.ContextMap()["error"].(string); ok {
+			errs = append(errs, err)
+		}
+	}
+	require.Len(t, errs, 2, "%v", logs.All())
+	assert.Equal(t, "panic: invalid WriteHeader code 1000", errs[0], "over a socket")
+	assert.Equal(t, errs[0], errs[1], "through Inject")
 }

@@ -403,7 +403,7 @@ func (a *instance) providerOf(d *scope.Decl) *provider {
 			return p
 		}
 	}
-	panic("burrow: request value without a constructor") // DeclareValue and ProvideRequest go together
+	panic("request value without a constructor") // DeclareValue and ProvideRequest go together
 }
 
 // planRequestValue plans a parameter or In struct field of type t (named
