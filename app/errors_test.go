@@ -160,7 +160,13 @@ func TestStartupErrorTexts(t *testing.T) {
 			return s.OnReady(func() error { return s.Get("/late", nothing) })
 		}, app.ErrAlreadyStarted, "onReady hook in root: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks"},
 		{"not a plugin", func(s *app.Server) error { return s.Register(42) },
-			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error or *app.Plugin"},
+			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error, func(*app.Server) or *app.Plugin"},
+		{"prefix on a wrapped plugin", func(s *app.Server) error {
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.Name("auth")), app.Prefix("/v1"))
+		}, app.ErrInvalidPlugin, "plugin auth (root) is invalid: app.Prefix applies to a plugin's own context, which a wrapped plugin does not have"},
+		{"prefix given to Wrap", func(s *app.Server) error {
+			return s.Register(app.Wrap(func(*app.Server) error { return nil }, app.Prefix("/v1")))
+		}, app.ErrInvalidPlugin, "plugin plugin-0 (root) is invalid: app.Prefix applies to a plugin's own context, which a wrapped plugin does not have"},
 		{"nil plugin", func(s *app.Server) error { return s.Register((*app.Plugin)(nil)) },
 			app.ErrInvalidPlugin, "invalid plugin in root: nil *app.Plugin"},
 		{"version mismatch", func(s *app.Server) error {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -19,7 +20,7 @@ import (
 type Plugin struct {
 	fn      func(*Server) error
 	name    string
-	prefix  string // a Register option; meaningless on a wrapped plugin
+	prefix  string // a Register option; refused on a wrapped plugin
 	wrapped bool
 	meta    meta
 	err     error // from options, reported by Register
@@ -56,8 +57,8 @@ func Name(name string) PluginOption { return func(p *Plugin) { p.name = name } }
 func PluginName(name string) PluginOption { return Name(name) }
 
 // Prefix prefixes every route of the plugin's context (and its
-// descendants) with prefix. It is ignored for wrapped plugins, which have
-// no context of their own.
+// descendants) with prefix. A wrapped plugin has no context of its own:
+// Register refuses it one with a Prefix, given to Wrap or to Register.
 func Prefix(prefix string) PluginOption { return func(p *Plugin) { p.prefix = prefix } }
 
 // Wrap returns fn as a wrapped plugin: it gets no context of its own, so
@@ -98,8 +99,9 @@ type pendingPlugin struct {
 // func(*Server)) that gets a child context of its own, or a *Plugin made
 // with Wrap. Register returns an error for anything else, and after Ready;
 // a failure is also reported by Ready, so ignoring the error is safe.
-// Every PluginOption applies: Name and Prefix as usual, and the
-// declarations (DependsOn, Supports, …) check this registration.
+// Every PluginOption applies: Name as usual, Prefix to an encapsulated
+// plugin (a wrapped one is refused with it), and the declarations
+// (DependsOn, Supports, …) check this registration.
 func (s *Server) Register(plugin any, opts ...PluginOption) error {
 	return s.mutate(func() error {
 		var v Plugin
@@ -118,7 +120,7 @@ func (s *Server) Register(plugin any, opts ...PluginOption) error {
 			v.meta.dependencies = slices.Clip(v.meta.dependencies)
 			v.meta.needs = slices.Clip(v.meta.needs)
 		default:
-			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: %T is not a func(*app.Server) error or *app.Plugin", s.Path(), plugin)
+			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: %T is not a func(*app.Server) error, func(*app.Server) or *app.Plugin", s.Path(), plugin)
 		}
 		if v.fn == nil {
 			return errkind.New(ErrInvalidPlugin, "invalid plugin in %s: nil function", s.Path())
@@ -126,17 +128,20 @@ func (s *Server) Register(plugin any, opts ...PluginOption) error {
 		for _, o := range opts {
 			o(&v)
 		}
-		if v.err != nil {
-			return &PluginError{Plugin: v.name, Context: s.Path(), Err: errkind.New(ErrInvalidPlugin, "is invalid: %w", v.err)}
-		}
-		p := &pendingPlugin{fn: v.fn, name: v.name, prefix: v.prefix, wrapped: v.wrapped, meta: v.meta}
-		if p.name == "" {
+		if v.name == "" {
 			// Numbered by a count of its own: the queue and the loaded
 			// list are both short while the context loads, when a wrapped
 			// plugin's body may still register here.
-			p.name = fmt.Sprintf("plugin-%d", s.n.registered)
+			v.name = fmt.Sprintf("plugin-%d", s.n.registered)
+		}
+		if v.wrapped && v.prefix != "" {
+			v.fail(errors.New("app.Prefix applies to a plugin's own context, which a wrapped plugin does not have"))
+		}
+		if v.err != nil {
+			return &PluginError{Plugin: v.name, Context: s.Path(), Err: errkind.New(ErrInvalidPlugin, "is invalid: %w", v.err)}
 		}
 		s.n.registered++
+		p := &pendingPlugin{fn: v.fn, name: v.name, prefix: v.prefix, wrapped: v.wrapped, meta: v.meta}
 		p.pos = s.calls().take()
 		s.n.pending = append(s.n.pending, p)
 		return nil
