@@ -3,6 +3,7 @@ package app_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -338,6 +339,48 @@ func TestPrefixesAndParams(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, status, "routes are prefixed")
 	status, _, _ = do(t, s, "GET", "/v1/users/"+strings.Repeat("x", 101))
 	assert.Equal(t, http.StatusNotFound, status, "a parameter over the length limit does not match")
+}
+
+// TestRouteMethodIsAnUpperCaseToken: one rule for a method, RFC 9110's
+// token starting with an upper-case letter and holding no lower-case one,
+// whether Route is given it or an OnRoute hook sets it (which failed
+// later, in the router's words, or not at all).
+func TestRouteMethodIsAnUpperCaseToken(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		method string
+		ok     bool
+	}{
+		{"GET", true}, {"PURGE", true}, {"M-SEARCH", true}, {"BASELINE-CONTROL", true}, {"X_1.2", true},
+		{httpx.AnyMethod, true},
+		{"", false}, {"get", false}, {"Get", false}, {"GET,POST", false}, {"(GET)", false}, {"G ET", false},
+		{"GÉT", false}, {"123", false}, {"-GET", false}, {"GET\x00", false}, {"GET\n", false}, {"GET/1", false},
+		{"**", false},
+	} {
+		t.Run(fmt.Sprintf("%q", tt.method), func(t *testing.T) {
+			t.Parallel()
+			noop := func() {}
+			err := app.New().Route(tt.method, "/", noop)
+			if tt.ok {
+				assert.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, httpx.ErrInvalidMethod)
+				assert.EqualError(t, err, fmt.Sprintf("invalid method %q in root: a method is an upper-case token", tt.method))
+			}
+
+			s := app.New()
+			require.NoError(t, s.OnRoute(func(ro *app.RouteSpec) error { ro.Method = tt.method; return nil }))
+			require.NoError(t, s.Post("/", noop))
+			err = s.Ready()
+			if tt.ok || tt.method == "" { // an empty one drops the route
+				assert.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, httpx.ErrInvalidMethod)
+				assert.EqualError(t, err, fmt.Sprintf("route POST / (root) was given method %q by an onRoute hook: a method is an upper-case token",
+					tt.method))
+			}
+		})
+	}
 }
 
 func TestDuplicateRouteAcrossContextsFailsReady(t *testing.T) {

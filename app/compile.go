@@ -11,6 +11,7 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
+	httpmethod "github.com/burrow-go/burrow/internal/method"
 	"github.com/burrow-go/burrow/scope"
 )
 
@@ -83,6 +84,11 @@ func (a *instance) compile() error {
 			}
 			if ro.Method == "" {
 				continue // a hook dropped the route, and with it a GET's twin
+			}
+			if !httpmethod.Valid(ro.Method) {
+				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(),
+					Err: errkind.New(httpx.ErrInvalidMethod, "was given method %q by an onRoute hook: a method is an upper-case token", ro.Method)}
+				return
 			}
 			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
+	httpmethod "github.com/burrow-go/burrow/internal/method"
 )
 
 // routeDef is a route as registered, before Ready compiles it.
@@ -66,7 +67,7 @@ func WithHook(kind Hook, fn any) RouteOption {
 // is not visible from this context.
 func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
 	return s.mutate(func() error {
-		if method == "" || strings.ToUpper(method) != method || strings.ContainsAny(method, " \t/") {
+		if !httpmethod.Valid(method) {
 			return errkind.New(httpx.ErrInvalidMethod, "invalid method %q in %s: a method is an upper-case token", method, s.Path())
 		}
 		if !strings.HasPrefix(path, "/") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/burrow-go/burrow/internal/errkind"
+	httpmethod "github.com/burrow-go/burrow/internal/method"
 	"github.com/burrow-go/burrow/internal/urlpath"
 )
 
@@ -88,12 +89,15 @@ type methodHandler[H any] struct {
 	h      H
 }
 
-// Add registers h for method and pattern. It fails on a malformed pattern,
-// on a pattern already registered for method, and on a parameter whose
-// name differs from one declared at the same place by another pattern.
+// Add registers h for method and pattern. It fails on a method that is not
+// AnyMethod or an upper-case token (RFC 9110's token, starting with an
+// upper-case letter and holding no lower-case one), on a malformed
+// pattern, on a pattern already registered for method, and on a parameter
+// whose name differs from one declared at the same place by another
+// pattern.
 func (r *Router[H]) Add(method, pattern string, h H) error {
-	if method == "" || strings.ContainsAny(method, " \t\r\n") {
-		return errkind.New(ErrInvalidMethod, "invalid method %q", method)
+	if !httpmethod.Valid(method) {
+		return errkind.New(ErrInvalidMethod, "invalid method %q: a method is an upper-case token", method)
 	}
 	if !strings.HasPrefix(pattern, "/") {
 		return errkind.New(ErrInvalidPath, "invalid path %q: it must start with /", pattern)

@@ -1,0 +1,42 @@
+// Package method holds the one rule for an HTTP method Burrow routes on,
+// shared by app's Route and httpx's router so that a method is refused in
+// the same words wherever it comes from.
+package method
+
+// Any is httpx.AnyMethod, the router's method that answers every method.
+const Any = "*"
+
+// Valid reports whether m is a method a route may have: Any, or an RFC
+// 9110 token (§5.6.2) that starts with an upper-case letter and holds no
+// lower-case one. Methods are case-sensitive and every registered one is
+// upper-case, so "get" is a typo that would never match a client's GET;
+// a token starting with a digit or a symbol ("123", "-GET") is no
+// method anyone sends.
+func Valid(m string) bool {
+	if m == Any {
+		return true
+	}
+	if m == "" || m[0] < 'A' || m[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(m); i++ {
+		if !upperTchar(m[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// upperTchar reports whether c is an RFC 9110 tchar other than a
+// lower-case letter.
+func upperTchar(c byte) bool {
+	switch {
+	case 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}
