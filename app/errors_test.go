@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,9 +25,29 @@ type sessionDep struct {
 	Session int `name:"session"`
 }
 
+// In structs Burrow refuses, named so the messages are stable.
+type (
+	nestedIn     struct{ sessionDep }
+	unexportedIn struct {
+		app.In
+		session int `name:"session"`
+	}
+	groupIn struct {
+		app.In
+		Hooks []int `group:"hooks"`
+	}
+)
+
+var _ = unexportedIn{}.session // read by Burrow's planner, which refuses it
+
 type badRule struct {
 	Name string `json:"name" validate:"email2"`
 }
+
+func parseNothing(*httpx.Request, io.Reader, any) error { return nil }
+
+// errNo is what a failing user function returns.
+var errNo = errors.New("no")
 
 // startupError registers on s with build and then readies s, and returns
 // the error a user meets first: a registration's, or else Ready's.
@@ -62,6 +84,12 @@ func TestStartupErrorTexts(t *testing.T) {
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid handler: func() (int, int, error) returns too many values"},
 		{"pointer to In", func(s *app.Server) error { return s.Get("/", func(*sessionDep) {}) },
 			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: *app_test.sessionDep: take an In struct by value"},
+		{"nested In", func(s *app.Server) error { return s.Get("/", func(nestedIn) {}) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.nestedIn: nested In structs are not supported"},
+		{"unexported In field", func(s *app.Server) error { return s.Get("/", func(unexportedIn) {}) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.unexportedIn.session is not exported"},
+		{"value group in a handler", func(s *app.Server) error { return s.Get("/", func(groupIn) {}) },
+			app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.groupIn.Hooks: value groups are not supported in handlers"},
 		// What a route needs.
 		{"decorator not visible", func(s *app.Server) error { return s.Get("/", func(sessionDep) {}) },
 			scope.ErrNotVisible, `route GET / (root) needs service int named "session", which no context provides`},
@@ -109,6 +137,47 @@ func TestStartupErrorTexts(t *testing.T) {
 			_ = s.SetErrorHandler(func(error) error { return nil })
 			return s.SetErrorHandler(func(error) error { return nil })
 		}, app.ErrHandlerSet, "the error handler of root is already set"},
+		{"failed onRoute hook", func(s *app.Server) error {
+			_ = s.OnRoute(func(*app.RouteSpec) error { return errNo })
+			return s.Get("/", nothing)
+		}, errNo, "route GET / (root) failed in an onRoute hook: no"},
+		{"nil application hook", func(s *app.Server) error { return s.OnReady(nil) },
+			app.ErrInvalidHandler, "invalid application hook in root: nil"},
+		// Not-found handlers.
+		{"nil not-found handler", func(s *app.Server) error { return s.SetNotFoundHandler(nil) },
+			app.ErrInvalidHandler, "invalid not-found handler in root: nil"},
+		{"not-found handler without a prefix", func(s *app.Server) error {
+			return s.Register(func(c *app.Server) error { return c.SetNotFoundHandler(nothing) }, app.Name("c"))
+		}, app.ErrInvalidHandler, "plugin c (root > c) failed: invalid not-found handler in root > c: the context has no prefix of its own, " +
+			"so it would shadow its parent's; register the plugin with app.Prefix"},
+		{"not-found handler set twice", func(s *app.Server) error {
+			_ = s.SetNotFoundHandler(nothing)
+			return s.SetNotFoundHandler(nothing)
+		}, app.ErrHandlerSet, "the not-found handler of root is already set"},
+		{"not-found handler of one prefix in two contexts", func(s *app.Server) error {
+			_ = s.Register(func(c *app.Server) error { return c.SetNotFoundHandler(nothing) }, app.Name("a"), app.Prefix("/api"))
+			return s.Register(func(c *app.Server) error { return c.SetNotFoundHandler(nothing) }, app.Name("b"), app.Prefix("/api"))
+		}, app.ErrHandlerSet, "the not-found handler of root > b for /api is already set in root > a"},
+		// net/http interop.
+		{"nil middleware", func(s *app.Server) error { return s.Use(nil) },
+			app.ErrInvalidHandler, "invalid middleware in root: nil"},
+		{"nil mounted handler", func(s *app.Server) error { return s.Mount("/files", nil) },
+			app.ErrInvalidHandler, `invalid handler mounted at "/files" in root: nil`},
+		{"mount prefix without a slash", func(s *app.Server) error { return s.Mount("files", http.NotFoundHandler()) },
+			httpx.ErrInvalidPath, `invalid mount prefix "files" in root: it must start with / and have no empty segment`},
+		{"mount prefix with a parameter", func(s *app.Server) error { return s.Mount("/files/:id", http.NotFoundHandler()) },
+			httpx.ErrInvalidPath, `invalid mount prefix "/files/:id" in root: it holds a parameter or a wildcard`},
+		// Body parsers.
+		{"parser of a bad media type", func(s *app.Server) error { return s.AddContentTypeParser("text", parseNothing) },
+			app.ErrInvalidInput, `invalid parser in root: bad media type "text"`},
+		{"nil parser", func(s *app.Server) error { return s.AddContentTypeParser("text/csv", nil) },
+			app.ErrInvalidInput, `invalid parser for "text/csv" in root: nil`},
+		{"parser added twice", func(s *app.Server) error {
+			_ = s.AddContentTypeParser("text/csv", parseNothing)
+			return s.AddContentTypeParser("Text/CSV", parseNothing)
+		}, app.ErrInvalidInput, `invalid parser for "text/csv" in root: one is already added`},
+		{"bad context body limit", func(s *app.Server) error { return s.SetBodyLimit(0) },
+			app.ErrInvalidInput, "invalid body limit 0 in root"},
 		// Input types.
 		{"unknown rule", func(s *app.Server) error { return s.Post("/", func(app.Body[badRule]) {}) },
 			app.ErrInvalidConstraint, `route POST / (root) has an invalid body type: app_test.badRule.Name: unknown rule "email2": ` +
@@ -159,6 +228,13 @@ func TestStartupErrorTexts(t *testing.T) {
 		{"registration in an onReady hook", func(s *app.Server) error {
 			return s.OnReady(func() error { return s.Get("/late", nothing) })
 		}, app.ErrAlreadyStarted, "onReady hook in root: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks"},
+		{"plugin registered after its context loaded", func(s *app.Server) error {
+			var a *app.Server
+			_ = s.Register(func(c *app.Server) error { a = c; return nil }, app.Name("a"))
+			return s.Register(func(*app.Server) error {
+				return a.Register(func(*app.Server) error { return nil }, app.Name("late"))
+			}, app.Name("b"))
+		}, app.ErrInvalidPlugin, "plugin late was registered into root > a after that context had loaded"},
 		{"not a plugin", func(s *app.Server) error { return s.Register(42) },
 			app.ErrInvalidPlugin, "invalid plugin in root: int is not a func(*app.Server) error, func(*app.Server) or *app.Plugin"},
 		{"prefix on a wrapped plugin", func(s *app.Server) error {
