@@ -91,13 +91,14 @@ func (d *Decl) Where() string {
 	return d.Context.Path()
 }
 
-// declare records d in c. A request decorator whose name is already visible
-// from c is refused, like Fastify refuses re-declaring a value decorator; a
-// service may shadow one an ancestor provides, but not one provided in c
-// itself. A value group takes any number of values: declaring one c
-// already declares returns that declaration. A request value is refused
-// when c itself already provides it. A new request decorator gets the next
-// free slot; a request value gets the slot d names.
+// declare records d in c; DeclareRequest, Provide and DeclareValue all
+// go through it. A request decorator whose name is already visible from c
+// is refused, like Fastify refuses re-declaring a value decorator; a
+// service or a request value may shadow one an ancestor provides, but not
+// one provided in c itself. A value group takes any number of values:
+// declaring one c already declares returns that declaration. A new
+// request decorator gets the next free slot; a request value gets the
+// slot d names, which DeclareValue hands out.
 func (c *Context) declare(d Decl) (*Decl, error) {
 	switch {
 	case d.Kind == Request:

@@ -228,6 +228,17 @@ func TestDeclareValue(t *testing.T) {
 	assert.EqualError(t, err, "int cannot be provided as scope.stringer: int does not implement it")
 	_, err = a.DeclareValue(reflect.TypeFor[int](), []reflect.Type{reflect.TypeFor[int64]()}, "", "")
 	assert.EqualError(t, err, "int cannot be provided as int64: int64 is not an interface")
+
+	// An interface named twice is one declaration; a refusal declares none.
+	b := root.Child("b")
+	ds, err = b.DeclareValue(reflect.TypeFor[named](), []reflect.Type{reflect.TypeFor[stringer](), reflect.TypeFor[stringer]()}, "n", "")
+	require.NoError(t, err)
+	assert.Len(t, ds, 2)
+	slots := root.Slots()
+	_, err = b.DeclareValue(reflect.TypeFor[*named](), []reflect.Type{reflect.TypeFor[stringer]()}, "n", "")
+	require.ErrorIs(t, err, ErrDuplicate, "b already provides a stringer named n")
+	assert.Equal(t, ds, b.Decls(), "nothing of the refused declaration is kept")
+	assert.Equal(t, slots, root.Slots(), "and it took no slot")
 }
 
 func TestNotVisibleInterfaceNamesImplementers(t *testing.T) {

@@ -3,6 +3,7 @@ package scope
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // DeclareValue declares a request value in c on behalf of the wrapped
@@ -10,28 +11,30 @@ import (
 // as t and as each interface in as, under name when name is not "". Every
 // declaration it returns (t's first) shares one new request slot. A
 // request value c itself already provides as one of these types is
-// refused with a *DuplicateError; a child may shadow an ancestor's.
+// refused with a *DuplicateError, and then none is declared; a child may
+// shadow an ancestor's.
 func (c *Context) DeclareValue(t reflect.Type, as []reflect.Type, name, plugin string) ([]*Decl, error) {
-	types := append([]reflect.Type{t}, as...)
-	for i, it := range types {
-		if i > 0 && (it.Kind() != reflect.Interface || !t.Implements(it)) {
+	types := []reflect.Type{t}
+	for _, it := range as {
+		if it.Kind() != reflect.Interface || !t.Implements(it) {
 			return nil, fmt.Errorf("%v cannot be provided as %v: %w", t, it, errNotInterface(t, it))
 		}
-		k := Key{Kind: Value, Type: it, Name: name}
-		for _, prev := range c.decls {
-			if k.matches(prev) {
-				return nil, &DuplicateError{Key: k, In: c, Prev: prev}
-			}
+		if !slices.Contains(types, it) {
+			types = append(types, it)
 		}
 	}
-	slot := *c.slots
-	*c.slots++
+	kept, slot := len(c.decls), *c.slots
 	out := make([]*Decl, 0, len(types))
 	for _, it := range types {
-		d := &Decl{Key: Key{Kind: Value, Type: it, Name: name}, ValueType: t, Context: c, Plugin: plugin, Slot: slot}
-		c.decls = append(c.decls, d)
+		d, err := c.declare(Decl{Key: Key{Kind: Value, Type: it, Name: name}, ValueType: t, Plugin: plugin, Slot: slot})
+		if err != nil {
+			clear(c.decls[kept:])
+			c.decls = c.decls[:kept] // all or nothing
+			return nil, err
+		}
 		out = append(out, d)
 	}
+	*c.slots++
 	return out, nil
 }
 
