@@ -190,7 +190,7 @@ func (c *Context) Require(k Key) (*Decl, error) {
 	}
 	e := &NotVisibleError{Key: k, From: c, ProvidedIn: c.Providers(k)}
 	if len(e.ProvidedIn) == 0 {
-		e.Implementers = c.Implementers(k.Type)
+		e.Implementers = c.implementers(k.Type)
 	}
 	return nil, e
 }

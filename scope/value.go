@@ -46,10 +46,10 @@ func errNotInterface(t, as reflect.Type) error {
 	return fmt.Errorf("%v does not implement it", t)
 }
 
-// Implementers lists the services and request values visible from c whose
+// implementers lists the services and request values visible from c whose
 // type implements it, an interface that nothing visible provides as
 // itself, nearest first: what the user most likely meant to provide as it.
-func (c *Context) Implementers(it reflect.Type) []*Decl {
+func (c *Context) implementers(it reflect.Type) []*Decl {
 	if it == nil || it.Kind() != reflect.Interface {
 		return nil
 	}
