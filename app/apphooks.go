@@ -46,10 +46,12 @@ type RouteSpec struct {
 // which is something else.
 type RouteOptions = RouteSpec
 
-// OnRegister adds fn to run for every encapsulated plugin registered in
-// this context or a descendant after this call, with the plugin's new
-// context, before the plugin's body. Wrapped plugins get no context, so
-// they do not trigger it. An error stops the boot.
+// OnRegister adds fn to run for every encapsulated plugin of this context
+// or a descendant that loads after this call, with the plugin's new
+// context, before the plugin's body. Plugins load at Ready, so that
+// includes the ones registered before the call (in a plugin body, the
+// ones that body registered). Wrapped plugins get no context, so they do
+// not trigger it. An error stops the boot.
 func (s *Server) OnRegister(fn func(child *Server) error) error {
 	return s.addAppHook(fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
 }

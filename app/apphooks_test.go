@@ -44,6 +44,27 @@ func TestOnRegisterSeesEncapsulatedChildrenOnly(t *testing.T) {
 	assert.Equal(t, "plugin x (root > x) failed in an onRegister hook: no", err.Error())
 }
 
+// TestOnRegisterSeesPluginsRegisteredBeforeIt: plugins load at Ready, so
+// the hook sees every child that loads after the OnRegister call, also
+// one registered before it.
+func TestOnRegisterSeesPluginsRegisteredBeforeIt(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	s := app.New()
+	s.Register(func(a *app.Server) error {
+		a.Register(func(*app.Server) error { return nil }, app.Name("before"))
+		return a.OnRegister(func(c *app.Server) error { seen = append(seen, c.Path()); return nil })
+	}, app.Name("a"))
+	s.Register(func(*app.Server) error { return nil }, app.Name("early"))
+	s.OnRegister(func(c *app.Server) error { seen = append(seen, "root saw "+c.Path()); return nil })
+	require.NoError(t, s.Ready())
+	assert.Equal(t, []string{
+		"root saw root > a",
+		"root saw root > a > before", "root > a > before",
+		"root saw root > early",
+	}, seen)
+}
+
 func TestOnRouteEditsRoutesAndSeesTwins(t *testing.T) {
 	var seen []string
 	s := app.New()
