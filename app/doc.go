@@ -7,10 +7,10 @@
 // Every [Server] value is a handle on one encapsulation context. [New]
 // returns the root; [Server.Register] records a plugin, a
 // func(*Server) error, which gets a child context of its own when it
-// loads. What a context declares — request decorators, services, hooks,
-// routes, parsers, plugins, the error handler — is visible to that
-// context and its descendants only: a sibling never sees it, a parent
-// never does. A plugin made with [Wrap] gets no context: it loads into
+// loads. What a context declares — request decorators, services,
+// request values, hooks, middleware, routes, parsers, plugins, the error
+// handler, security schemes — is visible to that context and its
+// descendants only: a sibling never sees it, a parent never does. A plugin made with [Wrap] gets no context: it loads into
 // the one that registered it, which is how a plugin guards or equips its
 // parent (an authentication hook, a database service).
 //
@@ -54,6 +54,25 @@
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return they serve the next one, and every method
 // panics. Take what a goroutine needs before it outlives the handler.
+//
+// # Request scope
+//
+// A request value is built by a constructor given to
+// [Server.ProvideRequest], at most once per request, the first time a
+// handler, hook, error handler or other constructor of that request takes
+// it — a request that takes none builds none. The constructor to write
+// is a [Provider]: func(ctx, In) (T, func(failed bool) error, error),
+// called directly, its In filled as a typed route's from services,
+// request decorators, other request values and the request, but no
+// input, since a hook may need the value before the body is read. Any
+// function returning T, (T, error) or (T, cleanup, error) is accepted
+// too, called by reflection. The cleanup runs once the handler, or the
+// hook that ended the request, has returned, last built first, with
+// failed true after an error, a panic, a status of 400 or more or a
+// time-out; it runs before a reply not yet written, so a commit that
+// fails answers 500. Request values are taken like services and
+// encapsulated like decorators, checked at Ready, cycles included. [As]
+// provides a service or a request value as an interface too.
 //
 // # Plugins
 //
@@ -119,7 +138,9 @@
 // middleware outermost, then the order of the calls — and sits between
 // routing and the hooks: it wraps the route's whole lifecycle, so it
 // may answer (a CORS preflight) before an OnRequest hook refuses, and a
-// middleware that does not call next ends the request with no hook run.
+// middleware that does not call next ends the request: no request hook
+// and no handler runs, but the access log and the OnResponse hooks, which
+// sit outside the middleware, report what it wrote.
 // Its *http.Request carries the route in Pattern ("GET /items/{id}") and
 // the path parameters through PathValue; the request it passes on is
 // the one the hooks and the handler see. [Server.Mount] serves every
@@ -127,6 +148,18 @@
 // middleware and hooks apply; the prefix is stripped as
 // http.StripPrefix does), and a route's handler may itself be an
 // http.Handler or a func(http.ResponseWriter, *http.Request).
+//
+// # Streaming
+//
+// [httpx.Reply.SSE] begins Server-Sent Events and returns an
+// [httpx.EventStream] whose Send writes and flushes one event;
+// [httpx.Reply.Stream] sends an io.Reader as a chunked body, flushed
+// after each read; [httpx.Reply.ServeContent] is http.ServeContent, with
+// its ranges and conditional requests. Each begins the reply itself, so
+// an error the handler returns afterwards is logged. A stream's context
+// ends when the client leaves and at the start of [Server.Close], with
+// the cause httpx.ErrServerClosing, so a handler can send a last event
+// rather than hold the drain.
 //
 // # Errors
 //
@@ -153,8 +186,9 @@
 //
 // # Lifecycle
 //
-// [Server.Listen] or [Server.Serve] (or [Server.Inject], for tests)
-// call Ready first. After Ready the tree is frozen: every method that
+// [Server.Listen], [Server.ListenTLS] (HTTP/2 by ALPN; for any other TLS
+// setup, Serve a tls.NewListener) or [Server.Serve] (or [Server.Inject],
+// for tests) call Ready first. After Ready the tree is frozen: every method that
 // would add to it returns ErrAlreadyStarted. [Server.Close] flips
 // readiness, serves the drain delay ([WithDrainDelay]), runs PreClose
 // hooks, stops accepting, lets in-flight requests finish until its
