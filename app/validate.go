@@ -1,19 +1,34 @@
 package app
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
 )
 
+// leftOut ends the message of a validation error that lists only the
+// first validate.MaxFailures failures.
+var leftOut = "; more failures were left out: at most " + strconv.Itoa(validate.MaxFailures) + " are reported"
+
 // validationError is the 400 for failing fields. It keeps a copy of
 // fields, so the caller may reuse them; the usual single failure costs
-// one allocation for the error and its field together.
+// one allocation for the error and its field together. Past
+// validate.MaxFailures, the rest are dropped and the message says so:
+// the answer stays small whatever the body holds.
 func validationError(fields []httpx.FieldError) error {
+	more := len(fields) > validate.MaxFailures
+	if more {
+		fields = fields[:validate.MaxFailures]
+	}
 	n := 0
 	for _, f := range fields {
 		n += len(", ") + len(f.Path) + len(" ") + len(f.Message)
+	}
+	if more {
+		n += len(leftOut)
 	}
 	var msg strings.Builder
 	msg.Grow(n)
@@ -24,6 +39,9 @@ func validationError(fields []httpx.FieldError) error {
 		msg.WriteString(f.Path)
 		msg.WriteByte(' ')
 		msg.WriteString(f.Message)
+	}
+	if more {
+		msg.WriteString(leftOut)
 	}
 	if len(fields) == 1 {
 		one := &struct {

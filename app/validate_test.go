@@ -160,3 +160,47 @@ func TestRecursiveTypesCompileAtReady(t *testing.T) {
 	require.ErrorIs(t, err, app.ErrInvalidConstraint)
 	assert.Contains(t, err.Error(), `min="x" on int`)
 }
+
+type twoRequired struct {
+	A string `json:"a" validate:"required"`
+	B string `json:"b" validate:"required"`
+}
+
+// TestValidationFailuresAreCapped: a body of a million bytes of empty
+// objects breaks two rules per byte triple; the answer lists the first
+// 100 failures and says the rest were left out, instead of growing with
+// the body (it was 67 MB). Up to the cap, every failure is listed and
+// nothing is said of more.
+func TestValidationFailuresAreCapped(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Post("/", func(app.Body[[]twoRequired]) (string, error) { return "ok", nil })
+	post := func(items int) (*apptest.Response, httpx.ErrorBody) {
+		body := "[" + strings.Repeat("{},", items-1) + "{}]"
+		res := apptest.Do(t, s, "POST", "/", strings.NewReader(body), "Content-Type", "application/json")
+		var eb httpx.ErrorBody
+		res.JSON(t, &eb)
+		return res, eb
+	}
+
+	res, eb := post((app.DefaultBodyLimit - 2) / 3)
+	assert.Equal(t, 400, res.StatusCode)
+	assert.Equal(t, "FST_ERR_VALIDATION", eb.Code)
+	require.Equal(t, 100, len(eb.Validation))
+	assert.Equal(t, httpx.FieldError{Path: "body/0/a", Rule: "required", Message: "is required"}, eb.Validation[0])
+	assert.Equal(t, httpx.FieldError{Path: "body/49/b", Rule: "required", Message: "is required"}, eb.Validation[99])
+	assert.True(t, strings.HasPrefix(eb.Message, "body/0/a is required, body/0/b is required, body/1/a is required"), eb.Message)
+	assert.True(t, strings.HasSuffix(eb.Message, "body/49/b is required; more failures were left out: at most 100 are reported"), eb.Message)
+	assert.Less(t, len(res.Body), 16<<10, "the answer does not grow with the body")
+
+	res, eb = post(50)
+	assert.Equal(t, 400, res.StatusCode)
+	require.Equal(t, 100, len(eb.Validation), "exactly the cap: every failure listed")
+	assert.True(t, strings.HasSuffix(eb.Message, "body/49/b is required"), eb.Message)
+	assert.NotContains(t, eb.Message, "left out")
+
+	res, eb = post(51)
+	assert.Equal(t, 400, res.StatusCode)
+	require.Equal(t, 100, len(eb.Validation), "one over the cap")
+	assert.Contains(t, eb.Message, "more failures were left out")
+}

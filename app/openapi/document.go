@@ -337,7 +337,7 @@ var typeErrorBody = reflect.TypeFor[httpx.ErrorBody]()
 // may answer otherwise).
 var burrowResponses = map[string]obj{
 	"BadRequest": errorResponse("The input is invalid. On a validation failure (code FST_ERR_VALIDATION), " +
-		"validation lists every failing field, with its path (body/…, querystring/…, params/…), the rule and a message; " +
+		"validation lists the failing fields (the first 100: past them, the message says more were left out), with their path (body/…, querystring/…, params/…), the rule and a message; " +
 		"a body that does not parse has no validation array."),
 	"Unauthorized": {"description": "The credentials are missing or invalid; the body is the authentication plugin's."},
 	"NotFound": errorResponse("No route matches: for instance, a path parameter longer than the limit (100 bytes by default). " +

@@ -430,8 +430,16 @@ func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 // bound.
 const MaxDepth = 100
 
+// MaxFailures is how many failures one request's answer lists. A body
+// of a megabyte of empty objects breaks hundreds of thousands of rules;
+// listing them all made a 400 of tens of megabytes. Validate stops once
+// out holds more than MaxFailures, so the caller knows some were left
+// out, without walking the rest of the value.
+const MaxFailures = 100
+
 // Validate appends to out every constraint v breaks, each with its path
-// under root ("body", "querystring" or "params").
+// under root ("body", "querystring" or "params"), until out holds more
+// than MaxFailures: then it stops, and what is left of v goes unchecked.
 func (vd *Validator) Validate(v reflect.Value, root string, out []httpx.FieldError) []httpx.FieldError {
 	at := newInputPath(root)
 	at.top = vd.topPaths(root)
@@ -464,6 +472,9 @@ func (vd *Validator) topPaths(root string) []string {
 // a value that does (made by a parser or a hook, perhaps cyclic) is
 // refused there rather than followed.
 func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	if len(out) > MaxFailures {
+		return out
+	}
 	if vd.kind == reflect.Pointer {
 		if v.IsNil() {
 			return out // not sent
@@ -479,7 +490,7 @@ func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldE
 	case reflect.Struct:
 		out = vd.validateFields(v, at, out)
 	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
+		for i := 0; i < v.Len() && len(out) <= MaxFailures; i++ {
 			at.push(pathSeg{index: i})
 			out = vd.elem.validate(v.Index(i), at, out)
 			at.pop()
@@ -493,7 +504,7 @@ func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldE
 
 // validateFields checks the fields of struct v.
 func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
-	for i := range vd.fields {
+	for i := 0; i < len(vd.fields) && len(out) <= MaxFailures; i++ {
 		fr := &vd.fields[i]
 		f := fieldByIndex(v, fr.index, fr.typ)
 		top := len(at.segs) == 0
@@ -538,7 +549,7 @@ func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.Field
 func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
 	n := len(out)
 	key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-	for it := v.MapRange(); it.Next(); {
+	for it := v.MapRange(); len(out) <= MaxFailures && it.Next(); {
 		key.SetIterKey(it)
 		val.SetIterValue(it)
 		at.push(pathSeg{key: key})
@@ -554,6 +565,9 @@ func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.Fie
 	keys := v.MapKeys()
 	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(mapKeyText(a), mapKeyText(b)) })
 	for _, k := range keys {
+		if len(out) > MaxFailures {
+			break
+		}
 		at.push(pathSeg{key: k})
 		out = vd.elem.validate(v.MapIndex(k), at, out)
 		at.pop()

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/burrow-go/burrow/httpx"
@@ -115,4 +116,25 @@ func TestValidateRecursiveAndDeep(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, "depth", got[0].Rule)
 	assert.Equal(t, "is nested deeper than 100 levels", got[0].Message)
+}
+
+// TestValidateStopsPastMaxFailures: the walk ends once it has found more
+// failures than the answer lists, however many the value holds.
+func TestValidateStopsPastMaxFailures(t *testing.T) {
+	t.Parallel()
+	v, err := Compile(reflect.TypeFor[[]item](), "json")
+	require.NoError(t, err)
+	got := v.Validate(reflect.ValueOf(make([]item, 10_000)), "body", nil)
+	assert.Equal(t, MaxFailures+1, len(got))
+	assert.Equal(t, "body/50/sku", got[MaxFailures].Path)
+
+	m := map[string]item{}
+	for i := range 1000 {
+		m[strconv.Itoa(1000+i)] = item{}
+	}
+	mv, err := Compile(reflect.TypeFor[map[string]item](), "json")
+	require.NoError(t, err)
+	got = mv.Validate(reflect.ValueOf(m), "body", nil)
+	assert.Equal(t, MaxFailures+1, len(got))
+	assert.Equal(t, "body/1000/sku", got[0].Path, "still the first keys in order")
 }
