@@ -351,7 +351,9 @@ func errorResponse(desc string) obj {
 }
 
 // finish adds Burrow's error body to the components if a response uses
-// it, and names the component schemas.
+// it, and names the component schemas. The error body's name, "Error",
+// is reserved before the user's types are named (burrowResponses refer
+// to it by that name), so a type of the user's called Error gets another.
 func (b *builder) finish() map[schemaKey]string {
 	for _, r := range b.responses {
 		if _, ok := r.(obj)["content"]; ok {
@@ -359,13 +361,7 @@ func (b *builder) finish() map[schemaKey]string {
 			break
 		}
 	}
-	names := b.schemas.names()
-	for k := range names {
-		if k.t == typeErrorBody {
-			names[k] = "Error"
-		}
-	}
-	return names
+	return b.schemas.names(map[reflect.Type]string{typeErrorBody: "Error"})
 }
 
 // document assembles what the routes added, as 3.1 or, with v30, as its

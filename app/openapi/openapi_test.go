@@ -335,22 +335,31 @@ func TestDuplicateOperationIDFailsReady(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	t.Parallel()
 	once := func() []byte {
-		s := apptest.New(t)
-		s.Post("/rules", func(b app.Body[rules]) (item, error) { return item{}, nil })
-		s.Get("/users/:id/posts", func(q app.Query[page], p app.Params[ids]) ([]item, error) { return nil, nil })
-		s.Register(func(s *app.Server) error {
-			s.Register(bearer.Plugin(bearer.Keys("k")))
-			return s.Put("/items/:id", func(p app.Params[ids], b app.Body[item]) error { return nil }, app.Tags("b", "a"))
+		return documentBytes(t, func(s *app.Server) {
+			s.Post("/rules", func(b app.Body[rules]) (item, error) { return item{}, nil })
+			s.Get("/users/:id/posts", func(q app.Query[page], p app.Params[ids]) ([]item, error) { return nil, nil })
+			s.Register(func(s *app.Server) error {
+				s.Register(bearer.Plugin(bearer.Keys("k")))
+				return s.Put("/items/:id", func(p app.Params[ids], b app.Body[item]) error { return nil }, app.Tags("b", "a"))
+			})
 		})
-		require.NoError(t, s.Ready())
-		d, err := openapi.Build(s.Routes(), openapi.Info{})
-		require.NoError(t, err)
-		return append(d.JSON(), d.JSON30()...)
 	}
 	first := once()
 	for range 5 {
 		assert.Equal(t, string(first), string(once()))
 	}
+}
+
+// documentBytes builds the document of a server given its routes by
+// routes: both renditions, one after the other.
+func documentBytes(t *testing.T, routes func(s *app.Server)) []byte {
+	t.Helper()
+	s := apptest.New(t)
+	routes(s)
+	require.NoError(t, s.Ready())
+	d, err := openapi.Build(s.Routes(), openapi.Info{})
+	require.NoError(t, err)
+	return append(d.JSON(), d.JSON30()...)
 }
 
 // TestDocsPage: the page is one self-contained document, that lists the
@@ -424,4 +433,39 @@ func TestComponentNamesOfTwoPackages(t *testing.T) {
 	assert.NotContains(t, schemas, "FieldError")
 	assert.Equal(t, "#/components/schemas/httpx.FieldError", at(t, schemas, "Error", "properties", "validation", "items", "$ref"))
 	assert.Equal(t, "#/components/schemas/openapi_test.FieldError", at(t, v31, "paths", "/x", "post", "requestBody", "content", "application/json", "schema", "$ref"))
+}
+
+// Error has the name Burrow gives its own error body's schema.
+type Error struct {
+	Reason string `json:"reason" validate:"required"`
+}
+
+// TestUserTypeNamedError: a type of the user's named Error gets another
+// name, Burrow's error body keeps "Error", each reference leads to its
+// own schema, and the document is the same every time.
+func TestUserTypeNamedError(t *testing.T) {
+	t.Parallel()
+	routes := func(s *app.Server) {
+		s.Post("/x", func(b app.Body[Error]) (Error, error) { return b.Value, nil })
+	}
+	first := documentBytes(t, routes)
+	for range 10 {
+		require.Equal(t, string(first), string(documentBytes(t, routes)))
+	}
+	s := apptest.New(t)
+	routes(s)
+	v31, _ := build(t, s)
+	schemas := at(t, v31, "components", "schemas").(doc)
+	assert.Contains(t, at(t, schemas, "Error", "properties"), "statusCode", "Burrow's error body keeps its name")
+	assert.Contains(t, at(t, schemas, "Error", "properties"), "validation")
+	for _, where := range [][]string{
+		{"requestBody", "content", "application/json", "schema", "$ref"},
+		{"responses", "200", "content", "application/json", "schema", "$ref"},
+	} {
+		ref := at(t, v31, append([]string{"paths", "/x", "post"}, where...)...).(string)
+		name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+		require.True(t, ok, ref)
+		assert.NotEqual(t, "Error", name)
+		assert.Equal(t, doc{"reason": doc{"type": "string"}}, at(t, schemas, name, "properties"), "the user's reference leads to the user's schema")
+	}
 }

@@ -281,11 +281,19 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // its first letter upper-cased ("echoBody" is EchoBody); types of one name
 // from several packages are told apart by their package's name; a type
 // described differently for requests and replies gets "Input" after its
-// request form.
-func (s *schemas) names() map[schemaKey]string {
+// request form. reserved gives some types a fixed name, which no other
+// type gets: Burrow's error body is "Error", whatever the user's types
+// are called.
+func (s *schemas) names(reserved map[reflect.Type]string) map[schemaKey]string {
+	names := map[schemaKey]string{}
+	taken := map[string]bool{}
 	byType := map[reflect.Type][]schemaKey{}
 	var types []reflect.Type
 	for _, k := range s.order {
+		if name, ok := reserved[k.t]; ok {
+			names[k], taken[name] = name, true
+			continue
+		}
 		if _, ok := byType[k.t]; !ok {
 			types = append(types, k.t)
 		}
@@ -305,8 +313,6 @@ func (s *schemas) names() map[schemaKey]string {
 	for _, t := range types {
 		count[base(t)]++
 	}
-	names := map[schemaKey]string{}
-	taken := map[string]bool{}
 	for _, t := range types {
 		n := base(t)
 		if count[n] > 1 {
