@@ -5,8 +5,16 @@ package openapi
 // "null" becomes the type and nullable: true; a nullable reference
 // (oneOf a $ref and {"type":"null"}) becomes allOf the $ref with
 // nullable: true, since 3.0 ignores what stands beside a $ref;
-// contentEncoding base64 becomes format byte; const becomes a
-// one-value enum. Burrow's documents use nothing else 3.0 lacks.
+// contentEncoding base64 becomes format byte. Burrow's documents use
+// nothing else 3.0 lacks (no const, in particular: 3.0 would need it as a
+// one-value enum).
+//
+// walk visits every object, schemas and maps of names alike (properties,
+// components, content), and tells them apart by shape: the keys it
+// rewrites hold an array or a string only in a schema, while a map of
+// names holds an object under every name, whatever the name ("type",
+// "oneOf"). A keyword whose value may be an object, as const's may, could
+// not be told from a member of that name; so there is none here.
 func walk(v any) any {
 	switch x := v.(type) {
 	case obj:
@@ -24,7 +32,7 @@ func walk(v any) any {
 }
 
 // schema30 rewrites m in place if it is a schema using 3.1 forms. A map
-// that is not a schema holds none of these keys with these shapes.
+// of names holds none of these keys with these shapes.
 func schema30(m obj) {
 	if types, ok := m["type"].([]any); ok {
 		var kept []any
@@ -51,10 +59,6 @@ func schema30(m obj) {
 	if m["contentEncoding"] == "base64" {
 		delete(m, "contentEncoding")
 		m["format"] = "byte"
-	}
-	if c, ok := m["const"]; ok {
-		delete(m, "const")
-		m["enum"] = []any{c}
 	}
 }
 

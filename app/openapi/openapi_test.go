@@ -469,3 +469,29 @@ func TestUserTypeNamedError(t *testing.T) {
 		assert.Equal(t, doc{"reason": doc{"type": "string"}}, at(t, schemas, name, "properties"), "the user's reference leads to the user's schema")
 	}
 }
+
+// keywords has members named like the JSON Schema keywords the 3.0.3
+// rendition rewrites.
+type keywords struct {
+	Const           string  `json:"const"`
+	Type            *string `json:"type"`
+	OneOf           []int   `json:"oneOf"`
+	ContentEncoding []byte  `json:"contentEncoding"`
+	Nullable        bool    `json:"nullable"`
+}
+
+// TestDowngradeLeavesPropertyNamesAlone: the 3.0.3 rendition rewrites
+// schemas, not the names of a type's members.
+func TestDowngradeLeavesPropertyNamesAlone(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Get("/k", func() (keywords, error) { return keywords{}, nil })
+	_, v30 := build(t, s)
+	assert.Equal(t, doc{
+		"const":           doc{"type": "string"},
+		"type":            doc{"type": "string", "nullable": true},
+		"oneOf":           doc{"type": "array", "items": doc{"type": "integer", "format": "int64"}},
+		"contentEncoding": doc{"type": "string", "format": "byte"},
+		"nullable":        doc{"type": "boolean"},
+	}, at(t, v30, "components", "schemas", "Keywords", "properties"))
+}
