@@ -226,12 +226,12 @@ func (b *builder) params(r app.RouteInfo) []any {
 	return out
 }
 
+// requestBody is the body of a route that decodes t. The text parser
+// fills a string or a []byte, those types exactly; any other type, one
+// of the user's made of them included, is read as JSON.
 func (b *builder) requestBody(t reflect.Type) obj {
 	mt := "application/json"
-	switch {
-	case t.Kind() == reflect.String:
-		mt = "text/plain"
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+	if t == typeString || t == typeBytes {
 		mt = "text/plain"
 	}
 	rb := obj{"content": obj{mt: obj{"schema": b.bodySchema(t, mt)}}}
@@ -308,11 +308,13 @@ func (b *builder) response(x app.ResponseInfo) obj {
 	}
 	res := obj{"description": desc}
 	if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
+		// Send writes a string as text and a []byte as bytes, those
+		// types exactly; anything else, named strings included, as JSON.
 		mt, sc := "application/json", obj(nil)
-		switch {
-		case x.Type.Kind() == reflect.String:
+		switch x.Type {
+		case typeString:
 			mt, sc = "text/plain", obj{"type": "string"}
-		case x.Type.Kind() == reflect.Slice && x.Type.Elem().Kind() == reflect.Uint8 && x.Type != typeRaw:
+		case typeBytes:
 			mt, sc = "application/octet-stream", obj{}
 		default:
 			sc = b.schemas.of(x.Type, out)
@@ -329,8 +331,12 @@ func (b *builder) response(x app.ResponseInfo) obj {
 	return res
 }
 
-// typeErrorBody is the body of Burrow's error answers.
-var typeErrorBody = reflect.TypeFor[httpx.ErrorBody]()
+var (
+	// typeErrorBody is the body of Burrow's error answers.
+	typeErrorBody = reflect.TypeFor[httpx.ErrorBody]()
+	typeString    = reflect.TypeFor[string]()
+	typeBytes     = reflect.TypeFor[[]byte]()
+)
 
 // burrowResponses are Burrow's own answers, as components. Their bodies
 // are the default error handler's (an error handler of the server's own

@@ -495,3 +495,43 @@ func TestDowngradeLeavesPropertyNamesAlone(t *testing.T) {
 		"nullable":        doc{"type": "boolean"},
 	}, at(t, v30, "components", "schemas", "Keywords", "properties"))
 }
+
+type (
+	status string
+	blob   []byte
+)
+
+// TestNamedStringAndBytesAreJSON: only string and []byte themselves are
+// read and sent as text and bytes; a type of the user's made of them is
+// JSON, in the document as on the wire.
+func TestNamedStringAndBytesAreJSON(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/status", func(b app.Body[status]) (status, error) { return b.Value, nil })
+	s.Post("/blob", func(b app.Body[blob]) (blob, error) { return b.Value, nil })
+	s.Post("/text", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	s.Post("/bytes", func(b app.Body[[]byte]) ([]byte, error) { return b.Value, nil })
+	v31, _ := build(t, s)
+	for _, tt := range []struct {
+		path, body, in, out string
+		schema              doc
+	}{
+		{"/status", `"on"`, "application/json", "application/json", doc{"type": "string"}},
+		{"/blob", `"AQI="`, "application/json", "application/json", doc{"type": "string", "contentEncoding": "base64"}},
+		{"/text", "on", "text/plain", "text/plain", doc{"type": "string"}},
+		{"/bytes", "\x01\x02", "text/plain", "application/octet-stream", nil},
+	} {
+		op := at(t, v31, "paths", tt.path, "post").(doc)
+		assert.Equal(t, []string{tt.in}, keysOf(at(t, op, "requestBody", "content").(doc)), tt.path)
+		assert.Equal(t, []string{tt.out}, keysOf(at(t, op, "responses", "200", "content").(doc)), tt.path)
+		if tt.schema != nil {
+			assert.Equal(t, tt.schema, at(t, op, "requestBody", "content", tt.in, "schema"), tt.path)
+			assert.Equal(t, tt.schema, at(t, op, "responses", "200", "content", tt.out, "schema"), tt.path)
+		}
+		res := apptest.Do(t, s, "POST", tt.path, strings.NewReader(tt.body), "Content-Type", tt.in)
+		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: the server reads what the document says: %s", tt.path, res.Body)
+		assert.Equal(t, tt.body, res.Body, tt.path)
+		assert.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), tt.out), "%s: the server sends what the document says: %s",
+			tt.path, res.Header.Get("Content-Type"))
+	}
+}
