@@ -540,8 +540,17 @@ func unquote(b, s []byte) []byte {
 	return b
 }
 
+// IsNumber reports whether s is a number as JSON writes it: an optional
+// minus, digits without a leading zero, a fraction, an exponent. That
+// excludes what strconv reads besides: NaN, infinities, hex, underscores,
+// a plus sign.
+func IsNumber(s string) bool {
+	end, ok := scanNumber(s, 0)
+	return ok && end == len(s)
+}
+
 // scanNumber returns the index after the JSON number at data[i].
-func scanNumber(data []byte, i int) (int, bool) {
+func scanNumber[T string | []byte](data T, i int) (int, bool) {
 	digits := func(j int) int {
 		for j < len(data) && '0' <= data[j] && data[j] <= '9' {
 			j++

@@ -1,7 +1,7 @@
 // Package textdecode fills struct fields from text values, the query
-// string's or the path parameters': strings, booleans, integers, floats,
-// encoding.TextUnmarshaler, pointers to them, and slices of them from a
-// repeated key. A Decoder is compiled once per type at start-up, so a
+// string's or the path parameters': strings, booleans, integers, floats
+// (numbers written as JSON writes them), encoding.TextUnmarshaler,
+// pointers to them, and slices of them from a repeated key. A Decoder is compiled once per type at start-up, so a
 // type it cannot fill fails there; at run time a value that does not
 // convert becomes a field error in the shape of a validation answer.
 package textdecode
@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -136,15 +137,30 @@ func textSetter(t reflect.Type) (one func(f reflect.Value, s string) (kind strin
 		return parsed("boolean", strconv.ParseBool, reflect.Value.SetBool), nil, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		bits := t.Bits()
-		return parsed("integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, bits) }, reflect.Value.SetInt), nil, nil
+		return parsed("integer", jsonNumber(func(s string) (int64, error) { return strconv.ParseInt(s, 10, bits) }), reflect.Value.SetInt), nil, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		bits := t.Bits()
-		return parsed("a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, bits) }, reflect.Value.SetUint), nil, nil
+		return parsed("a non-negative integer", jsonNumber(func(s string) (uint64, error) { return strconv.ParseUint(s, 10, bits) }), reflect.Value.SetUint), nil, nil
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return parsed("number", func(s string) (float64, error) { return strconv.ParseFloat(s, bits) }, reflect.Value.SetFloat), nil, nil
+		return parsed("number", jsonNumber(func(s string) (float64, error) { return strconv.ParseFloat(s, bits) }), reflect.Value.SetFloat), nil, nil
 	}
 	return nil, nil, fmt.Errorf("cannot decode %v from text", t)
+}
+
+// jsonNumber reads a number with parse once it is written as JSON writes
+// numbers. strconv also reads a plus sign, leading zeros (ParseInt), and
+// NaN, infinities, hex and underscores (ParseFloat): a value the client
+// cannot send in a JSON body should not pass as text either, and NaN or
+// an infinity would fail the JSON reply that echoes it, a 500.
+func jsonNumber[T any](parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		if !jsonscan.IsNumber(s) {
+			var zero T
+			return zero, strconv.ErrSyntax
+		}
+		return parse(s)
+	}
 }
 
 // parsed is the setter of a scalar kind: parse reads the value and set
