@@ -207,12 +207,14 @@ func (b *builder) params(r app.RouteInfo) []any {
 			continue
 		}
 		sc := b.schemas.of(p.Type, in)
+		if p.Source == "query" && p.Type.Kind() == reflect.Pointer {
+			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null
+		}
 		if p.Field.Name != "" {
 			applyRules(sc, p.Field)
 		}
-		if p.Source == "query" && p.Type.Kind() == reflect.Pointer {
-			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null
-			applyRules(sc, p.Field)
+		if p.HasDefault {
+			sc["default"] = typedDefault(p.Default, p.Type)
 		}
 		param := obj{"name": p.Name, "in": p.Source, "schema": sc}
 		if p.Required {

@@ -57,6 +57,8 @@ var (
 	typeRaw           = reflect.TypeFor[json.RawMessage]()
 	typeJSONMarshaler = reflect.TypeFor[json.Marshaler]()
 	typeTextMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	// typeTextUnmarshaler is what the text decoders fill from its text.
+	typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // of is the schema of t.
@@ -177,11 +179,13 @@ func isScalar(t reflect.Type) bool {
 	return k == reflect.Bool || k == reflect.String || (k >= reflect.Int && k <= reflect.Float64)
 }
 
-// applyRules writes f's validate, pattern and default tags into sc as
-// JSON Schema keywords, and reports whether f is required. Bounds land
-// on what they bound: characters of a string, items of a slice or array,
-// properties of a map, the value of a number. Rules the validator would
-// refuse at Ready never reach here, since Ready failed.
+// applyRules writes f's validate and pattern tags into sc as JSON Schema
+// keywords, and reports whether f is required. Bounds land on what they
+// bound: characters of a string, items of a slice or array, properties
+// of a map, the value of a number. Rules the validator would refuse at
+// Ready never reach here, since Ready failed. The default tag is not
+// written here: the text decoders apply it (params writes it), the JSON
+// decoder does not.
 func applyRules(sc obj, f reflect.StructField) bool {
 	target := sc
 	if alts, ok := sc["oneOf"].([]any); ok && len(alts) > 0 {
@@ -193,9 +197,6 @@ func applyRules(sc obj, f reflect.StructField) bool {
 	}
 	if p, ok := f.Tag.Lookup("pattern"); ok {
 		target["pattern"] = p
-	}
-	if d, ok := f.Tag.Lookup("default"); ok {
-		target["default"] = typedDefault(d, t)
 	}
 	required := false
 	for _, r := range validate.Rules(f.Tag.Get("validate")) {
@@ -254,8 +255,16 @@ func number(arg string) any {
 	return arg
 }
 
-// typedDefault is a default tag's text as a value of t's JSON type.
+// typedDefault is a default tag's text as a value of t's JSON type, as
+// the text decoder applies it: a slice takes it as its one item, commas
+// and all, as it would take one value of a repeated key.
 func typedDefault(d string, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(typeTextUnmarshaler) {
+		return d
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		if b, err := strconv.ParseBool(d); err == nil {
@@ -266,11 +275,7 @@ func typedDefault(d string, t reflect.Type) any {
 		reflect.Float32, reflect.Float64:
 		return number(d)
 	case reflect.Slice:
-		items := []any{}
-		for v := range strings.SplitSeq(d, ",") {
-			items = append(items, typedDefault(v, t.Elem()))
-		}
-		return items
+		return []any{typedDefault(d, t.Elem())}
 	}
 	return d
 }

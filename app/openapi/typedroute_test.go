@@ -2,9 +2,11 @@ package openapi_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
@@ -67,4 +69,48 @@ func TestTypedRouteReplies(t *testing.T) {
 	later := at(t, v31, "paths", "/later", "put", "responses").(doc)
 	assert.Contains(t, later, "202")
 	assert.NotContains(t, later, "200")
+}
+
+type withDefaults struct {
+	Name string `json:"name" default:"anon"`
+	N    int    `json:"n" default:"3"`
+}
+
+type defaultsIn struct {
+	app.In
+	Tags  []string     `query:"tag" default:"a,b"`
+	Nums  []int        `query:"n" default:"7"`
+	Level *int         `header:"X-Level" default:"2"`
+	Body  withDefaults `body:""`
+}
+
+// TestDefaultsAreWhatTheServerApplies: the document's defaults are the
+// values the handler gets when the client sends nothing. A slice's
+// default is one item, its whole text (commas included), as the server
+// applies it; a body member has no default, as the JSON decoder applies
+// none.
+func TestDefaultsAreWhatTheServerApplies(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/d", func(_ context.Context, in defaultsIn) (map[string]any, error) {
+		return map[string]any{"tag": in.Tags, "n": in.Nums, "level": *in.Level, "body": in.Body}, nil
+	})
+	v31, v30 := build(t, s)
+	res := apptest.Do(t, s, "POST", "/d", strings.NewReader(`{}`), "Content-Type", "application/json")
+	require.Equal(t, 200, res.StatusCode, res.Body)
+	var got map[string]any
+	res.JSON(t, &got)
+	for _, d := range []doc{v31, v30} {
+		params := at(t, d, "paths", "/d", "post", "parameters").([]any)
+		require.Len(t, params, 3)
+		assert.Equal(t, got["tag"], at(t, params[0], "schema", "default"), "the document says what the handler gets")
+		assert.Equal(t, []any{"a,b"}, at(t, params[0], "schema", "default"))
+		assert.Equal(t, got["n"], at(t, params[1], "schema", "default"))
+		assert.Equal(t, got["level"], at(t, params[2], "schema", "default"))
+		for _, name := range []string{"name", "n"} {
+			assert.NotContains(t, at(t, d, "components", "schemas", "WithDefaults", "properties", name), "default",
+				"no default is applied to a body member")
+		}
+	}
+	assert.Equal(t, map[string]any{"name": "", "n": 0.0}, got["body"], "the body's default tags do nothing")
 }
