@@ -207,8 +207,8 @@ func (b *builder) params(r app.RouteInfo) []any {
 			continue
 		}
 		sc := b.schemas.of(p.Type, in)
-		if p.Source == "query" && p.Type.Kind() == reflect.Pointer {
-			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null
+		if p.Type.Kind() == reflect.Pointer {
+			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null: text has no null
 		}
 		if p.Field.Name != "" {
 			applyRules(sc, p.Field)

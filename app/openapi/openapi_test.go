@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -534,4 +535,49 @@ func TestNamedStringAndBytesAreJSON(t *testing.T) {
 		assert.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), tt.out), "%s: the server sends what the document says: %s",
 			tt.path, res.Header.Get("Content-Type"))
 	}
+}
+
+type nullables struct {
+	Must  *string  `json:"must" validate:"required"`
+	Home  *address `json:"home" validate:"required"`
+	Maybe *string  `json:"maybe" validate:"enum=a|b"`
+}
+
+type pointerParams struct {
+	app.In
+	Level *int      `header:"X-Level"`
+	Sid   *string   `cookie:"sid"`
+	Body  nullables `body:""`
+}
+
+// TestNullFollowsWhatIsRefused: a required pointer is refused when null,
+// so its request schema does not allow null; a pointer that may be null
+// lists null among its enum's values, or JSON Schema would refuse it
+// anyway; a pointer header or cookie is absent, never null.
+func TestNullFollowsWhatIsRefused(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/n", func(_ context.Context, in pointerParams) (nullables, error) { return in.Body, nil })
+	v31, v30 := build(t, s)
+	input := at(t, v31, "components", "schemas", "NullablesInput", "properties").(doc)
+	assert.Equal(t, doc{"type": "string"}, input["must"])
+	assert.Equal(t, doc{"$ref": "#/components/schemas/Address"}, input["home"])
+	assert.Equal(t, doc{"type": []any{"string", "null"}, "enum": []any{"a", "b", nil}}, input["maybe"])
+	reply := at(t, v31, "components", "schemas", "Nullables", "properties").(doc)
+	assert.Equal(t, doc{"type": []any{"string", "null"}}, reply["must"], "a reply's nil pointer is written null")
+	assert.Equal(t, doc{"type": "string", "nullable": true, "enum": []any{"a", "b", nil}},
+		at(t, v30, "components", "schemas", "NullablesInput", "properties", "maybe"))
+	for i, want := range []doc{
+		{"name": "X-Level", "in": "header", "schema": doc{"type": "integer", "format": "int64"}},
+		{"name": "sid", "in": "cookie", "schema": doc{"type": "string"}},
+	} {
+		assert.Equal(t, want, at(t, v31, "paths", "/n", "post", "parameters", strconv.Itoa(i)))
+	}
+
+	post := func(body string) int {
+		return apptest.Do(t, s, "POST", "/n", strings.NewReader(body), "Content-Type", "application/json").StatusCode
+	}
+	assert.Equal(t, 400, post(`{"must":null,"home":{"city":"x"}}`), "what the input schema refuses, the server refuses")
+	assert.Equal(t, 400, post(`{"must":"x","home":null}`))
+	assert.Equal(t, 200, post(`{"must":"x","home":{"city":"x"},"maybe":null}`), "what it allows, the server takes")
 }

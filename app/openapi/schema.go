@@ -133,6 +133,27 @@ func nullable(sc obj) obj {
 	return sc // already accepts anything
 }
 
+// notNull is sc without the null nullable allowed.
+func notNull(sc obj) obj {
+	if types, ok := sc["type"].([]any); ok && len(types) == 2 && types[1] == "null" {
+		sc["type"] = types[0]
+	}
+	if alts, ok := sc["oneOf"].([]any); ok && len(alts) == 2 && isNull(alts[1]) {
+		return alts[0].(obj)
+	}
+	return sc
+}
+
+// nullInEnum adds null to the enum of a schema that allows null: JSON
+// Schema checks enum against every value, null too, so a nullable enum
+// without it would refuse the null its type allows (and the server takes).
+func nullInEnum(sc obj) {
+	types, _ := sc["type"].([]any)
+	if enum, ok := sc["enum"].([]any); ok && slices.Contains(types, "null") {
+		sc["enum"] = append(enum, nil)
+	}
+}
+
 // object is the schema of struct t: its JSON members, their rules, and
 // which are required in dir.
 func (s *schemas) object(t reflect.Type, dir direction) obj {
@@ -147,9 +168,13 @@ func (s *schemas) object(t reflect.Type, dir direction) obj {
 			sc = s.of(f.Type, dir)
 		}
 		req := applyRules(sc, f.StructField)
-		if dir == out {
+		switch {
+		case dir == out:
 			req = !opts["omitempty"] && !opts["omitzero"]
+		case req:
+			sc = notNull(sc) // validate's required refuses a nil pointer: null is a 400
 		}
+		nullInEnum(sc)
 		if req {
 			required = append(required, f.Key)
 		}
