@@ -23,9 +23,12 @@ import (
 // from a key that equals its name only when case is folded ("MESSAGE",
 // or U+212A KELVIN SIGN for "k"), and the last such key wins, while a
 // proxy, a log or another decoder reads the first or none. The scan
-// refuses a body with such a key, so that what passes decodes the same
-// with case-insensitive and exact-name decoders. Compiled once per body
-// type at Ready; nil where nothing below is a struct.
+// refuses a body with such a key, so that in what passes every key names
+// the same field for case-insensitive and exact-name decoders. (Names
+// only: strings are left as encoding/json reads them, invalid UTF-8
+// replaced, which an exact decoder such as encoding/json/v2 refuses.)
+// Compiled once per body type at Ready; nil where nothing below is a
+// struct.
 type Names struct {
 	kind   reflect.Kind      // Struct, Slice (also arrays) or Map
 	fields map[string]*Names // Struct: field name → its value's names
