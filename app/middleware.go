@@ -4,13 +4,13 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/tracking"
@@ -91,19 +91,10 @@ func stdPattern(method, path string) string {
 	if method == "" {
 		return ""
 	}
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		switch {
-		case s == "*":
-			segs[i] = "{*...}"
-		case strings.HasPrefix(s, ":"):
-			segs[i] = "{" + s[1:] + "}"
-		}
-	}
 	if method == anyMethod {
-		return strings.Join(segs, "/") // a mount: ServeMux's method-less form
+		return routepath.Braced(path, "*...") // a mount: ServeMux's method-less form
 	}
-	return method + " " + strings.Join(segs, "/")
+	return method + " " + routepath.Braced(path, "*...")
 }
 
 // callKey finds a request's call in the context middleware passes on.

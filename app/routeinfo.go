@@ -12,6 +12,7 @@ import (
 	"go.uber.org/dig"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
 
@@ -310,23 +311,13 @@ func (d describer) param(source, name string, f reflect.StructField) {
 		name = http.CanonicalHeaderKey(name)
 	}
 	p := ParamInfo{Source: source, Name: name, Type: f.Type, Field: f,
-		Required: source == "path" || hasRule(f.Tag.Get("validate"), "required")}
+		Required: source == "path" || validate.Required(f.Tag.Get("validate"))}
 	p.Default, p.HasDefault = f.Tag.Lookup("default")
 	if p.HasDefault && source != "path" {
 		p.Required = false
 	}
 	d.ri.TypedInput = true
 	d.ri.Params = append(d.ri.Params, p)
-}
-
-// hasRule reports whether a validate tag holds rule.
-func hasRule(spec, rule string) bool {
-	for part := range strings.SplitSeq(spec, ",") {
-		if name, _, _ := strings.Cut(strings.TrimSpace(part), "="); name == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // wildcardParam is the name a description gives the path's "*".

@@ -27,6 +27,8 @@ import (
 	"strings"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/internal/routepath"
+	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -182,18 +184,12 @@ func (b *builder) route(r app.RouteInfo) error {
 // template writes a Burrow path as an OpenAPI path template:
 // "/todos/:id" is "/todos/{id}", a trailing "*" is "{wildcard}".
 func template(path string) (string, error) {
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		switch {
-		case strings.HasPrefix(s, ":"):
-			segs[i] = "{" + s[1:] + "}"
-		case s == "*":
-			segs[i] = "{wildcard}"
-		case strings.ContainsAny(s, "{}"):
+	for s := range strings.SplitSeq(path, "/") {
+		if !strings.HasPrefix(s, ":") && strings.ContainsAny(s, "{}") {
 			return "", fmt.Errorf("its path segment %q holds a brace, which OpenAPI reads as a template", s)
 		}
 	}
-	return strings.Join(segs, "/"), nil
+	return routepath.Braced(path, "wildcard"), nil
 }
 
 // ignoredHeaders are header parameters OpenAPI says to leave out: other
@@ -238,7 +234,6 @@ func (b *builder) requestBody(t reflect.Type) obj {
 	}
 	rb := obj{"content": obj{mt: obj{"schema": b.bodySchema(t, mt)}}}
 	if hasRequired(t) {
-		// Without a body, the zero value is validated, and fails.
 		rb["required"] = true
 	}
 	return rb
@@ -251,23 +246,17 @@ func (b *builder) bodySchema(t reflect.Type, mt string) obj {
 	return b.schemas.of(t, in)
 }
 
-// hasRequired reports whether struct t (or what t points to) has a field
-// tagged validate:"required".
+// hasRequired reports whether the server refuses a request without a
+// body of type t: the body is then t's zero value, which is validated
+// as any body is. The validator answers, so the document cannot
+// disagree with it (a required field promoted from an embedded struct,
+// a nested struct value with one, a number whose zero is out of bounds).
 func hasRequired(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	vd, err := validate.Compile(t, "json")
+	if vd == nil || err != nil {
+		return false // no rule; or, for an error, the route would not have passed Ready
 	}
-	if t.Kind() != reflect.Struct {
-		return false
-	}
-	for i := range t.NumField() {
-		for part := range strings.SplitSeq(t.Field(i).Tag.Get("validate"), ",") {
-			if strings.TrimSpace(part) == "required" {
-				return true
-			}
-		}
-	}
-	return false
+	return len(vd.Validate(reflect.New(t).Elem(), "body", nil)) > 0
 }
 
 // responsesOf is the operation's responses: the route's own, then

@@ -581,3 +581,44 @@ func TestNullFollowsWhatIsRefused(t *testing.T) {
 	assert.Equal(t, 400, post(`{"must":"x","home":null}`))
 	assert.Equal(t, 200, post(`{"must":"x","home":{"city":"x"},"maybe":null}`), "what it allows, the server takes")
 }
+
+type (
+	audited struct {
+		By string `json:"by" validate:"required"`
+	}
+	promoted struct {
+		audited
+		Note string `json:"note"`
+	}
+	nestedValue struct {
+		Work address `json:"work"`
+	}
+	nestedPointer struct {
+		Home *address `json:"home"`
+	}
+	boundedCount struct {
+		N int `json:"n" validate:"min=1"`
+	}
+)
+
+// TestBodyRequiredWhenNothingFails: a body is documented required exactly
+// when the server refuses a request without one, whose zero value then
+// fails validation: a required field promoted from an embedded struct,
+// a nested struct value with one, a number whose zero is out of bounds.
+func TestBodyRequiredWhenNothingFails(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/promoted", func(app.Body[promoted]) error { return nil })
+	s.Post("/nested", func(app.Body[nestedValue]) error { return nil })
+	s.Post("/pointer", func(app.Body[nestedPointer]) error { return nil })
+	s.Post("/bounded", func(app.Body[boundedCount]) error { return nil })
+	s.Post("/list", func(app.Body[[]address]) error { return nil })
+	v31, _ := build(t, s)
+	for path, required := range map[string]bool{"/promoted": true, "/nested": true, "/pointer": false, "/bounded": true, "/list": false} {
+		rb := at(t, v31, "paths", path, "post", "requestBody").(doc)
+		assert.Equal(t, required, rb["required"] == true, "%s: documented required", path)
+		res := apptest.Do(t, s, "POST", path, nil)
+		assert.Equal(t, required, res.StatusCode == 400, "%s: refused without a body: %d %s", path, res.StatusCode, res.Body)
+	}
+	assert.Equal(t, []any{"by"}, at(t, v31, "components", "schemas", "Promoted", "required"))
+}

@@ -262,6 +262,11 @@ func Rules(spec string) []Rule {
 	return rules
 }
 
+// Required reports whether a validate tag holds the required rule.
+func Required(spec string) bool {
+	return slices.ContainsFunc(Rules(spec), func(r Rule) bool { return r.Name == "required" })
+}
+
 // Values lists the allowed values of an enum (a|b) or oneof (a b) rule.
 func (r Rule) Values() []string {
 	if r.Name == "oneof" {
