@@ -380,15 +380,6 @@ func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 	bad := func() (check, error) {
 		return check{}, fmt.Errorf("%s=%q on %v", rule, arg, t)
 	}
-	cmp := func(n, bound float64) bool {
-		switch rule {
-		case "min":
-			return n >= bound
-		case "max":
-			return n <= bound
-		}
-		return n == bound
-	}
 	switch t.Kind() {
 	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
 		n, err := strconv.Atoi(arg)
@@ -407,10 +398,20 @@ func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 		msg := map[string]string{
 			"min": "must NOT have fewer than %d %s", "max": "must NOT have more than %d %s", "len": "must have exactly %d %s",
 		}[rule]
-		return check{rule, func(v reflect.Value) bool { return cmp(float64(count(v)), float64(n)) }, fmt.Sprintf(msg, n, unit)}, nil
+		return check{rule, func(v reflect.Value) bool { return holds(rule, count(v), n) }, fmt.Sprintf(msg, n, unit)}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64:
+		msg := fmt.Sprintf("must be %s %s", map[string]string{"min": ">=", "max": "<=", "len": "=="}[rule], arg)
+		// An integer is compared with an integer bound as an integer: as
+		// float64, which holds integers exactly only up to 2^53,
+		// max=9007199254740992 let 9007199254740993 through.
+		if i, err := strconv.ParseInt(arg, 10, 64); err == nil && t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 {
+			return check{rule, func(v reflect.Value) bool { return holds(rule, v.Int(), i) }, msg}, nil
+		}
+		if u, err := strconv.ParseUint(arg, 10, 64); err == nil && t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
+			return check{rule, func(v reflect.Value) bool { return holds(rule, v.Uint(), u) }, msg}, nil
+		}
 		bound, err := strconv.ParseFloat(arg, 64)
 		if err != nil {
 			return bad()
@@ -424,10 +425,20 @@ func boundCheck(rule, arg string, t reflect.Type) (check, error) {
 			}
 			return v.Float()
 		}
-		op := map[string]string{"min": ">=", "max": "<=", "len": "=="}[rule]
-		return check{rule, func(v reflect.Value) bool { return cmp(value(v), bound) }, fmt.Sprintf("must be %s %s", op, arg)}, nil
+		return check{rule, func(v reflect.Value) bool { return holds(rule, value(v), bound) }, msg}, nil
 	}
 	return bad()
+}
+
+// holds reports whether n meets the bound of rule (min, max or len).
+func holds[T int | int64 | uint64 | float64](rule string, n, bound T) bool {
+	switch rule {
+	case "min":
+		return n >= bound
+	case "max":
+		return n <= bound
+	}
+	return n == bound
 }
 
 // MaxDepth is how deep a value may nest: deeper is reported, not

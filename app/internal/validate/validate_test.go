@@ -138,3 +138,23 @@ func TestValidateStopsPastMaxFailures(t *testing.T) {
 	assert.Equal(t, MaxFailures+1, len(got))
 	assert.Equal(t, "body/1000/sku", got[0].Path, "still the first keys in order")
 }
+
+// TestIntegerBoundsAreExact: an integer is compared with an integer
+// bound as an integer; as float64, 2^53+1 equals 2^53 and slipped past
+// max=2^53.
+func TestIntegerBoundsAreExact(t *testing.T) {
+	t.Parallel()
+	type bounded struct {
+		I int64  `json:"i" validate:"max=9007199254740992"`
+		U uint64 `json:"u" validate:"min=18446744073709551615"`
+		F int    `json:"f" validate:"min=1.5"`
+	}
+	v, err := Compile(reflect.TypeFor[bounded](), "json")
+	require.NoError(t, err)
+	assert.Equal(t, []httpx.FieldError{
+		{Path: "body/i", Rule: "max", Message: "must be <= 9007199254740992"},
+		{Path: "body/u", Rule: "min", Message: "must be >= 18446744073709551615"},
+	}, v.Validate(reflect.ValueOf(bounded{I: 1<<53 + 1, U: 1<<64 - 2, F: 2}), "body", nil))
+	assert.Empty(t, v.Validate(reflect.ValueOf(bounded{I: 1 << 53, U: 1<<64 - 1, F: 2}), "body", nil))
+	assert.Len(t, v.Validate(reflect.ValueOf(bounded{F: 1, U: 1<<64 - 1}), "body", nil), 1, "a fractional bound still bounds an int")
+}
