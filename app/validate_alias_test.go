@@ -120,12 +120,18 @@ func TestValidatorNamesBurrowSpelling(t *testing.T) {
 			}]) {
 			})
 		}, "oneof needs values, as enum=a|b or oneof=a b"},
-		{"oneof on a number", func(s *app.Server) {
+		{"oneof on a bool", func(s *app.Server) {
 			s.Post("/", func(app.Body[struct {
-				N int `json:"n" validate:"oneof=1 2"`
+				B bool `json:"b" validate:"oneof=true"`
 			}]) {
 			})
-		}, "oneof on int"},
+		}, "oneof on bool: Burrow's enum and oneof take strings and numbers"},
+		{"oneof value that is no number, on a number", func(s *app.Server) {
+			s.Post("/", func(app.Body[struct {
+				N int `json:"n" validate:"oneof=1 two"`
+			}]) {
+			})
+		}, `oneof value "two" is not an integer, as int needs`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

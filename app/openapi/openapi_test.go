@@ -622,3 +622,27 @@ func TestBodyRequiredWhenNothingFails(t *testing.T) {
 	}
 	assert.Equal(t, []any{"by"}, at(t, v31, "components", "schemas", "Promoted", "required"))
 }
+
+type choices struct {
+	Size  int     `json:"size" validate:"oneof=1 2 3"`
+	Ratio float64 `json:"ratio" validate:"enum=0.5|1"`
+	City  string  `json:"city,omitempty" validate:"oneof='New York' Paris"`
+}
+
+// TestEnumValuesAreTyped: a number's enum lists numbers; a quoted oneof
+// value is one value.
+func TestEnumValuesAreTyped(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/c", func(app.Body[choices]) error { return nil })
+	v31, _ := build(t, s)
+	props := at(t, v31, "components", "schemas", "Choices", "properties").(doc)
+	assert.Equal(t, []any{1.0, 2.0, 3.0}, at(t, props, "size", "enum"))
+	assert.Equal(t, []any{0.5, 1.0}, at(t, props, "ratio", "enum"))
+	assert.Equal(t, []any{"New York", "Paris"}, at(t, props, "city", "enum"))
+	post := func(body string) int {
+		return apptest.Do(t, s, "POST", "/c", strings.NewReader(body), "Content-Type", "application/json").StatusCode
+	}
+	assert.Equal(t, 200, post(`{"size":2,"ratio":1,"city":"New York"}`))
+	assert.Equal(t, 400, post(`{"size":4,"ratio":1}`))
+}

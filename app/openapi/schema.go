@@ -232,10 +232,13 @@ func applyRules(sc obj, f reflect.StructField) bool {
 		case "min", "max", "len":
 			bound(target, rule, arg, t.Kind())
 		case "enum", "oneof":
-			values := r.Values()
+			values, _ := r.Values() // they read, or Ready would have failed
 			enum := make([]any, len(values))
 			for i, v := range values {
 				enum[i] = v
+				if k := t.Kind(); k >= reflect.Int && k <= reflect.Float64 {
+					enum[i] = number(v)
+				}
 			}
 			target["enum"] = enum
 		case "format":
@@ -272,6 +275,9 @@ func bound(sc obj, rule, arg string, k reflect.Kind) {
 // number is a rule's argument as a JSON number.
 func number(arg string) any {
 	if n, err := strconv.ParseInt(arg, 10, 64); err == nil {
+		return n
+	}
+	if n, err := strconv.ParseUint(arg, 10, 64); err == nil {
 		return n
 	}
 	if f, err := strconv.ParseFloat(arg, 64); err == nil {

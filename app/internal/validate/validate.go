@@ -21,9 +21,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -268,11 +270,44 @@ func Required(spec string) bool {
 }
 
 // Values lists the allowed values of an enum (a|b) or oneof (a b) rule.
-func (r Rule) Values() []string {
-	if r.Name == "oneof" {
-		return strings.Fields(r.Arg)
+// oneof's are separated by spaces, and one in single quotes may hold
+// some ('New York' Paris), as go-playground/validator reads them; a quote
+// that does not enclose a whole value is an error rather than a value
+// split where the writer did not mean it.
+func (r Rule) Values() ([]string, error) {
+	if r.Name != "oneof" {
+		return strings.Split(r.Arg, "|"), nil
 	}
-	return strings.Split(r.Arg, "|")
+	stray := func() ([]string, error) {
+		return nil, fmt.Errorf("oneof=%s: a quote must enclose a whole value, as 'a b'", r.Arg)
+	}
+	var values []string
+	for s := r.Arg; ; {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return values, nil
+		}
+		var v string
+		if s[0] == '\'' {
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("oneof=%s: a quote is not closed", r.Arg)
+			}
+			v, s = s[1:1+end], s[2+end:]
+			if s != "" && strings.TrimLeftFunc(s, unicode.IsSpace) == s {
+				return stray()
+			}
+		} else {
+			end := strings.IndexFunc(s, unicode.IsSpace)
+			if end < 0 {
+				end = len(s)
+			}
+			if v, s = s[:end], s[end:]; strings.Contains(v, "'") {
+				return stray()
+			}
+		}
+		values = append(values, v)
+	}
 }
 
 // burrowSpelling is Rules' translation of one rule.
@@ -346,16 +381,18 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 			}
 			fr.checks = append(fr.checks, c)
 		case "enum", "oneof":
-			allowed := r.Values()
+			allowed, err := r.Values()
+			if err != nil {
+				return err
+			}
 			if arg == "" || len(allowed) == 0 {
 				return fmt.Errorf("%s needs values, as enum=a|b or oneof=a b", rule)
 			}
-			if t.Kind() != reflect.String {
-				return fmt.Errorf("%s on %v", rule, t)
+			ok, err := enumCheck(rule, allowed, t)
+			if err != nil {
+				return err
 			}
-			fr.checks = append(fr.checks, check{"enum", func(v reflect.Value) bool {
-				return slices.Contains(allowed, v.String())
-			}, "must be equal to one of the allowed values: " + strings.Join(allowed, ", ")})
+			fr.checks = append(fr.checks, check{"enum", ok, "must be equal to one of the allowed values: " + valueList(allowed)})
 		case "format":
 			ok := formats[arg]
 			if ok == nil || t.Kind() != reflect.String {
@@ -373,6 +410,53 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 		}
 	}
 	return nil
+}
+
+// enumCheck is enum's test of a value of type t: a string, or a number,
+// whose allowed values are then read as numbers of t's kind, written as
+// JSON writes them (go-playground/validator's oneof takes numbers too).
+func enumCheck(rule string, allowed []string, t reflect.Type) (func(reflect.Value) bool, error) {
+	switch k := t.Kind(); {
+	case k == reflect.String:
+		return func(v reflect.Value) bool { return slices.Contains(allowed, v.String()) }, nil
+	case k >= reflect.Int && k <= reflect.Int64:
+		ns, err := enumNumbers(rule, allowed, t, "an integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, t.Bits()) })
+		return func(v reflect.Value) bool { return slices.Contains(ns, v.Int()) }, err
+	case k >= reflect.Uint && k <= reflect.Uintptr:
+		ns, err := enumNumbers(rule, allowed, t, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, t.Bits()) })
+		return func(v reflect.Value) bool { return slices.Contains(ns, v.Uint()) }, err
+	case k == reflect.Float32 || k == reflect.Float64:
+		ns, err := enumNumbers(rule, allowed, t, "a number", func(s string) (float64, error) { return strconv.ParseFloat(s, t.Bits()) })
+		return func(v reflect.Value) bool { return slices.Contains(ns, v.Float()) }, err
+	}
+	return nil, fmt.Errorf("%s on %v: Burrow's enum and oneof take strings and numbers", rule, t)
+}
+
+// enumNumbers reads an enum's values as numbers with parse; kind names
+// what t needs, for the error.
+func enumNumbers[T any](rule string, allowed []string, t reflect.Type, kind string, parse func(string) (T, error)) ([]T, error) {
+	out := make([]T, len(allowed))
+	for i, s := range allowed {
+		n, err := parse(s)
+		if err != nil || !jsonscan.IsNumber(s) {
+			return nil, fmt.Errorf("%s value %q is not %s, as %v needs", rule, s, kind, t)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// valueList lists an enum's values for a message, quoting those that
+// are empty or hold a space, a comma or a quote.
+func valueList(values []string) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = v
+		if v == "" || strings.ContainsAny(v, " ,'\"") {
+			parts[i] = strconv.Quote(v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // boundCheck builds min, max or len for type t.

@@ -51,6 +51,30 @@ func TestCompileRefuses(t *testing.T) {
 		{reflect.TypeFor[struct {
 			A int `validate:"omitempty"`
 		}](), `struct { A int "validate:\"omitempty\"" }.A: omitempty on int: Burrow checks a int even when it is zero; make the field a pointer to make it optional`},
+		{reflect.TypeFor[struct {
+			A int `validate:"oneof=1 x"`
+		}](), `struct { A int "validate:\"oneof=1 x\"" }.A: oneof value "x" is not an integer, as int needs`},
+		{reflect.TypeFor[struct {
+			A uint `validate:"enum=1|-1"`
+		}](), `struct { A uint "validate:\"enum=1|-1\"" }.A: enum value "-1" is not a non-negative integer, as uint needs`},
+		{reflect.TypeFor[struct {
+			A float64 `validate:"oneof=NaN"`
+		}](), `struct { A float64 "validate:\"oneof=NaN\"" }.A: oneof value "NaN" is not a number, as float64 needs`},
+		{reflect.TypeFor[struct {
+			A bool `validate:"oneof=true false"`
+		}](), `struct { A bool "validate:\"oneof=true false\"" }.A: oneof on bool: Burrow's enum and oneof take strings and numbers`},
+		{reflect.TypeFor[struct {
+			A []int `validate:"oneof=1 2"`
+		}](), `struct { A []int "validate:\"oneof=1 2\"" }.A: oneof on []int: Burrow's enum and oneof take strings and numbers`},
+		{reflect.TypeFor[struct {
+			A string `validate:"oneof='a b"`
+		}](), `struct { A string "validate:\"oneof='a b\"" }.A: oneof='a b: a quote is not closed`},
+		{reflect.TypeFor[struct {
+			A string `validate:"oneof=it's"`
+		}](), `struct { A string "validate:\"oneof=it's\"" }.A: oneof=it's: a quote must enclose a whole value, as 'a b'`},
+		{reflect.TypeFor[struct {
+			A string `validate:"oneof='a'b"`
+		}](), `struct { A string "validate:\"oneof='a'b\"" }.A: oneof='a'b: a quote must enclose a whole value, as 'a b'`},
 	} {
 		_, err := Compile(tt.typ, "json")
 		if assert.Error(t, err, "%v", tt.typ) {
@@ -157,4 +181,39 @@ func TestIntegerBoundsAreExact(t *testing.T) {
 	}, v.Validate(reflect.ValueOf(bounded{I: 1<<53 + 1, U: 1<<64 - 2, F: 2}), "body", nil))
 	assert.Empty(t, v.Validate(reflect.ValueOf(bounded{I: 1 << 53, U: 1<<64 - 1, F: 2}), "body", nil))
 	assert.Len(t, v.Validate(reflect.ValueOf(bounded{F: 1, U: 1<<64 - 1}), "body", nil), 1, "a fractional bound still bounds an int")
+}
+
+// TestEnumOnNumbersAndQuotedValues: enum and oneof take numbers as
+// go-playground/validator's oneof does, and oneof reads its quoted
+// values ('a b' is one value) as that validator does.
+func TestEnumOnNumbersAndQuotedValues(t *testing.T) {
+	t.Parallel()
+	type enums struct {
+		Size  int      `json:"size" validate:"oneof=1 2 3"`
+		Level *uint8   `json:"level" validate:"enum=0|7"`
+		Ratio float32  `json:"ratio" validate:"oneof=0 0.5 1.5"`
+		Name  string   `json:"name" validate:"oneof='New York' Paris ''"`
+		Tags  []string `json:"tags"`
+	}
+	v, err := Compile(reflect.TypeFor[enums](), "json")
+	require.NoError(t, err)
+	seven, nine := uint8(7), uint8(9)
+	assert.Empty(t, v.Validate(reflect.ValueOf(enums{Size: 2, Level: &seven, Ratio: 0.5, Name: "New York"}), "body", nil))
+	assert.Equal(t, []httpx.FieldError{
+		{Path: "body/size", Rule: "enum", Message: "must be equal to one of the allowed values: 1, 2, 3"},
+		{Path: "body/level", Rule: "enum", Message: "must be equal to one of the allowed values: 0, 7"},
+		{Path: "body/ratio", Rule: "enum", Message: "must be equal to one of the allowed values: 0, 0.5, 1.5"},
+		{Path: "body/name", Rule: "enum", Message: `must be equal to one of the allowed values: "New York", Paris, ""`},
+	}, v.Validate(reflect.ValueOf(enums{Level: &nine, Ratio: 0.25, Name: "New"}), "body", nil), "a number's zero is a value")
+
+	assert.Equal(t, []string{"New York", "Paris", ""}, mustValues(t, Rule{"oneof", "'New York' Paris ''"}))
+	assert.Equal(t, []string{"a", "b"}, mustValues(t, Rule{"oneof", " a  b "}))
+	assert.Equal(t, []string{"a b", "c"}, mustValues(t, Rule{"enum", "a b|c"}))
+}
+
+func mustValues(t *testing.T, r Rule) []string {
+	t.Helper()
+	values, err := r.Values()
+	require.NoError(t, err)
+	return values
 }
