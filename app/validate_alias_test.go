@@ -113,7 +113,7 @@ func TestValidatorNamesBurrowSpelling(t *testing.T) {
 				N int `json:"n" validate:"omitempty,min=1"`
 			}]) {
 			})
-		}, "omitempty on int: Burrow checks a int even when it is zero; make the field a pointer to make it optional"},
+		}, "omitempty on int: Burrow checks a number even when it is zero; make the field a pointer to make it optional"},
 		{"oneof without values", func(s *app.Server) {
 			s.Post("/", func(app.Body[struct {
 				S string `json:"s" validate:"oneof= "`

@@ -9,8 +9,8 @@ import (
 	"html"
 )
 
-// The docs page is Burrow's own: a style sheet and a script of about two
-// hundred lines, in the binary, that render the document embedded in the
+// The docs page is Burrow's own: a style sheet and a script of about 150
+// lines, in the binary, that render the document embedded in the
 // page. It makes no request at all, so it works offline and needs no
 // CDN, and a Content-Security-Policy lets only these two run.
 var (

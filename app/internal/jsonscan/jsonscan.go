@@ -1,9 +1,12 @@
-// Package jsonscan is the strict pass Burrow makes over a JSON body
-// before encoding/json decodes it. It refuses what encoding/json accepts
-// but an API should not: an object with the same key twice, a key that
-// names a struct field only when case is folded, and nesting past a
-// bound. It tracks structure only; syntax errors are left to the
-// decoder, which reports them better.
+// Package jsonscan reads JSON bodies strictly. Check is the pass Burrow
+// makes over a body before encoding/json decodes it: it refuses what
+// encoding/json accepts but an API should not — an object with the same
+// key twice, a key that names a struct field only when case is folded,
+// nesting past a bound — and tracks structure only, leaving syntax
+// errors to the decoder, which reports them better. Decoder is the fast
+// path in front of both: one pass that decodes the common body shapes
+// under the same rules, and gives up on anything else. IsNumber is JSON's
+// number grammar, which text values are read by too.
 package jsonscan
 
 import (

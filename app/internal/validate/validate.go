@@ -371,8 +371,15 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 		case "omitempty":
 			// Burrow's own rule for what is not required, where the two agree.
 			if k := f.Type.Kind(); isNumber(k) || k == reflect.Struct || k == reflect.Array {
-				return fmt.Errorf("omitempty on %v: Burrow checks a %v even when it is zero; make the field a pointer to make it optional",
-					f.Type, k)
+				what := "a number"
+				switch k {
+				case reflect.Struct:
+					what = "a struct"
+				case reflect.Array:
+					what = "an array"
+				}
+				return fmt.Errorf("omitempty on %v: Burrow checks %s even when it is zero; make the field a pointer to make it optional",
+					f.Type, what)
 			}
 		case "min", "max", "len":
 			c, err := boundCheck(rule, arg, t)

@@ -50,7 +50,7 @@ func TestCompileRefuses(t *testing.T) {
 		}](), `struct { A string "validate:\"min=x\"" }.A: min="x" on string`},
 		{reflect.TypeFor[struct {
 			A int `validate:"omitempty"`
-		}](), `struct { A int "validate:\"omitempty\"" }.A: omitempty on int: Burrow checks a int even when it is zero; make the field a pointer to make it optional`},
+		}](), `struct { A int "validate:\"omitempty\"" }.A: omitempty on int: Burrow checks a number even when it is zero; make the field a pointer to make it optional`},
 		{reflect.TypeFor[struct {
 			A int `validate:"oneof=1 x"`
 		}](), `struct { A int "validate:\"oneof=1 x\"" }.A: oneof value "x" is not an integer, as int needs`},
