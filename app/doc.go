@@ -98,9 +98,9 @@
 //
 // go-playground/validator's spellings of these rules (email, uuid, url,
 // oneof=a b, gte, lte) are read as Burrow's. A client whose input does not
-// decode or validate gets a 400 listing every failing field, and the
-// handler does not run. The body is read only for routes that take Body,
-// after the OnRequest and PreParsing hooks, up to a limit
+// decode or validate gets a 400 listing the failing fields (the first
+// 100), and the handler does not run. The body is read only for routes
+// that take Body, after the OnRequest and PreParsing hooks, up to a limit
 // ([WithMaxBodyBytes], [Server.SetBodyLimit], [BodyLimit]; 1 MiB by
 // default) and a time ([WithBodyTimeout]); beyond it, a 413.
 //

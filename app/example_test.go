@@ -137,8 +137,8 @@ func Example_pluginContract() {
 }
 
 // A handler takes the body as a typed, validated value; a client that
-// sends something else gets a 400 listing every failing field, and the
-// handler never runs.
+// sends something else gets a 400 listing the failing fields (the first
+// 100), and the handler never runs.
 func ExampleBody() {
 	type signup struct {
 		Name  string `json:"name" validate:"required,max=20"`
