@@ -16,8 +16,14 @@ cleanup() {
 trap cleanup EXIT
 
 need() {
+	local pkg
 	for tool in "$@"; do
-		command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y $tool"; exit 2; }
+		case $tool in
+		node) pkg=nodejs ;;
+		npx) pkg=npm ;;
+		*) pkg=$tool ;;
+		esac
+		command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y $pkg"; exit 2; }
 	done
 }
 
