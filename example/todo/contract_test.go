@@ -289,27 +289,29 @@ func TestIsolation(t *testing.T) {
 	tests := []struct {
 		method, body string
 	}{{"GET", ""}, {"PATCH", `{"title":"mine"}`}, {"DELETE", ""}}
-	for _, tc := range tests {
-		t.Run(tc.method, func(t *testing.T) {
-			t.Parallel()
-			ctype := ""
-			if tc.body != "" {
-				ctype = jsonType
-			}
-			foreign := s.do(t, tc.method, "/todos/1", bob, ctype, tc.body)
-			missing := s.do(t, tc.method, "/todos/999", bob, ctype, tc.body)
-			assert.Equal(t, http.StatusNotFound, foreign.status)
-			assert.Equal(t, missing.status, foreign.status)
-			assert.Equal(t, missing.body, foreign.body)
-			foreign.header.Del("Date")
-			missing.header.Del("Date")
-			assert.Equal(t, missing.header, foreign.header)
-		})
-	}
-	t.Run("alice's todo is intact", func(t *testing.T) {
-		t.Parallel()
-		s.play(t, []step{{name: "get", method: "GET", path: "/todos/1", auth: alice, status: 200, body: `{"id":1,"title":"secret","done":false}`}})
+	// The parallel subtests pause until the body of the test that runs
+	// them returns: grouped in "each", they have all finished when
+	// t.Run("each") returns, so the check after them sees what they did.
+	t.Run("each", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.method, func(t *testing.T) {
+				t.Parallel()
+				ctype := ""
+				if tc.body != "" {
+					ctype = jsonType
+				}
+				foreign := s.do(t, tc.method, "/todos/1", bob, ctype, tc.body)
+				missing := s.do(t, tc.method, "/todos/999", bob, ctype, tc.body)
+				assert.Equal(t, http.StatusNotFound, foreign.status)
+				assert.Equal(t, missing.status, foreign.status)
+				assert.Equal(t, missing.body, foreign.body)
+				foreign.header.Del("Date")
+				missing.header.Del("Date")
+				assert.Equal(t, missing.header, foreign.header)
+			})
+		}
 	})
+	s.play(t, []step{{name: "alice's todo is intact", method: "GET", path: "/todos/1", auth: alice, status: 200, body: `{"id":1,"title":"secret","done":false}`}})
 }
 
 func TestBadID(t *testing.T) {
@@ -368,14 +370,15 @@ func TestBadBodies(t *testing.T) {
 		{"oversize without a token", "POST", "/todos", "", jsonType, big, 401, missingAuth},
 		{"invalid JSON without a token", "POST", "/todos", "", jsonType, `{`, 401, missingAuth},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s.play(t, []step{{name: tc.name, method: tc.method, path: tc.path, auth: tc.auth, ctype: tc.ctype, sent: tc.sent, status: tc.status, body: tc.body}})
-		})
-	}
-	t.Run("nothing was created", func(t *testing.T) {
-		// Not parallel: it runs after the parallel subtests above.
-		s.play(t, []step{{name: "list", method: "GET", path: "/todos", auth: alice, status: 200, body: `[]`}})
+	// Grouped in "each" (see TestIsolation), the parallel subtests have
+	// all finished before the check that none of them created a todo.
+	t.Run("each", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				s.play(t, []step{{name: tc.name, method: tc.method, path: tc.path, auth: tc.auth, ctype: tc.ctype, sent: tc.sent, status: tc.status, body: tc.body}})
+			})
+		}
 	})
+	s.play(t, []step{{name: "nothing was created", method: "GET", path: "/todos", auth: alice, status: 200, body: `[]`}})
 }
