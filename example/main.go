@@ -64,6 +64,14 @@ func run(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// time.NewTicker panics on a period that is not positive, in every
+	// GET /events; a negative drain delay means nothing.
+	if *tick <= 0 {
+		return fmt.Errorf("invalid -tick %s: want a positive duration", *tick)
+	}
+	if *drain < 0 {
+		return fmt.Errorf("invalid -drain %s: want zero or a positive duration", *drain)
+	}
 
 	// Production JSON logs on stderr, without zap's default sampling: an
 	// access log that drops lines under load is worse than none.

@@ -282,6 +282,33 @@ root > publicContext  [wrapped plugins: grandchildContext]
 	}
 }
 
+// TestBadFlagsAreRefused: a value the server cannot run with stops run
+// with an error that names it, before anything is built or served (with
+// -tick 0, every GET /events would panic in time.NewTicker). -print makes
+// run return at once when it accepts the flags.
+func TestBadFlagsAreRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		err  string // empty: accepted
+	}{
+		{"tick 0", []string{"-tick", "0"}, "invalid -tick 0s: want a positive duration"},
+		{"negative tick", []string{"-tick", "-1s"}, "invalid -tick -1s: want a positive duration"},
+		{"negative drain", []string{"-drain", "-1ms"}, "invalid -drain -1ms: want zero or a positive duration"},
+		{"no drain, a short tick", []string{"-drain", "0", "-tick", "1ms"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(append(tt.args, "-print", "-keys", "k1"), io.Discard)
+			if tt.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, tt.err)
+		})
+	}
+}
+
 func TestDOTFlag(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run([]string{"-dot", "-keys", "k1"}, &out))
