@@ -50,7 +50,11 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("example", flag.ContinueOnError)
-	port := fs.Int("port", envInt("PORT", 8000), "port to listen on (env PORT)")
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8000"
+	}
+	fs.StringVar(&port, "port", port, "port to listen on (env PORT)")
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	keyList := fs.String("keys", os.Getenv("API_KEYS"), "comma-separated bearer keys for /one (env API_KEYS)")
 	share := fs.Bool("share", false, "wrap grandchildContext with the plugin-wrapper, so /two sees bar")
@@ -63,6 +67,12 @@ func run(args []string, stdout io.Writer) error {
 	logRequests := fs.Bool("log-requests", false, "log one line when a request starts and one when it completes")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	// A PORT that is not a port is refused, not replaced by the default:
+	// the server would listen where nobody looks for it.
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("invalid port %q: want a number from 0 to 65535", port)
 	}
 	// time.NewTicker panics on a period that is not positive, in every
 	// GET /events; a negative drain delay means nothing.
@@ -126,7 +136,7 @@ func run(args []string, stdout io.Writer) error {
 		defer closeAdmin()
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- s.Listen(net.JoinHostPort(*host, strconv.Itoa(*port))) }()
+	go func() { errc <- s.Listen(net.JoinHostPort(*host, strconv.Itoa(p))) }()
 	select {
 	case err := <-errc:
 		return err
@@ -214,11 +224,4 @@ func randomKey() (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
 }

@@ -284,21 +284,31 @@ root > publicContext  [wrapped plugins: grandchildContext]
 
 // TestBadFlagsAreRefused: a value the server cannot run with stops run
 // with an error that names it, before anything is built or served (with
-// -tick 0, every GET /events would panic in time.NewTicker). -print makes
-// run return at once when it accepts the flags.
+// -tick 0, every GET /events would panic in time.NewTicker; PORT=http
+// would listen on 8000 as if PORT were unset). -print makes run return
+// at once when it accepts the flags. Not parallel: it sets PORT.
 func TestBadFlagsAreRefused(t *testing.T) {
 	tests := []struct {
 		name string
+		port string // the environment's PORT
 		args []string
 		err  string // empty: accepted
 	}{
-		{"tick 0", []string{"-tick", "0"}, "invalid -tick 0s: want a positive duration"},
-		{"negative tick", []string{"-tick", "-1s"}, "invalid -tick -1s: want a positive duration"},
-		{"negative drain", []string{"-drain", "-1ms"}, "invalid -drain -1ms: want zero or a positive duration"},
-		{"no drain, a short tick", []string{"-drain", "0", "-tick", "1ms"}, ""},
+		{"tick 0", "", []string{"-tick", "0"}, "invalid -tick 0s: want a positive duration"},
+		{"negative tick", "", []string{"-tick", "-1s"}, "invalid -tick -1s: want a positive duration"},
+		{"negative drain", "", []string{"-drain", "-1ms"}, "invalid -drain -1ms: want zero or a positive duration"},
+		{"no drain, a short tick", "", []string{"-drain", "0", "-tick", "1ms"}, ""},
+		{"PORT not a number", "http", nil, `invalid port "http": want a number from 0 to 65535`},
+		{"PORT too large", "70000", nil, `invalid port "70000": want a number from 0 to 65535`},
+		{"PORT", "9000", nil, ""},
+		{"-port not a number", "", []string{"-port", "http"}, `invalid port "http": want a number from 0 to 65535`},
+		{"-port negative", "", []string{"-port", "-1"}, `invalid port "-1": want a number from 0 to 65535`},
+		{"-port 0", "", []string{"-port", "0"}, ""},
+		{"-port wins over a bad PORT", "http", []string{"-port", "9000"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("PORT", tt.port)
 			err := run(append(tt.args, "-print", "-keys", "k1"), io.Discard)
 			if tt.err == "" {
 				assert.NoError(t, err)
