@@ -188,11 +188,27 @@ func echo(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// hangLimit bounds what a test waits for: a stream's next event, a
+// WebSocket's echo, the server's close. It is generous; it only turns a
+// hang (an event stream that is no longer flushed) into a failure.
+const hangLimit = 10 * time.Second
+
+// allowNext lets /gzip/events send its next event, or fails the test once
+// ctx is done: a handler that has returned would never take it.
+func (h *harness) allowNext(ctx context.Context, t *testing.T) {
+	t.Helper()
+	select {
+	case h.next <- struct{}{}:
+	case <-ctx.Done():
+		t.Fatalf("/gzip/events did not take its next event: %v", context.Cause(ctx))
+	}
+}
+
 // close closes the server: once it returns, every handler and middleware
 // has finished, so the spans are ended and the access log written.
 func (h *harness) close(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
 	require.NoError(t, h.s.Close(ctx))
 }

@@ -119,7 +119,9 @@ func TestGzipCompressesJSONAndKeepsSSEFlushing(t *testing.T) {
 	})
 
 	t.Run("SSE", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
+		// Bounded: with flushing broken, the events (or the headers) never
+		// arrive, and the test fails instead of hanging.
+		ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 		defer cancel()
 		// Asked for gzip itself, the test gets the compressed bytes as
 		// they arrive and decompresses them as a browser would.
@@ -138,7 +140,7 @@ func TestGzipCompressesJSONAndKeepsSSEFlushing(t *testing.T) {
 			// The handler sends event n only after the test has read
 			// event n-1: each arrives while the stream is open, alone.
 			if n > 1 {
-				h.next <- struct{}{}
+				h.allowNext(ctx, t)
 			}
 			assert.Equal(t, "event: tick\ndata: "+strings.Repeat("x", n)+"\n", apptest.ReadEvent(t, events))
 		}
@@ -152,7 +154,7 @@ func TestWebSocketEchoesBehindBearerAuth(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	url := "ws" + strings.TrimPrefix(h.base, "http") + "/ws"
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
 
 	t.Run("without a key", func(t *testing.T) {
@@ -247,7 +249,9 @@ func TestFileServerReportsItsStatus(t *testing.T) {
 func TestServerErrorLogStaysEmpty(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	// Bounded, as the stream and the WebSocket below would otherwise
+	// hang the test if flushing or the echo broke.
+	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	send := func(req *http.Request) int {
@@ -283,9 +287,9 @@ func TestServerErrorLogStaysEmpty(t *testing.T) {
 	require.NoError(t, err)
 	events := bufio.NewReader(zr)
 	apptest.ReadEvent(t, events)
-	h.next <- struct{}{}
+	h.allowNext(ctx, t)
 	apptest.ReadEvent(t, events)
-	h.next <- struct{}{}
+	h.allowNext(ctx, t)
 	apptest.ReadEvent(t, events)
 	require.NoError(t, res.Body.Close())
 
