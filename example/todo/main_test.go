@@ -159,23 +159,33 @@ func TestConcurrentWriters(t *testing.T) {
 			}
 			s := start(t, env(), zap.NewNop(), args...)
 			const perUser = 10
+			// The writers report to the test's goroutine, which checks
+			// what they got: require (FailNow) must not run in them.
+			type sent struct {
+				what string
+				a    answer
+				err  error
+			}
+			results := make(chan sent, 2*2*perUser)
 			var wg sync.WaitGroup
 			for _, who := range []string{alice, bob} {
 				for i := range perUser {
-					wg.Add(2)
-					go func() {
-						defer wg.Done()
-						a := s.do(t, "POST", "/todos", who, jsonType, fmt.Sprintf(`{"title":"one %d"}`, i))
-						assert.Equal(t, 201, a.status, a.body)
-					}()
-					go func() {
-						defer wg.Done()
-						a := s.do(t, "POST", "/todos/batch", who, jsonType, fmt.Sprintf(`[{"title":"two %d"},{"title":"three %d"}]`, i, i))
-						assert.Equal(t, 201, a.status, a.body)
-					}()
+					wg.Go(func() {
+						a, err := s.send("POST", "/todos", who, jsonType, fmt.Sprintf(`{"title":"one %d"}`, i))
+						results <- sent{fmt.Sprintf("%s: one %d", who, i), a, err}
+					})
+					wg.Go(func() {
+						a, err := s.send("POST", "/todos/batch", who, jsonType, fmt.Sprintf(`[{"title":"two %d"},{"title":"three %d"}]`, i, i))
+						results <- sent{fmt.Sprintf("%s: two and three %d", who, i), a, err}
+					})
 				}
 			}
 			wg.Wait()
+			close(results)
+			for r := range results {
+				require.NoError(t, r.err, r.what)
+				assert.Equal(t, 201, r.a.status, "%s: %s", r.what, r.a.body)
+			}
 			for _, who := range []string{alice, bob} {
 				a := s.do(t, "GET", "/todos?limit=100", who, "", "")
 				require.Equal(t, 200, a.status, a.body)

@@ -93,15 +93,27 @@ type answer struct {
 }
 
 // do sends method path with the authorization auth (none when empty) and
-// body as ctype (no body when ctype is empty).
+// body as ctype (no body when ctype is empty). It stops the test if the
+// request fails, so it runs on the test's goroutine only; a goroutine the
+// test starts calls send.
 func (s *service) do(t *testing.T, method, path, auth, ctype, body string) answer {
 	t.Helper()
+	a, err := s.send(method, path, auth, ctype, body)
+	require.NoError(t, err)
+	return a
+}
+
+// send is do for goroutines a test starts: it returns the error, for the
+// test's goroutine to report (FailNow must not be called from another).
+func (s *service) send(method, path, auth, ctype, body string) (answer, error) {
 	var r io.Reader
 	if ctype != "" {
 		r = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, s.base+path, r)
-	require.NoError(t, err)
+	if err != nil {
+		return answer{}, err
+	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
@@ -109,11 +121,15 @@ func (s *service) do(t *testing.T, method, path, auth, ctype, body string) answe
 		req.Header.Set("Content-Type", ctype)
 	}
 	res, err := s.client.Do(req)
-	require.NoError(t, err)
+	if err != nil {
+		return answer{}, err
+	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{status: res.StatusCode, header: res.Header, body: string(b)}, nil
 }
 
 // step is one exchange of a scenario and the exact answer expected.
