@@ -9,9 +9,11 @@
 // Flags: -port (env PORT, default 8080), -host (default 127.0.0.1),
 // -db (SQLite file; default a fresh in-memory database), -users
 // name:token,… (env TODO_USERS; with none, one user "demo" with a random
-// token, logged once at start).
+// token, logged once at start), -openapi (print the OpenAPI document,
+// what GET /openapi.json serves, and exit).
 //
-// Every route but GET /healthz needs "authorization: Bearer <token>" and
+// Every route but GET /healthz and the description (GET /openapi.json,
+// /openapi-3.0.json, /docs) needs "authorization: Bearer <token>" and
 // sees only its user's todos:
 //
 //	GET    /todos?limit=20&offset=0&done=true   the caller's todos by id

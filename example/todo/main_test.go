@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +64,44 @@ func TestFlags(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// TestDocCommentNamesEveryFlag: the command's doc comment (what go doc
+// shows) names every flag parseFlags defines, found as the name each
+// fs.<Type>/fs.<Type>Var call in main.go passes.
+func TestDocCommentNamesEveryFlag(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc)
+	doc := f.Doc.Text()
+	var names []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fs" {
+			return true
+		}
+		for _, arg := range call.Args { // the name is the first string
+			if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				name, err := strconv.Unquote(lit.Value)
+				require.NoError(t, err)
+				names = append(names, name)
+				break
+			}
+		}
+		return true
+	})
+	require.Contains(t, names, "port", "the flags are found")
+	for _, name := range names {
+		assert.Regexp(t, regexp.MustCompile(`(^|[^\w-])-`+regexp.QuoteMeta(name)+`\b`), doc, "the doc comment names -%s", name)
 	}
 }
 
