@@ -391,6 +391,9 @@ func (rt *route) run(x *httpx.Exchange) (err error) {
 				return err
 			}
 		}
+		if o, ok := v.(replier); ok { // NoContent, Created
+			return o.reply(rep)
+		}
 		return rep.Send(v)
 	}
 	return nil

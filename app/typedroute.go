@@ -71,6 +71,8 @@ func Handle[In, Out any](s *Server, method, path string, h func(context.Context,
 // NoContent is the Out of a route that answers 204 with no body.
 type NoContent struct{}
 
+func (NoContent) reply(rep *httpx.Reply) error { return rep.Code(http.StatusNoContent).Send(nil) }
+
 // Created is the Out of a route that creates a resource: it answers 201,
 // with Location as the Location header (when not empty) and Value as the
 // body.
@@ -79,13 +81,28 @@ type Created[T any] struct {
 	Value    T
 }
 
-func (c Created[T]) created() (string, any) { return c.Location, c.Value }
-func (Created[T]) bodyType() reflect.Type   { return reflect.TypeFor[T]() }
+func (c Created[T]) reply(rep *httpx.Reply) error {
+	if c.Location != "" {
+		rep.Header().Set("Location", c.Location)
+	}
+	return rep.Code(http.StatusCreated).Send(c.Value)
+}
+
+func (Created[T]) bodyType() reflect.Type { return reflect.TypeFor[T]() }
 
 // createdReply is what every Created[T] is.
 type createdReply interface {
-	created() (location string, value any)
+	replier
 	bodyType() reflect.Type
+}
+
+// replier is an Out that sends itself, with its own status and headers.
+// A route's handler returns it rather than sending it, so that the reply
+// is written after the request values' cleanups, as any returned value
+// is: a commit that fails answers instead, and nothing of the success
+// reply (a Location header) is left on the error reply.
+type replier interface {
+	reply(rep *httpx.Reply) error
 }
 
 // Status makes a typed route (Get, Post, … Handle) answer its Out with
@@ -155,30 +172,24 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 		}
 	}
 	var out Out
-	switch any(out).(type) {
-	case NoContent, createdReply:
+	if _, ok := any(out).(replier); ok {
 		if t.status != 0 {
 			return nil, errkind.New(ErrInvalidHandler, "%T declares its own status, so Status does not apply", out)
 		}
 	}
-	switch any(out).(type) {
-	case NoContent:
-		return replying(fn, get, func(rep *httpx.Reply, _ Out) error {
-			return rep.Code(http.StatusNoContent).Send(nil)
-		}), nil
-	case createdReply:
-		return replying(fn, get, func(rep *httpx.Reply, o Out) error {
-			loc, v := any(o).(createdReply).created()
-			if loc != "" {
-				rep.Header().Set("Location", loc)
-			}
-			return rep.Code(http.StatusCreated).Send(v)
-		}), nil
-	}
 	if status := t.status; status != 0 {
-		return replying(fn, get, func(rep *httpx.Reply, o Out) error {
-			return rep.Code(status).Send(o)
-		}), nil
+		// The status is set before the cleanups, which the reply waits
+		// for; the error path sets its own when one fails.
+		return func(x *httpx.Exchange, herr error) (any, error) {
+			o, err := fn(x.Request().Context(), get(x, herr))
+			if err != nil {
+				return nil, err
+			}
+			if rep := x.Reply(); !rep.Sent() {
+				rep.Code(status)
+			}
+			return o, nil
+		}, nil
 	}
 	return func(x *httpx.Exchange, herr error) (any, error) {
 		o, err := fn(x.Request().Context(), get(x, herr))
@@ -187,21 +198,6 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 		}
 		return o, nil
 	}, nil
-}
-
-// replying calls a route's handler whose Out decides the reply's status:
-// send answers with it, unless the handler has sent a reply already.
-func replying[In, Out any](fn func(context.Context, In) (Out, error), get func(*httpx.Exchange, error) In, send func(*httpx.Reply, Out) error) invoker {
-	return func(x *httpx.Exchange, herr error) (any, error) {
-		o, err := fn(x.Request().Context(), get(x, herr))
-		if err != nil {
-			return nil, err
-		}
-		if rep := x.Reply(); !rep.Sent() {
-			return nil, send(rep, o)
-		}
-		return nil, nil
-	}
 }
 
 // typedHandler is a handler made by Handle.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
@@ -296,5 +297,57 @@ func TestTypedRouteTakesRequestValues(t *testing.T) {
 		status, body, _ := do(t, s, "GET", "/t/7", "X-Tenant", name)
 		assert.Equal(t, 200, status)
 		assert.Equal(t, name+"/7", body)
+	}
+}
+
+// TestTypedRouteFailingCommitAnswers checks that a typed route's Out is
+// sent after the request values' cleanups, whatever status it declares:
+// a commit that fails answers 500, and nothing of the success reply (its
+// status, its Location header) reaches the client.
+func TestTypedRouteFailingCommitAnswers(t *testing.T) {
+	t.Parallel()
+	refused := errors.New("commit refused")
+	type txIn struct {
+		app.In
+		Tx *routeTenant
+	}
+	tests := []struct {
+		name     string
+		register func(s *app.Server) error
+	}{
+		{"plain Out", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "saved", nil })
+		}},
+		{"Created", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (app.Created[newTodo], error) {
+				return app.Created[newTodo]{Location: "/todos/1", Value: newTodo{Title: "milk"}}, nil
+			})
+		}},
+		{"NoContent", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (app.NoContent, error) { return app.NoContent{}, nil })
+		}},
+		{"Status", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "queued", nil },
+				app.Status(http.StatusAccepted))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var committed []bool
+			s := app.New(app.WithLogger(zap.NewNop()))
+			require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*routeTenant, func(bool) error, error) {
+				return &routeTenant{}, func(failed bool) error {
+					committed = append(committed, !failed)
+					return refused
+				}, nil
+			})))
+			require.NoError(t, tt.register(s))
+			res := apptest.Do(t, s, "POST", "/", nil)
+			assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
+			assert.Contains(t, res.Body, "request value cleanup failed: commit refused")
+			assert.Empty(t, res.Header.Get("Location"))
+			assert.Equal(t, []bool{true}, committed, "the commit ran once, before the reply")
+		})
 	}
 }

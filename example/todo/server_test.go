@@ -154,3 +154,51 @@ func (s *service) play(t *testing.T, steps []step) {
 		}
 	}
 }
+
+// TestFailingCommitAnswers500: the transaction is committed before the
+// reply is written, so a commit the database refuses answers 500, never
+// the 201 or 204 of a change that did not happen (and no Location
+// header). The database is made to refuse the commit with a deferred
+// foreign key the route's change breaks: SQLite checks it at COMMIT.
+func TestFailingCommitAnswers500(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, method, path, body string
+		trap                     string // the statement that breaks the key
+	}{
+		{"create", "POST", "/todos", `{"title":"Milk"}`, "AFTER INSERT ON todos"},
+		{"batch", "POST", "/todos/batch", `[{"title":"Milk"},{"title":"Eggs"}]`, "AFTER INSERT ON todos"},
+		{"remove", "DELETE", "/todos/1", "", "AFTER DELETE ON todos"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db, err := openDB(ctx, "")
+			require.NoError(t, err)
+			defer db.Close()
+			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+			require.NoError(t, err)
+			require.NoError(t, s.Ready())
+			defer s.Close(ctx)
+			res := apptest.Do(t, s, "POST", "/todos", strings.NewReader(`{"title":"Bread"}`),
+				"Authorization", alice, "Content-Type", jsonType)
+			require.Equal(t, http.StatusCreated, res.StatusCode, res.Body)
+			_, err = db.ExecContext(ctx, `
+CREATE TABLE trap (user_id INTEGER REFERENCES users(id) DEFERRABLE INITIALLY DEFERRED);
+CREATE TRIGGER trap `+tc.trap+` BEGIN INSERT INTO trap VALUES (-1); END;`)
+			require.NoError(t, err)
+
+			var body io.Reader
+			header := []string{"Authorization", alice}
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+				header = append(header, "Content-Type", jsonType)
+			}
+			res = apptest.Do(t, s, tc.method, tc.path, body, header...)
+			assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
+			assert.Contains(t, res.Body, "request value cleanup failed")
+			assert.Empty(t, res.Header.Get("Location"))
+		})
+	}
+}
