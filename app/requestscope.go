@@ -38,11 +38,13 @@ import (
 // The cleanup, when the constructor returns one, runs once the handler has
 // finished (or the hook that ended the request has), last built first.
 // failed is true when the handler or a hook returned an error or panicked,
-// or the status is 400 or more. While the reply is not written yet (the
-// handler returned a value or an error) cleanups run before it is, so a
-// failing cleanup — a commit that does not go through — becomes the error
-// the client is answered with; after a handler that sent its reply itself,
-// they run after it and a failure is logged.
+// or the status is 400 or more. When Burrow sends the reply (the handler
+// returned a value, nothing or an error), cleanups run right before it is
+// written: after the send hooks and the encoding, so a reply they fail is
+// a failed request, and before the write, so a failing cleanup — a commit
+// that does not go through — becomes the error the client is answered
+// with. After a handler that sent its reply itself, they run after it and
+// a failure is logged.
 //
 // Visibility is encapsulated as for decorators and checked at Ready: a
 // route that needs a value no visible context provides, or constructors

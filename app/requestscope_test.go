@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,6 +61,15 @@ func (l *txLog) begin(commitErr error) func(*httpx.Request) (*tx, func(bool) err
 			return commitErr
 		}, nil
 	}
+}
+
+// txServer is a server without logs that provides a *tx per request,
+// recorded in log.
+func txServer(t *testing.T, log *txLog) *app.Server {
+	t.Helper()
+	s := app.New(app.WithLogger(zap.NewNop()))
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	return s
 }
 
 // A request value is built the first time a request needs it, once per
@@ -265,8 +275,7 @@ func TestRequestValueCleanup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var log txLog
-			s := app.New(app.WithLogger(zap.NewNop()))
-			require.NoError(t, s.ProvideRequest(log.begin(nil)))
+			s := txServer(t, &log)
 			require.NoError(t, s.Get("/", tt.handler, tt.hooks...))
 			status, _, _ := do(t, s, "GET", "/", "x-id", "a")
 			assert.Equal(t, tt.status, status)
@@ -680,4 +689,94 @@ func TestProviderCostsNoAllocation(t *testing.T) {
 	require.NoError(t, app.Get(s, "/none", func(context.Context, struct{}) (int, error) { return 3, nil }))
 	require.NoError(t, s.Ready())
 	assert.Equal(t, allocsPerRequest(t, s, "/none", "3"), allocsPerRequest(t, s, "/values", "3"))
+}
+
+// badJSON is a reply value whose encoding fails.
+type badJSON struct{}
+
+func (badJSON) MarshalJSON() ([]byte, error) { return nil, errors.New("cannot encode") }
+
+var errHookRefused = errors.New("hook refused")
+
+// failSuccess is an OnSend hook that fails every reply but an error's.
+func failSuccess(_ *httpx.Request, rep *httpx.Reply, b []byte) ([]byte, error) {
+	if rep.Status() < 400 {
+		return nil, errHookRefused
+	}
+	return b, nil
+}
+
+// TestRequestValueCleanupSeesSendFailures checks that the cleanups of a
+// reply the framework sends run once the send hooks and the encoding
+// have succeeded, right before the reply is written: a reply they fail
+// is a failed request (the transaction rolls back), answered 500.
+func TestRequestValueCleanupSeesSendFailures(t *testing.T) {
+	t.Parallel()
+	type txIn struct {
+		app.In
+		Tx *tx
+	}
+	tests := []struct {
+		name  string
+		setup func(s *app.Server) error
+	}{
+		{"a PreSerialization hook fails", func(s *app.Server) error {
+			s.AddHook(app.PreSerialization, func(_ *httpx.Request, _ *httpx.Reply, v any) (any, error) {
+				if _, ok := v.(newTodo); ok {
+					return nil, errHookRefused
+				}
+				return v, nil
+			})
+			return app.Get(s, "/", func(context.Context, txIn) (newTodo, error) { return newTodo{Title: "milk"}, nil })
+		}},
+		{"an OnSend hook fails", func(s *app.Server) error {
+			s.AddHook(app.OnSend, failSuccess)
+			return app.Get(s, "/", func(context.Context, txIn) (newTodo, error) { return newTodo{Title: "milk"}, nil })
+		}},
+		{"an OnSend hook fails on NoContent", func(s *app.Server) error {
+			s.AddHook(app.OnSend, failSuccess)
+			return app.Get(s, "/", func(context.Context, txIn) (app.NoContent, error) { return app.NoContent{}, nil })
+		}},
+		{"an OnSend hook fails on an empty reply", func(s *app.Server) error {
+			s.AddHook(app.OnSend, failSuccess)
+			return s.Get("/", func(*tx) error { return nil })
+		}},
+		{"the encoding fails", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, txIn) (badJSON, error) { return badJSON{}, nil })
+		}},
+		{"the status is invalid", func(s *app.Server) error {
+			return s.Get("/", func(rep *httpx.Reply, _ *tx) (string, error) {
+				rep.Code(http.StatusEarlyHints)
+				return "early", nil
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log txLog
+			s := txServer(t, &log)
+			require.NoError(t, tt.setup(s))
+			status, _, _ := do(t, s, "GET", "/", "x-id", "a")
+			assert.Equal(t, http.StatusInternalServerError, status)
+			assert.Equal(t, []string{"rollback a"}, log.all())
+		})
+	}
+}
+
+// TestRequestValueCleanupSeesTheRequestTimeout: a handler that returns its
+// value after the request time-out has its reply discarded (the client
+// got 503), so its request failed: the transaction rolls back.
+func TestRequestValueCleanupSeesTheRequestTimeout(t *testing.T) {
+	t.Parallel()
+	var log txLog
+	s := app.New(app.WithLogger(zap.NewNop()), app.WithRequestTimeout(time.Millisecond))
+	require.NoError(t, s.ProvideRequest(log.begin(nil)))
+	require.NoError(t, s.Get("/", func(ctx context.Context, _ *tx) (string, error) {
+		<-ctx.Done()
+		return "late", nil
+	}))
+	status, _, _ := do(t, s, "GET", "/", "x-id", "a")
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, []string{"rollback a"}, log.all())
 }

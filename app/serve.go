@@ -226,17 +226,15 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
-		if rt.scoped && !rep.Sent() {
-			err = rt.settle(x, err) // before the reply: a failing commit answers
-		}
 		if err != nil {
-			rt.fail(x, err)
+			rt.failSettled(x, err)
 		}
 		if !rep.Sent() {
 			// The handler returned without answering: send what it set
 			// (status, headers) with an empty body, as net/http would.
+			rt.commitOnWrite(x)
 			if err := sendProtected(rep, nil); err != nil {
-				rt.fail(x, err)
+				rt.failSettled(x, err)
 			}
 		}
 	}
@@ -384,19 +382,43 @@ func (rt *route) run(x *httpx.Exchange) (err error) {
 		return err
 	}
 	if v != nil && !rep.Sent() {
-		if rt.scoped {
-			// The value is not sent yet: a failing cleanup (a commit)
-			// answers instead.
-			if err := rt.settle(x, nil); err != nil {
-				return err
-			}
-		}
+		rt.commitOnWrite(x)
 		if o, ok := v.(replier); ok { // NoContent, Created
 			return o.reply(rep)
 		}
 		return rep.Send(v)
 	}
 	return nil
+}
+
+// commitOnWrite makes the next Send of x's reply run the cleanups of the
+// request values right before it writes: after the send hooks and the
+// encoding, so a reply they fail is a failed request (rolled back, and
+// answered by the error path), and before the write, so a failing
+// cleanup (a commit) is the error the client is answered with.
+func (rt *route) commitOnWrite(x *httpx.Exchange) {
+	if rt.scoped {
+		x.BeforeWrite(commitValues)
+	}
+}
+
+// commitValues runs the cleanups of a request whose reply is about to be
+// written; it is failed when the reply's status is, or when the request
+// time-out has passed: the client gets its 503 instead of the reply.
+func commitValues(x *httpx.Exchange) error {
+	ctx := x.Request().Context()
+	late := ctx.Err() != nil && context.Cause(ctx) == errDeadline
+	return cleanUp(x, late || x.Reply().Status() >= 400)
+}
+
+// failSettled answers err, once the cleanups of the request values the
+// reply did not write have run, as failed: the error handlers get the
+// values rolled back.
+func (rt *route) failSettled(x *httpx.Exchange, err error) {
+	if rt.scoped && !x.Reply().Sent() {
+		err = rt.settle(x, err)
+	}
+	rt.fail(x, err)
 }
 
 // fail answers err: onError hooks first, then the route's error handlers,

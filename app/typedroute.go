@@ -82,10 +82,16 @@ type Created[T any] struct {
 }
 
 func (c Created[T]) reply(rep *httpx.Reply) error {
-	if c.Location != "" {
-		rep.Header().Set("Location", c.Location)
+	if c.Location == "" {
+		return rep.Code(http.StatusCreated).Send(c.Value)
 	}
-	return rep.Code(http.StatusCreated).Send(c.Value)
+	h := rep.Header()
+	h.Set("Location", c.Location)
+	err := rep.Code(http.StatusCreated).Send(c.Value)
+	if err != nil && !rep.Sent() {
+		h.Del("Location") // the error reply creates nothing
+	}
+	return err
 }
 
 func (Created[T]) bodyType() reflect.Type { return reflect.TypeFor[T]() }

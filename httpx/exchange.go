@@ -160,6 +160,14 @@ func (x *Exchange) Answered(status int) {
 	x.rep.tw.Record(status)
 }
 
+// BeforeWrite arms f to run once, right before the reply's next Send
+// writes: after its send hooks and its encoding succeeded, so that what
+// f does (commit the request's work) happens only for a reply that is
+// about to leave. When f fails, nothing is written and Send returns its
+// error; a Send that fails before f is reached leaves it unarmed. f gets
+// x, so that one function serves every request without a closure.
+func (x *Exchange) BeforeWrite(f func(*Exchange) error) { x.rep.beforeWrite, x.rep.x = f, x }
+
 // SkipSendHooks makes the reply send without its route's send hooks: the
 // framework's last resort when a hook fails on the error body itself.
 func (x *Exchange) SkipSendHooks() { x.rep.hooks = nil }

@@ -1,6 +1,8 @@
 package httpx_test
 
 import (
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"testing"
@@ -98,5 +100,59 @@ func TestSkipSendHooks(t *testing.T) {
 		}
 		assert.Equal(t, want, w.Body.String())
 		x.End()
+	}
+}
+
+// BeforeWrite runs once, right before Send writes: a failing one leaves
+// the reply unsent, for the error reply; a Send that fails first (an
+// invalid status, an encoding error) leaves it unarmed.
+func TestExchangeBeforeWrite(t *testing.T) {
+	t.Parallel()
+	refused := errors.New("refused")
+	tests := []struct {
+		name     string
+		status   int
+		v        any
+		before   error
+		calls    int
+		sendErr  error
+		wantCode int
+	}{
+		{"runs, then the reply is written", http.StatusOK, "hi", nil, 1, nil, http.StatusOK},
+		{"fails: nothing is written", http.StatusOK, "hi", refused, 1, refused, 0},
+		{"not reached: an invalid status", http.StatusEarlyHints, "hi", nil, 0, httpx.ErrInvalidStatus, 0},
+		{"not reached: an encoding error", http.StatusOK, func() {}, nil, 0, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var x httpx.Exchange
+			w := httptest.NewRecorder()
+			_, rep := x.Begin(w, httptest.NewRequest("GET", "/", nil), nil, nil, 1, "", nil)
+			calls := 0
+			x.BeforeWrite(func(got *httpx.Exchange) error {
+				calls++
+				assert.Same(t, &x, got)
+				assert.Zero(t, w.Body.Len(), "nothing written yet")
+				return tt.before
+			})
+			err := rep.Code(tt.status).Send(tt.v)
+			assert.Equal(t, tt.calls, calls)
+			if tt.sendErr != nil {
+				assert.ErrorIs(t, err, tt.sendErr)
+			}
+			if tt.wantCode == 0 {
+				require.Error(t, err)
+				assert.False(t, rep.Sent(), "the error reply can answer")
+				assert.Zero(t, w.Body.Len())
+				require.NoError(t, rep.Code(http.StatusInternalServerError).Send("error"))
+				assert.Equal(t, http.StatusInternalServerError, w.Code)
+				assert.Equal(t, tt.calls, calls, "a failed or skipped BeforeWrite does not run again")
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, tt.wantCode, w.Code)
+			}
+			x.End()
+		})
 	}
 }

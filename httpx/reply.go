@@ -68,6 +68,11 @@ type reply struct {
 	// writeTimeout bounds writing the reply; see SetWriteTimeout.
 	writeTimeout time.Duration
 
+	// beforeWrite, when armed (Exchange.BeforeWrite), runs once right
+	// before the next Send writes; x is the exchange it gets.
+	beforeWrite func(*Exchange) error
+	x           *Exchange
+
 	out encoding
 
 	// closing is the server's closing context (SetClosing), kept from
@@ -111,6 +116,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 	r.tw.Reset(w)
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 	r.writeTimeout = 0
+	r.beforeWrite, r.x = nil, nil
 }
 
 // clear drops every reference r holds and empties its buffer for the next
@@ -118,6 +124,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 func (r *reply) clear() {
 	r.endStream()
 	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
+	r.beforeWrite, r.x = nil, nil
 	r.tw.Reset(nil)
 	if r.out.buf.Cap() > maxKeptBuffer {
 		r.out = encoding{}
@@ -246,7 +253,7 @@ func (r *reply) unsend() {
 	if r.wrote {
 		return
 	}
-	r.sent = false
+	r.sent, r.beforeWrite = false, nil
 	if r.autoType {
 		delete(r.w.Header(), "Content-Type")
 		r.autoType = false
@@ -336,6 +343,12 @@ func (r *reply) send(v any) error {
 	}
 	if err := r.finalStatus("Send"); err != nil {
 		return err
+	}
+	if f := r.beforeWrite; f != nil {
+		r.beforeWrite = nil
+		if err := f(r.x); err != nil {
+			return err
+		}
 	}
 	r.wrote = true
 	r.write(body, ctype)
