@@ -113,9 +113,15 @@ func (w *recorder) Header() http.Header { return w.header }
 // WriteHeader panics on a status outside 100 to 999 before recording
 // anything, as net/http's writer does, so that Inject answers such a
 // mistake as a client over a socket sees it (500 from the error path).
+// An informational status but 101 (103 Early Hints) is not the response's:
+// net/http sends it ahead of the response, which the handler still
+// writes, and an http.Client skips it.
 func (w *recorder) WriteHeader(status int) {
 	if status < 100 || status > 999 {
 		panic("invalid WriteHeader code " + strconv.Itoa(status)) // net/http's words
+	}
+	if status < 200 && status != http.StatusSwitchingProtocols {
+		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

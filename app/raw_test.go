@@ -278,3 +278,21 @@ func TestInvalidStatusThroughRawIsAnError(t *testing.T) {
 	assert.Equal(t, "panic: invalid WriteHeader code 1000", errs[0], "over a socket")
 	assert.Equal(t, errs[0], errs[1], "through Inject")
 }
+
+// TestInformationalStatusThroughRawIsNotTheReply: a 1xx written through
+// Raw (103 Early Hints) goes ahead of the reply, which net/http still
+// writes with its own status; Inject answers the same.
+func TestInformationalStatusThroughRawIsNotTheReply(t *testing.T) {
+	t.Parallel()
+	eachTransport(t, func(t *testing.T, start starter) {
+		s := app.New(app.WithLogger(zap.NewNop()))
+		require.NoError(t, s.Get("/", func(rep *httpx.Reply) error {
+			rep.Raw().Header().Set("Link", "</app.css>; rel=preload")
+			rep.Raw().WriteHeader(http.StatusEarlyHints)
+			return rep.Code(http.StatusCreated).Send("made")
+		}))
+		res := start(s)("GET", "/")
+		assert.Equal(t, http.StatusCreated, res.StatusCode)
+		assert.Equal(t, "made", res.Body)
+	})
+}
