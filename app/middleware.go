@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,8 +112,10 @@ const (
 // call is the context a request goes through its middleware with: it
 // finds the request's exchange again when the middleware calls next,
 // whatever request and writer it passes. A call is used by one request
-// only (a middleware may keep its context), so they are allocated a
-// batch at a time, never reused.
+// only, and allocated on its own: a middleware may keep its context (a
+// background job, a span), which must keep alive that request alone —
+// calls allocated a batch at a time would keep the whole batch, every
+// other request's context and writer with it.
 type call struct {
 	context.Context
 	x     *httpx.Exchange
@@ -141,20 +142,8 @@ func (c *call) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-const callBatch = 64
-
-var callBatches = sync.Pool{New: func() any { return new([]call) }}
-
 func newCall(parent context.Context, x *httpx.Exchange) *call {
-	b := callBatches.Get().(*[]call)
-	if len(*b) == 0 {
-		*b = make([]call, callBatch)
-	}
-	c := &(*b)[0]
-	*b = (*b)[1:]
-	callBatches.Put(b)
-	c.Context, c.x = parent, x
-	return c
+	return &call{Context: parent, x: x}
 }
 
 // serveThrough serves r on rt through its middleware. It reports whether

@@ -3,11 +3,16 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
@@ -256,4 +261,51 @@ func TestMiddlewareMisuseIsRefused(t *testing.T) {
 			assert.Equal(t, c.ran, ran)
 		})
 	}
+}
+
+// bigKey holds a large value in a request's context.
+type bigKey struct{}
+
+// TestMiddlewareKeepingAContextPinsOnlyItsRequest: a middleware may keep
+// the context of a request it saw (a background job, a span); that must
+// keep alive that request and nothing of the others'. Each request's
+// context carries a large value whose release is observed.
+func TestMiddlewareKeepingAContextPinsOnlyItsRequest(t *testing.T) {
+	t.Parallel()
+	var kept context.Context
+	s := app.New(app.WithLogger(zap.NewNop()))
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if kept == nil {
+				kept = r.Context()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}))
+	require.NoError(t, s.Get("/", func() (string, error) { return "ok", nil }))
+	require.NoError(t, s.Ready())
+
+	const others = 20
+	var freed atomic.Int32
+	serve := func(count bool) {
+		big := new([64 << 10]byte)
+		if count {
+			runtime.AddCleanup(big, func(*atomic.Int32) { freed.Add(1) }, &freed)
+		}
+		r := httptest.NewRequest("GET", "/", nil)
+		r = r.WithContext(context.WithValue(r.Context(), bigKey{}, big))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		require.Equal(t, "ok", w.Body.String())
+	}
+	serve(false) // the request whose context the middleware keeps
+	for range others {
+		serve(true)
+	}
+	for i := 0; i < 100 && freed.Load() < others; i++ {
+		runtime.GC() // the cleanups run on their own goroutine, after a cycle
+		time.Sleep(time.Millisecond)
+	}
+	assert.EqualValues(t, others, freed.Load(), "the other requests' contexts are released")
+	assert.NotNil(t, kept.Value(bigKey{}), "the kept context is whole")
 }
