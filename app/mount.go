@@ -76,7 +76,16 @@ func (rt *route) serveStd(h http.Handler) invoker {
 		case ctx != r.Context():
 			r = r.WithContext(ctx)
 		}
-		h.ServeHTTP(rep.Raw(), r)
+		// A standard handler reads the body and writes the reply itself,
+		// bounded as a route's are: the body time-out from the start, the
+		// reply time-out from its first write. Either is the handler's to
+		// extend (http.ResponseController reaches the connection).
+		w := rep.Raw()
+		if r.ContentLength != 0 && rt.a.cfg.bodyTimeout > 0 {
+			armBodyDeadline(w, r, rt.a.cfg.bodyTimeout) // cleared by net/http for the next request
+		}
+		x.BoundRawWrites()
+		h.ServeHTTP(w, r)
 		return nil, nil
 	}
 }

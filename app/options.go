@@ -150,7 +150,10 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes 
 // WithBodyTimeout bounds how long a route that reads the body (one taking
 // Body[T]) waits for all of it, from the moment it starts reading (default
 // 10 s, enough for the default 1 MiB at 100 KB/s; 0 disables). A body
-// still arriving then is answered 408 and the connection closed. It also
+// still arriving then is answered 408 and the connection closed. A mounted
+// or http.Handler route's reads of the body fail at it, counted from the
+// handler's start (the handler may extend it through
+// http.ResponseController). It also
 // bounds net/http's read of an unread body after the handler (which it
 // does to reuse the connection), so a slow sender cannot hold a
 // connection to a route that ignores bodies. Requests without a body pay
@@ -166,7 +169,8 @@ func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTi
 // after the request), so idle connections and the handler's own time pay
 // nothing. A handler that sends a very large reply may raise it
 // for that reply with Reply.SetWriteTimeout; writes through Reply.Raw are
-// not bounded. A non-zero write time-out given to WithTimeouts replaces
+// not bounded, except a mounted or http.Handler route's, from its first
+// write (unless it set a write deadline of its own). A non-zero write time-out given to WithTimeouts replaces
 // it.
 func WithReplyTimeout(d time.Duration) Option { return func(c *config) { c.replyTimeout = d } }
 

@@ -168,6 +168,12 @@ func (x *Exchange) Answered(status int) {
 // x, so that one function serves every request without a closure.
 func (x *Exchange) BeforeWrite(f func(*Exchange) error) { x.rep.beforeWrite, x.rep.x = f, x }
 
+// BoundRawWrites makes the reply's write time-out (SetWriteTimeout) bound
+// writes through Raw too, from the first one, as it bounds Send: for a
+// standard http.Handler, which only has Raw. A handler that sets a write
+// deadline of its own first (http.ResponseController) keeps it.
+func (x *Exchange) BoundRawWrites() { x.rep.rawArms = true }
+
 // SkipSendHooks makes the reply send without its route's send hooks: the
 // framework's last resort when a hook fails on the error body itself.
 func (x *Exchange) SkipSendHooks() { x.rep.hooks = nil }

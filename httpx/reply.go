@@ -67,6 +67,7 @@ type reply struct {
 
 	// writeTimeout bounds writing the reply; see SetWriteTimeout.
 	writeTimeout time.Duration
+	rawArms      bool // Raw's first write arms writeTimeout (Exchange.BoundRawWrites)
 
 	// beforeWrite, when armed (Exchange.BeforeWrite), runs once right
 	// before the next Send writes; x is the exchange it gets.
@@ -115,7 +116,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 	r.w, r.req, r.hooks, r.status, r.sent = w, req, hooks, http.StatusOK, false
 	r.tw.Reset(w)
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
-	r.writeTimeout = 0
+	r.writeTimeout, r.rawArms = 0, false
 	r.beforeWrite, r.x = nil, nil
 }
 
