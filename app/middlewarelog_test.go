@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -168,4 +169,47 @@ func TestMiddlewareAnswerCleansUpRequestValues(t *testing.T) {
 	status, _, _ = do(t, s, "GET", "/", "x-id", "2", "x-key", "k")
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, []string{"rollback 1", "commit 2"}, log.all())
+}
+
+// TestTimeoutHandlerAsMiddleware: http.TimeoutHandler added with Use
+// answers 503 when its time is up and returns while the route still
+// runs; the access log and the OnResponse hooks report the 503 the
+// client got, once the route has returned, and the server goes on
+// serving. Run with -race.
+func TestTimeoutHandlerAsMiddleware(t *testing.T) {
+	t.Parallel()
+	s, logs := loggedServer()
+	seen := make(chan int, 1)
+	require.NoError(t, s.Get("/fast", func() (string, error) { return "fast", nil }))
+	require.NoError(t, s.Register(func(s *app.Server) error {
+		return errors.Join(s.Use(timeoutMiddleware),
+			s.AddHook(app.OnResponse, func(rep *httpx.Reply) { seen <- rep.Status() }),
+			s.Get("/late", func(ctx context.Context) (string, error) {
+				<-ctx.Done() // http.TimeoutHandler's time is up
+				return "late", nil
+			}))
+	}))
+	addr := serve(t, s)
+	send := func(path string) (*http.Response, string) {
+		req, err := http.NewRequest("GET", "http://"+addr+path, nil)
+		require.NoError(t, err)
+		return roundTrip(t, req)
+	}
+	for range 3 {
+		res, body := send("/late")
+		assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+		assert.Equal(t, "busy", body)
+		assert.Equal(t, http.StatusServiceUnavailable, <-seen, "the status OnResponse saw")
+		res, body = send("/fast")
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		assert.Equal(t, "fast", body)
+	}
+	incoming := logs.FilterMessage("incoming request").FilterField(zap.String("url", "/late")).All()
+	require.Len(t, incoming, 3)
+	for _, in := range incoming {
+		completed := logs.FilterMessage("request completed").FilterField(zap.Any("reqId", in.ContextMap()["reqId"])).All()
+		require.Len(t, completed, 1, "one request completed line with the incoming line's reqId")
+		assert.EqualValues(t, http.StatusServiceUnavailable, completed[0].ContextMap()["statusCode"])
+		assert.EqualValues(t, len("busy"), completed[0].ContextMap()["responseSize"])
+	}
 }

@@ -54,7 +54,8 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		*ps = (*ps)[:0]
 		if h := rt.node.notAllowed; h != nil {
 			if !rt.serveThrough(x, w, r, h, "", allow) {
-				return // x is the middleware's next to end, still running
+				a.boundDrain(w, r) // x is the middleware's next to end, still running
+				return
 			}
 		} else {
 			id, began := rt.logStart(r)
@@ -71,29 +72,41 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case rt == nil:
 	case rt.mw != nil:
 		if !rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "") {
-			return // x is the middleware's next to end, still running
+			// x is the middleware's next to end, still running; net/http
+			// ends the response, and reads the body, once we return.
+			a.boundDrain(w, r)
+			return
 		}
 	default:
 		rt.serve(x, w, r)
 	}
-	if r.ContentLength != 0 && x.DrainedBody() != r {
-		// After the handler, net/http reads what is left of the body (up
-		// to 256 KiB), even when the reply closes the connection. When
-		// the reply says "connection: close" (408, 413, draining) there
-		// is nothing to reuse: the read ends at once. Otherwise a body no
-		// route asked for is read then, with no deadline of its own:
-		// bound it like the body reads, or a slow sender holds the
-		// connection forever. A body the route's parser read to its end
-		// leaves nothing to read, and costs no deadline.
-		switch {
-		case closing(w.Header()):
-			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
-		case a.cfg.bodyTimeout > 0:
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
-		}
+	// A body the route's parser read to its end leaves nothing to read,
+	// and costs no deadline. Behind middleware the parser read the copy of
+	// r that carries the pattern: the body is the same.
+	if d := x.DrainedBody(); d == nil || d.Body != r.Body {
+		a.boundDrain(w, r)
 	}
 	x.End()
 	a.pool.Put(x)
+}
+
+// boundDrain bounds the read net/http makes of what is left of r's body
+// once the handler returns (up to 256 KiB), even when the reply closes
+// the connection. When the reply says "connection: close" (408, 413,
+// draining) there is nothing to reuse: the read ends at once. Otherwise
+// a body no route asked for is read then, with no deadline of its own:
+// it is bounded like the body reads, or a slow sender would hold the
+// connection forever.
+func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 {
+		return
+	}
+	switch {
+	case closing(w.Header()):
+		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+	case a.cfg.bodyTimeout > 0:
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
+	}
 }
 
 // serve serves one request on rt, which has no middleware: its
