@@ -167,23 +167,66 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 	for _, p := range *x.Params() {
 		r2.SetPathValue(p.Key, p.Value)
 	}
-	h.ServeHTTP(&c.tw, r2)
+	err := serveMiddleware(h, &c.tw, r2)
 	for {
 		switch st := c.state.Load(); st {
 		case callRunning:
 			if c.state.CompareAndSwap(callRunning, callOver) {
+				if err != nil { // next, still running, has the writer
+					c.logPanic(rt, err)
+				}
 				return false
 			}
 		default:
 			if c.state.CompareAndSwap(st, callOver) {
-				if allow == "" && st == callIdle { // the middleware answered
+				answered := allow == "" && st == callIdle // by the middleware
+				if answered {
 					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, rt.node.log)
+				}
+				if err != nil {
+					c.panicked(rt, r2, err, answered)
 				}
 				c.finish(rt)
 				return true
 			}
 		}
 	}
+}
+
+// serveMiddleware serves r through the middleware h, turning its panic
+// into an error as a handler's is; http.ErrAbortHandler goes on to
+// net/http, which drops the connection.
+func serveMiddleware(h http.Handler, w http.ResponseWriter, r *http.Request) (err error) {
+	defer recoverError(&err, true)
+	h.ServeHTTP(w, r)
+	return nil
+}
+
+// panicked answers a middleware's panic, err, as a handler's: a bare 500,
+// through the route's error path when the request went no further than
+// the middleware (answered), written directly otherwise (a 405, or a next
+// whose answer the middleware kept). A client that has its answer keeps
+// it: the panic is only logged then.
+func (c *call) panicked(rt *route, r *http.Request, err error, answered bool) {
+	switch {
+	case c.tw.Started:
+		c.logPanic(rt, err)
+	case answered:
+		rt.fail(c.x, err) // logs it
+	default:
+		c.logPanic(rt, err)
+		writeInternal(&c.tw, r)
+	}
+}
+
+// logPanic logs a middleware's panic once, at error level, with its
+// stack.
+func (c *call) logPanic(rt *route, err error) {
+	id := c.id
+	if req := c.x.Request(); id == "" && req != nil {
+		id = req.ID()
+	}
+	rt.node.log.Error(err.Error(), zap.String("reqId", id), zap.Error(err))
 }
 
 // finish ends a request to rt served through middleware: the

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 
 	"go.uber.org/zap"
 
@@ -26,6 +28,29 @@ type panicError struct {
 // panicError unwraps to, so errors.As finds it before an *httpx.Error the
 // value may be.
 var errInternal = httpx.NewError(http.StatusInternalServerError, "", http.StatusText(http.StatusInternalServerError))
+
+// internalReply is errInternal's body, for a 500 written outside any
+// reply.
+var internalReply = func() []byte {
+	b, err := json.Marshal(httpx.BodyOf(errInternal))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// writeInternal answers r with a bare 500 on w, which nothing was written
+// to, outside any reply: what a panic answers.
+func writeInternal(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	delete(h, "Content-Encoding") // the body is not what a middleware was encoding
+	h["Content-Type"] = []string{httpx.ContentTypeJSON}
+	h["Content-Length"] = []string{strconv.Itoa(len(internalReply))}
+	w.WriteHeader(http.StatusInternalServerError)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(internalReply)
+	}
+}
 
 func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
 
