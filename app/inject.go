@@ -253,11 +253,15 @@ func (b *streamBody) Read(p []byte) (int, error) {
 func (b *streamBody) Close() error {
 	w := b.w
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	// Both under the lock, as net/http cancels the context before a write
+	// to a client that left returns its error: a handler that sees its
+	// write fail finds the context done, and one that sees the context
+	// done has its next write fail.
 	w.gone = true
+	w.cancel()
 	w.body.Reset()
 	w.more.Broadcast()
-	w.mu.Unlock()
-	w.cancel()
 	return nil
 }
 

@@ -440,6 +440,13 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 	req, rep := x.Request(), x.Reply()
 	log := rt.node.log
 	if rep.Sent() {
+		if clientGone(req.Context()) {
+			// A stream whose client dropped it ends with an error (the
+			// write's, the context's): the client's doing, logged at
+			// debug, or every dropped stream would write an error line.
+			log.Debug("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+			return
+		}
 		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
 		return
 	}
@@ -491,6 +498,14 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
 		}
 	}
+}
+
+// clientGone reports whether ctx, a request's, ended because its client
+// went away: net/http cancels it then, with no cause of its own (the
+// request time-out's is errDeadline, the server's closing
+// httpx.ErrServerClosing).
+func clientGone(ctx context.Context) bool {
+	return ctx.Err() != nil && context.Cause(ctx) == context.Canceled
 }
 
 // sendProtected sends v, turning a panic in an encoder or a send hook into
