@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/reqid"
 )
 
 var closeHeader = []string{"close"}
@@ -157,7 +157,7 @@ func (rt *route) logStart(r *http.Request) (id string, began time.Duration) {
 		return "", 0
 	}
 	if id = rt.a.clientID(r); id == "" {
-		id = "req-" + strconv.FormatUint(rt.a.seq.Add(1), 36) // as Request.ID makes it
+		id = reqid.Of(rt.a.seq.Add(1)) // as Request.ID makes it
 	}
 	rt.logIncoming(id, r)
 	return id, since()

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"strconv"
 
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/reqid"
 )
 
 // RouteInfo is what a request knows of the route it matched: its method
@@ -219,7 +219,7 @@ func (r *Request) QueryErr() error {
 func (r *Request) ID() string {
 	s := r.live()
 	if s.id == "" {
-		s.id = "req-" + strconv.FormatUint(s.seq, 36)
+		s.id = reqid.Of(s.seq)
 	}
 	return s.id
 }
