@@ -24,6 +24,24 @@ var textSources = [...]struct{ tag, root string }{
 	srcCookie: {"cookie", "cookies"},
 }
 
+// bodyTag declares an In struct's body field.
+const bodyTag = "body"
+
+// inputTagged reports whether a field's tag fills it from the request's
+// input — a text source or the body — and so never from a request value
+// or a service.
+func inputTagged(tag reflect.StructTag) bool {
+	if _, ok := tag.Lookup(bodyTag); ok {
+		return true
+	}
+	for _, s := range textSources {
+		if _, ok := tag.Lookup(s.tag); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // The text sources by index, so a request's decode switches on an
 // integer, not on the tag's text.
 const (

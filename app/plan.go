@@ -328,7 +328,10 @@ func hasInputTags(t reflect.Type) bool {
 	}
 	for i := range t.NumField() {
 		tag := t.Field(i).Tag
-		for _, k := range [...]string{"name", "optional", "path", "query", "header", "cookie", "body", "default"} {
+		if inputTagged(tag) {
+			return true
+		}
+		for _, k := range [...]string{"name", "optional", "default"} {
 			if _, ok := tag.Lookup(k); ok {
 				return true
 			}
@@ -427,7 +430,7 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	if err != nil {
 		return fp, err
 	}
-	_, isBody := f.Tag.Lookup("body")
+	_, isBody := f.Tag.Lookup(bodyTag)
 	switch {
 	case src != "" && isBody:
 		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged both %s and body: a field holds one value", t, f.Name, src)

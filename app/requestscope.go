@@ -388,17 +388,6 @@ func (a *instance) needs(ft reflect.Type, c *scope.Context) []*provider {
 	return out
 }
 
-// inputTagged reports whether a field is filled from the request's input
-// (path, query, header, cookie, body), never from a request value.
-func inputTagged(tag reflect.StructTag) bool {
-	for _, k := range []string{"path", "query", "header", "cookie", "body"} {
-		if _, ok := tag.Lookup(k); ok {
-			return true
-		}
-	}
-	return false
-}
-
 func (a *instance) providerOf(d *scope.Decl) *provider {
 	for _, p := range a.providers {
 		if p.decl.Slot == d.Slot {

@@ -279,13 +279,13 @@ func (d describer) arg(t reflect.Type) {
 			d.arg(f.Type)
 			continue
 		}
-		if _, ok := f.Tag.Lookup("body"); ok {
+		if _, ok := f.Tag.Lookup(bodyTag); ok {
 			d.ri.Body, d.ri.TypedInput = f.Type, true
 			continue
 		}
-		for _, src := range [...]string{"path", "query", "header", "cookie"} {
-			if name, ok := f.Tag.Lookup(src); ok {
-				d.param(src, name, f)
+		for _, src := range textSources {
+			if name, ok := f.Tag.Lookup(src.tag); ok {
+				d.param(src.tag, name, f)
 				break
 			}
 		}
