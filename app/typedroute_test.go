@@ -351,3 +351,28 @@ func TestTypedRouteFailingCommitAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestNoContentAndCreatedFromAnyHandler: NoContent and Created answer as
+// they declare from any handler that returns them, not only a typed
+// route's.
+func TestNoContentAndCreatedFromAnyHandler(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Delete("/plain", func() (app.NoContent, error) { return app.NoContent{}, nil }))
+	require.NoError(t, s.Post("/plain", func() (app.Created[newTodo], error) {
+		return app.Created[newTodo]{Location: "/todos/1", Value: newTodo{Title: "milk"}}, nil
+	}))
+	for _, tt := range []struct {
+		method         string
+		status         int
+		body, location string
+	}{
+		{"DELETE", http.StatusNoContent, "", ""},
+		{"POST", http.StatusCreated, `{"title":"milk","done":false}`, "/todos/1"},
+	} {
+		status, body, header := do(t, s, tt.method, "/plain")
+		assert.Equal(t, tt.status, status, tt.method)
+		assert.Equal(t, tt.body, body, tt.method)
+		assert.Equal(t, tt.location, header.Get("Location"), tt.method)
+	}
+}
