@@ -1,13 +1,16 @@
 package tracking
 
 import (
+	"bufio"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,4 +145,54 @@ func TestWriterReadsFromThroughTheWriterUnderneath(t *testing.T) {
 	assert.EqualValues(t, len(src), n)
 	assert.EqualValues(t, len(src), w.Size)
 	assert.Equal(t, src, rec.Body.String())
+}
+
+// hijackable is a writer underneath whose connection can be taken over.
+type hijackable struct{ lenient }
+
+func (h *hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, _ := net.Pipe()
+	return c, nil, nil
+}
+
+// A hijack that succeeded is recorded as such, with 101 unless a status
+// had gone; a failed one records nothing.
+func TestWriterRecordsAHijack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		w        http.ResponseWriter
+		before   int // a status written before the hijack, or 0
+		hijacked bool
+		status   int
+	}{
+		{"taken over", &hijackable{lenient{header: http.Header{}}}, 0, true, http.StatusSwitchingProtocols},
+		{"taken over after a status", &hijackable{lenient{header: http.Header{}}}, http.StatusOK, true, http.StatusOK},
+		{"not supported", httptest.NewRecorder(), 0, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := &Writer{W: tt.w}
+			if tt.before != 0 {
+				w.WriteHeader(tt.before)
+			}
+			c, _, err := w.Hijack()
+			if c != nil {
+				c.Close()
+			}
+			assert.Equal(t, tt.hijacked, err == nil)
+			assert.Equal(t, tt.hijacked, w.Hijacked, "hijacked")
+			assert.Equal(t, tt.status, w.Status(), "status")
+			w.Reset(tt.w)
+			assert.False(t, w.Hijacked, "a new response")
+		})
+	}
+}
+
+// Every reply and every request through middleware holds a Writer: what
+// it records must fit beside the status, in four words.
+func TestWriterIsFourWords(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 4*unsafe.Sizeof(uintptr(0)), unsafe.Sizeof(Writer{}))
 }
