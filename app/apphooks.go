@@ -80,13 +80,17 @@ func (s *Server) OnListen(fn func(addr net.Addr) error) error {
 
 // PreClose adds fn to run when Close starts, after readiness flipped and
 // before in-flight requests are drained (close long-lived streams here so
-// the drain can finish); parents' hooks first. Errors are returned by
-// Close, joined.
+// the drain can finish, and tell the handlers of hijacked connections,
+// WebSockets, to say goodbye and return: Close waits for them before the
+// OnClose hooks); parents' hooks first. Errors are returned by Close,
+// joined.
 func (s *Server) PreClose(fn func(ctx context.Context) error) error {
 	return s.addLateHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
 }
 
-// OnClose adds fn to run at the end of Close, once requests are drained.
+// OnClose adds fn to run at the end of Close, once requests are drained
+// and the handlers of hijacked connections have returned (or Close's
+// context has ended).
 // OnClose hooks of all contexts run in reverse order of registration, so
 // what started last stops first. Errors are returned by Close, joined.
 func (s *Server) OnClose(fn func(ctx context.Context) error) error {

@@ -191,8 +191,9 @@
 // for tests) call Ready first. After Ready the tree is frozen: every method that
 // would add to it returns ErrAlreadyStarted. [Server.Close] flips
 // readiness, serves the drain delay ([WithDrainDelay]), runs PreClose
-// hooks, stops accepting, lets in-flight requests finish until its
-// context ends, then runs OnClose hooks, last registered first. Time-outs
+// hooks, stops accepting, lets in-flight requests finish and waits for
+// the handlers of hijacked connections (WebSockets) until its context
+// ends, then runs OnClose hooks, last registered first. Time-outs
 // for headers, bodies, replies and idle connections have safe defaults
 // ([WithTimeouts], [WithBodyTimeout], [WithReplyTimeout]); one for the
 // whole request is opt-in ([WithRequestTimeout]). Package

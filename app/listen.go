@@ -99,6 +99,7 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 		MaxHeaderBytes:    a.cfg.maxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
 		Protocols:         a.cfg.protocols,
+		ConnState:         a.conns.track,
 	}
 	a.httpMu.Lock()
 	if state(a.state.Load()) != stateReady {
@@ -142,10 +143,21 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 //  3. PreClose hooks run, parents first;
 //  4. it stops accepting connections, closes idle ones, and lets in-flight
 //     requests finish until ctx is done (then closes the rest);
-//  5. OnClose hooks run, last registered first.
+//  5. it waits, until ctx is done, for the handlers of hijacked
+//     connections (WebSockets) to return, and for their requests'
+//     onResponse hooks and access log: net/http's Shutdown neither closes
+//     nor waits for those connections, and neither does Close close them,
+//     as their handlers own them. Such a handler learns of the close from
+//     a PreClose hook (one that tells it to say goodbye and return). Close
+//     waits only for connections of the servers Listen, ListenTLS and
+//     Serve run, not for those of an http.Server of the caller's that has
+//     the server as its Handler;
+//  6. OnClose hooks run, last registered first.
 //
-// It returns the hooks' errors and a drain that did not finish in time,
-// joined. It is safe to call more than once and from many goroutines;
+// It returns the hooks' errors, a drain that did not finish in time and,
+// when ctx ended first, how many hijacked connections' handlers still
+// ran (wrapping ctx's error), joined; the OnClose hooks run in every
+// case. It is safe to call more than once and from many goroutines;
 // later calls wait for the first and return its result (or ctx's error
 // if ctx ends first).
 //
@@ -208,7 +220,8 @@ func (a *instance) waitClosed(ctx context.Context) error {
 }
 
 // shutdown runs the close sequence once Close has begun and no boot is
-// running: PreClose hooks, the servers' shutdown, OnClose hooks.
+// running: PreClose hooks, the servers' shutdown, the wait for hijacked
+// connections' handlers, OnClose hooks.
 func (a *instance) shutdown(ctx context.Context) error {
 	var errs []error
 	if err := a.runPreClose(ctx); err != nil {
@@ -222,6 +235,10 @@ func (a *instance) shutdown(ctx context.Context) error {
 			errs = append(errs, err)
 			srv.Close()
 		}
+	}
+	// Shutdown neither closes nor waits for hijacked connections.
+	if err := a.waitConns(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if err := a.runOnClose(ctx); err != nil {
 		errs = append(errs, err)

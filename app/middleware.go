@@ -187,6 +187,7 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 					c.panicked(rt, r2, err, answered)
 				}
 				c.finish(rt)
+				c.endHijack(rt.a)
 				return true
 			}
 		}
@@ -244,6 +245,14 @@ func (c *call) finish(rt *route) {
 	rt.logEnd(c.id, c.began, status, c.tw.Size)
 }
 
+// endHijack ends the count of a request whose connection was taken over
+// through the middleware's writer, by the middleware or by next.
+func (c *call) endHijack(a *instance) {
+	if c.tw.Hijacked {
+		a.hijackEnded(c.Context)
+	}
+}
+
 // seq numbers the request for Begin: a new number when its id is not
 // known yet, none when it is (the number only makes the id).
 func (c *call) seq(rt *route) uint64 {
@@ -269,15 +278,16 @@ func enter(log *zap.Logger, w http.ResponseWriter, r *http.Request) *call {
 	return c
 }
 
-// leave ends a call entered with enter on rt; when the server has
+// leave ends a call of a's entered with enter on rt; when the server has
 // abandoned it, the exchange is this goroutine's to finish and end. A
 // 405's next has no route at hand (rt nil): its log's last line is lost
 // then, for a middleware that returned before its next.
-func (c *call) leave(rt *route) {
+func (c *call) leave(a *instance, rt *route) {
 	if !c.state.CompareAndSwap(callRunning, callDone) {
 		if rt != nil {
 			c.finish(rt)
 		}
+		c.endHijack(a)
 		c.x.End()
 	}
 }
@@ -285,7 +295,7 @@ func (c *call) leave(rt *route) {
 // next is the handler a route's middleware wraps: the route's lifecycle.
 func (rt *route) next(w http.ResponseWriter, r *http.Request) {
 	if c := enter(rt.node.log, w, r); c != nil {
-		defer c.leave(rt)
+		defer c.leave(rt.a, rt)
 		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, false)
 	}
 }
@@ -301,7 +311,7 @@ func (a *instance) compileNotAllowed(n *node, line []*node) error {
 	var err error
 	n.notAllowed, err = wrapMiddleware(line, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := enter(n.log, w, r); c != nil {
-			defer c.leave(nil)
+			defer c.leave(a, nil)
 			a.notAllowed(c.x, w, r, c.allow)
 		}
 	}))

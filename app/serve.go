@@ -123,6 +123,9 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	if logging {
 		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
 	}
+	if x.Hijacked() {
+		rt.a.hijackEnded(r.Context())
+	}
 }
 
 // logging reports whether rt's requests go to the access log.

@@ -71,6 +71,7 @@ type instance struct {
 	servers  []*http.Server
 	closeErr error
 	closed   chan struct{}
+	conns    conns // the servers' connections, for Close to wait for hijacked ones
 
 	// closing ends when Close begins: every open stream's context is
 	// joined with it (httpx.Reply.SSE, Stream), so a stream ends at the
