@@ -45,6 +45,23 @@ func loggedServer() (*app.Server, *observer.ObservedLogs) {
 	return app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true)), logs
 }
 
+// onResponseStatuses records, by path, the status s's OnResponse hooks
+// see; the function it returns reads one.
+func onResponseStatuses(t *testing.T, s *app.Server) func(path string) int {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[req.Raw().URL.Path] = rep.Status()
+	}))
+	return func(path string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return seen[path]
+	}
+}
+
 // TestMiddlewareAnswerIsLoggedAndSeenByOnResponse: a request a middleware
 // answers without calling next is in the access log with the status and
 // size the client got, and the OnResponse hooks see that status; one that
@@ -63,13 +80,7 @@ func TestMiddlewareAnswerIsLoggedAndSeenByOnResponse(t *testing.T) {
 	}
 	eachTransport(t, func(t *testing.T, start starter) {
 		s, logs := loggedServer()
-		var mu sync.Mutex
-		seen := map[string]int{}
-		require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {
-			mu.Lock()
-			defer mu.Unlock()
-			seen[req.Raw().URL.Path] = rep.Status()
-		}))
+		seen := onResponseStatuses(t, s)
 		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Path {
@@ -97,9 +108,7 @@ func TestMiddlewareAnswerIsLoggedAndSeenByOnResponse(t *testing.T) {
 				fields := accessLog(t, logs, "GET", tt.path)
 				assert.EqualValues(t, tt.status, fields["statusCode"])
 				assert.EqualValues(t, tt.size, fields["responseSize"])
-				mu.Lock()
-				defer mu.Unlock()
-				assert.Equal(t, tt.status, seen[tt.path], "the status OnResponse saw")
+				assert.Equal(t, tt.status, seen(tt.path), "the status OnResponse saw")
 			})
 		}
 	})

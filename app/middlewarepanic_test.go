@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +12,6 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/httpx"
 )
 
 // panicky is a middleware that panics where the request's path says:
@@ -58,13 +56,7 @@ func TestMiddlewarePanicIsAnswered(t *testing.T) {
 	}
 	eachTransport(t, func(t *testing.T, start starter) {
 		s, logs := loggedServer()
-		var mu sync.Mutex
-		seen := map[string]int{}
-		require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {
-			mu.Lock()
-			defer mu.Unlock()
-			seen[req.Raw().URL.Path] = rep.Status()
-		}))
+		seen := onResponseStatuses(t, s)
 		require.NoError(t, s.Use(panicky))
 		ok := func() (string, error) { return "ok", nil }
 		require.NoError(t, errors.Join(s.Get("/before", ok), s.Get("/after", ok), s.Get("/buffered", ok), s.Get("/fine", ok)))
@@ -77,9 +69,7 @@ func TestMiddlewarePanicIsAnswered(t *testing.T) {
 				fields := accessLog(t, logs, tt.method, tt.path)
 				assert.EqualValues(t, tt.status, fields["statusCode"])
 				if tt.method == "GET" {
-					mu.Lock()
-					assert.Equal(t, tt.status, seen[tt.path], "the status OnResponse saw")
-					mu.Unlock()
+					assert.Equal(t, tt.status, seen(tt.path), "the status OnResponse saw")
 				}
 				assert.Equal(t, "ok", send("GET", "/fine").Body, "the server goes on serving")
 			})
