@@ -207,6 +207,19 @@ var hijackCases = []struct {
 	}},
 }
 
+// eachHijack runs test, in parallel, on a started server for each way a
+// connection can be hijacked.
+func eachHijack(t *testing.T, test func(t *testing.T, h *hijackTest, addr string, served <-chan error)) {
+	for _, tc := range hijackCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHijackTest(t, tc.opts...)
+			addr, served := h.start(t, tc.route)
+			test(t, h, addr, served)
+		})
+	}
+}
+
 // hijackSignal is a middleware's writer that tells when its connection
 // has been taken over.
 type hijackSignal struct {
@@ -227,20 +240,15 @@ func (w *hijackSignal) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // access log are done when Close returns.
 func TestCloseWaitsForHijackedHandlers(t *testing.T) {
 	t.Parallel()
-	for _, tc := range hijackCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHijackTest(t, tc.opts...)
-			addr, served := h.start(t, tc.route)
-			conn, br := upgrade(t, addr, "/ws")
-			require.NoError(t, h.closeWhileHijacked(t, conn, br))
-			require.NoError(t, <-served)
-			assert.Equal(t, []string{"preClose", "waiting", "handler returned", "onResponse 101", "access log", "onClose"}, h.events())
-			completed := h.logs.FilterMessage("request completed").All()
-			require.Len(t, completed, 1)
-			assert.EqualValues(t, http.StatusSwitchingProtocols, completed[0].ContextMap()["statusCode"])
-		})
-	}
+	eachHijack(t, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
+		conn, br := upgrade(t, addr, "/ws")
+		require.NoError(t, h.closeWhileHijacked(t, conn, br))
+		require.NoError(t, <-served)
+		assert.Equal(t, []string{"preClose", "waiting", "handler returned", "onResponse 101", "access log", "onClose"}, h.events())
+		completed := h.logs.FilterMessage("request completed").All()
+		require.Len(t, completed, 1)
+		assert.EqualValues(t, http.StatusSwitchingProtocols, completed[0].ContextMap()["statusCode"])
+	})
 }
 
 // TestCloseReportsHijackedHandlersStillRunning: when Close's context ends
@@ -249,44 +257,39 @@ func TestCloseWaitsForHijackedHandlers(t *testing.T) {
 // does when the drain runs out of time.
 func TestCloseReportsHijackedHandlersStillRunning(t *testing.T) {
 	t.Parallel()
-	for _, tc := range hijackCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHijackTest(t, tc.opts...)
-			addr, served := h.start(t, tc.route)
-			conns := []net.Conn{}
-			for range 2 {
-				conn, _ := upgrade(t, addr, "/ws")
-				conns = append(conns, conn)
-			}
+	eachHijack(t, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
+		conns := []net.Conn{}
+		for range 2 {
+			conn, _ := upgrade(t, addr, "/ws")
+			conns = append(conns, conn)
+		}
 
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			closed := make(chan error, 1)
-			go func() { closed <- h.s.Close(ctx) }()
-			var err error
-			select {
-			case <-h.waiting:
-				cancel() // the context ends while both handlers wait for their clients
-				err = <-closed
-			case err = <-closed:
-			}
-			assert.NotContains(t, h.events(), "handler returned", "Close returned while the handlers run")
-			for _, c := range conns {
-				c.Close()
-			}
-			require.Error(t, err)
-			assert.ErrorIs(t, err, context.Canceled)
-			assert.Contains(t, err.Error(), "2 handlers of hijacked connections still running")
-			require.NoError(t, <-served)
-			events := h.events()
-			require.GreaterOrEqual(t, len(events), 3)
-			assert.Equal(t, []string{"preClose", "waiting", "onClose"}, events[:3])
-			// Released, the handlers end their requests as usual.
-			require.Eventually(t, func() bool { return len(h.logs.FilterMessage("request completed").All()) == 2 },
-				5*time.Second, time.Millisecond)
-		})
-	}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		closed := make(chan error, 1)
+		go func() { closed <- h.s.Close(ctx) }()
+		var err error
+		select {
+		case <-h.waiting:
+			cancel() // the context ends while both handlers wait for their clients
+			err = <-closed
+		case err = <-closed:
+		}
+		assert.NotContains(t, h.events(), "handler returned", "Close returned while the handlers run")
+		for _, c := range conns {
+			c.Close()
+		}
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Contains(t, err.Error(), "2 handlers of hijacked connections still running")
+		require.NoError(t, <-served)
+		events := h.events()
+		require.GreaterOrEqual(t, len(events), 3)
+		assert.Equal(t, []string{"preClose", "waiting", "onClose"}, events[:3])
+		// Released, the handlers end their requests as usual.
+		require.Eventually(t, func() bool { return len(h.logs.FilterMessage("request completed").All()) == 2 },
+			5*time.Second, time.Millisecond)
+	})
 }
 
 // TestCloseWaitsOnlyForItsOwnServersHijacks: a hijacked request served
