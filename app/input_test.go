@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -369,21 +367,6 @@ func TestContentTypeParserErrors(t *testing.T) {
 	assert.ErrorIs(t, s.SetBodyLimit(0), app.ErrInvalidInput)
 }
 
-func TestSlowBodyIsCutByTheBodyTimeout(t *testing.T) {
-	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
-	s.Post("/in", func(b app.Body[string]) (string, error) { return b.Value, nil })
-	require.NoError(t, s.Ready())
-	c := dial(t, serve(t, s))
-	start := time.Now()
-	_, err := io.WriteString(c, "POST /in HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten.")
-	require.NoError(t, err)
-	res, b := readAnswer(t, bufio.NewReader(c))
-	assert.Equal(t, http.StatusRequestTimeout, res.StatusCode)
-	assert.Equal(t, `{"statusCode":408,"code":"ERR_BODY_TIMEOUT","error":"Request Timeout","message":"Request body was not received in time"}`, b)
-	assert.True(t, res.Close, "connection: close")
-	assert.Less(t, time.Since(start), 2*time.Second)
-}
-
 type address struct {
 	City string `json:"city" validate:"required"`
 	Zip  string `json:"zip" pattern:"^[0-9]{5}$"`
@@ -482,52 +465,6 @@ func TestBodyLimitPrecedence(t *testing.T) {
 		res, err := s.Inject(req)
 		require.NoError(t, err)
 		assert.Equal(t, tt.status, res.StatusCode, "%s with %d bytes", tt.path, tt.size)
-	}
-}
-
-// TestConnectionCloseRepliesDoNotWaitForTheBody: after a reply that says
-// connection: close (408 body time-out, 413), the server closes at once
-// instead of reading what is left of the body. It used to read on for
-// another body time-out, holding a 408's connection twice as long.
-func TestConnectionCloseRepliesDoNotWaitForTheBody(t *testing.T) {
-	const timeout = time.Second
-	tests := []struct {
-		name   string
-		path   string
-		status int
-	}{
-		{"408 body time-out", "/in", http.StatusRequestTimeout},
-		{"413 declared length over the limit", "/small", http.StatusRequestEntityTooLarge},
-	}
-	s := app.New(app.WithBodyTimeout(timeout))
-	s.Post("/in", func(b app.Body[string]) (string, error) { return b.Value, nil })
-	s.Post("/small", func(b app.Body[string]) (string, error) { return b.Value, nil }, app.BodyLimit(10))
-	addr := serve(t, s)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c, err := net.Dial("tcp", addr)
-			require.NoError(t, err)
-			defer c.Close()
-			require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
-			_, err = io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten.")
-			require.NoError(t, err)
-			br := bufio.NewReader(c)
-			res, err := http.ReadResponse(br, nil)
-			require.NoError(t, err)
-			_, err = io.Copy(io.Discard, res.Body)
-			require.NoError(t, err)
-			res.Body.Close()
-			require.Equal(t, tt.status, res.StatusCode)
-			require.True(t, res.Close)
-
-			// The server closes now, not after a body time-out: give it
-			// half of one (it takes a few milliseconds).
-			require.NoError(t, c.SetReadDeadline(time.Now().Add(timeout/2)))
-			n, err := br.Read(make([]byte, 1))
-			assert.Equal(t, 0, n)
-			assert.ErrorIs(t, err, io.EOF, "the server closed the connection instead of reading on")
-		})
 	}
 }
 

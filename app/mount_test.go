@@ -1,11 +1,17 @@
 package app_test
 
 import (
+	"bytes"
 	"expvar"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,4 +129,111 @@ func TestMountAndStandardHandlerErrors(t *testing.T) {
 	err := s.Ready()
 	require.ErrorIs(t, err, app.ErrInvalidHandler)
 	assert.Contains(t, err.Error(), "standard http.Handler, which only a route or Mount may take")
+}
+
+// TestStandardHandlersAreBoundedForSlowClients: a mounted handler and an
+// http.Handler route read and write on the connection as any route does,
+// under the body time-out and the reply time-out: a client that sends 2
+// of the 10 bytes it announced, or that reads nothing of a large reply,
+// makes the handler's read or write fail instead of holding it forever.
+func TestStandardHandlersAreBoundedForSlowClients(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 64<<10)
+	reader := func(errs chan<- error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			_, err := io.ReadAll(r.Body)
+			errs <- err
+		}
+	}
+	writer := func(errs chan<- error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var err error
+			for i := 0; i < 1024 && err == nil; i++ { // 64 MiB: far more than both sockets' buffers hold
+				_, err = w.Write(big)
+			}
+			errs <- err
+		}
+	}
+	const slowBody = "POST /std/x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab"
+	const slowReader = "GET /std/x HTTP/1.1\r\nHost: x\r\n\r\n"
+	tests := []struct {
+		name    string
+		handler func(chan<- error) http.HandlerFunc
+		mount   bool
+		request string
+	}{
+		{"mount, slow body", reader, true, slowBody},
+		{"http.Handler route, slow body", reader, false, slowBody},
+		{"mount, slow reader", writer, true, slowReader},
+		{"http.Handler route, slow reader", writer, false, slowReader},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			errs := make(chan error, 1)
+			s := app.New(app.WithBodyTimeout(200*time.Millisecond), app.WithReplyTimeout(200*time.Millisecond))
+			if tt.mount {
+				require.NoError(t, s.Mount("/std", tt.handler(errs)))
+			} else {
+				require.NoError(t, s.Route(strings.Fields(tt.request)[0], "/std/x", tt.handler(errs)))
+			}
+			c := dial(t, serve(t, s))
+			require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4<<10))
+			_, err := io.WriteString(c, tt.request)
+			require.NoError(t, err)
+			select {
+			case err := <-errs:
+				var ne net.Error
+				require.ErrorAs(t, err, &ne)
+				assert.True(t, ne.Timeout(), "%v", err)
+			case <-time.After(time.Minute): // a hang, not a measure
+				t.Fatal("the handler was still reading or writing after a minute")
+			}
+		})
+	}
+}
+
+// writeDeadlines is a ResponseRecorder that, like net/http's writer,
+// sets write deadlines, and records them.
+type writeDeadlines struct {
+	*httptest.ResponseRecorder
+	set []time.Time
+}
+
+func (d *writeDeadlines) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t)
+	return nil
+}
+
+// TestStandardHandlerKeepsItsOwnWriteDeadline: the reply time-out is armed
+// at a standard handler's first write, unless the handler set a write
+// deadline of its own before (a long download): that one stays.
+func TestStandardHandlerKeepsItsOwnWriteDeadline(t *testing.T) {
+	t.Parallel()
+	own := time.Now().Add(time.Hour)
+	s := app.New(app.WithReplyTimeout(time.Minute))
+	require.NoError(t, s.Get("/armed", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "a")
+		_, _ = io.WriteString(w, "b") // armed once, at the first write
+	})))
+	require.NoError(t, s.Get("/own", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).SetWriteDeadline(own); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, "ab")
+	})))
+	require.NoError(t, s.Ready())
+	for _, path := range []string{"/armed", "/own"} {
+		w := &writeDeadlines{ResponseRecorder: httptest.NewRecorder()}
+		before := time.Now()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Equal(t, "ab", w.Body.String(), path)
+		require.Len(t, w.set, 1, path)
+		if path == "/own" {
+			assert.Equal(t, own, w.set[0], "the handler's own deadline is not replaced")
+		} else {
+			assert.False(t, w.set[0].Before(before.Add(time.Minute)), "the reply time-out from the first write: %v", w.set[0])
+		}
+	}
 }

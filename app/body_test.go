@@ -1,9 +1,11 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -154,4 +156,95 @@ func TestBodyDeadlineAfterTheHandlerBehindMiddleware(t *testing.T) {
 			assert.Equal(t, tt.sets, sets, tt.why)
 		})
 	}
+}
+
+// A "100 Continue" is a write too: for a client that reads nothing it
+// would block forever, under no deadline, holding the request. The body
+// time-out bounds it, as it bounds the body the client was asked for.
+func TestContinueIsBoundedByTheBodyTimeout(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	closedWhen(t, s, true, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n",
+		"a client that reads no 100 Continue")
+}
+
+func TestSlowBodyIsCutByTheBodyTimeout(t *testing.T) {
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/in", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	require.NoError(t, s.Ready())
+	c := dial(t, serve(t, s))
+	start := time.Now()
+	_, err := io.WriteString(c, "POST /in HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten.")
+	require.NoError(t, err)
+	res, b := readAnswer(t, bufio.NewReader(c))
+	assert.Equal(t, http.StatusRequestTimeout, res.StatusCode)
+	assert.Equal(t, `{"statusCode":408,"code":"ERR_BODY_TIMEOUT","error":"Request Timeout","message":"Request body was not received in time"}`, b)
+	assert.True(t, res.Close, "connection: close")
+	assert.Less(t, time.Since(start), 2*time.Second)
+}
+
+// TestConnectionCloseRepliesDoNotWaitForTheBody: after a reply that says
+// connection: close (408 body time-out, 413), the server closes at once
+// instead of reading what is left of the body. It used to read on for
+// another body time-out, holding a 408's connection twice as long.
+func TestConnectionCloseRepliesDoNotWaitForTheBody(t *testing.T) {
+	const timeout = time.Second
+	tests := []struct {
+		name   string
+		path   string
+		status int
+	}{
+		{"408 body time-out", "/in", http.StatusRequestTimeout},
+		{"413 declared length over the limit", "/small", http.StatusRequestEntityTooLarge},
+	}
+	s := app.New(app.WithBodyTimeout(timeout))
+	s.Post("/in", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	s.Post("/small", func(b app.Body[string]) (string, error) { return b.Value, nil }, app.BodyLimit(10))
+	addr := serve(t, s)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := net.Dial("tcp", addr)
+			require.NoError(t, err)
+			defer c.Close()
+			require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+			_, err = io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten.")
+			require.NoError(t, err)
+			br := bufio.NewReader(c)
+			res, err := http.ReadResponse(br, nil)
+			require.NoError(t, err)
+			_, err = io.Copy(io.Discard, res.Body)
+			require.NoError(t, err)
+			res.Body.Close()
+			require.Equal(t, tt.status, res.StatusCode)
+			require.True(t, res.Close)
+
+			// The server closes now, not after a body time-out: give it
+			// half of one (it takes a few milliseconds).
+			require.NoError(t, c.SetReadDeadline(time.Now().Add(timeout/2)))
+			n, err := br.Read(make([]byte, 1))
+			assert.Equal(t, 0, n)
+			assert.ErrorIs(t, err, io.EOF, "the server closed the connection instead of reading on")
+		})
+	}
+}
+
+// A body sent slowly to a route that never reads it: the answer comes at
+// once, and the connection does not stay open while net/http drains the
+// rest of the body afterwards.
+func TestUnreadSlowBodyDoesNotHoldTheConnection(t *testing.T) {
+	s := app.New(app.WithBodyTimeout(200 * time.Millisecond))
+	s.Post("/ignore", func() (string, error) { return "done", nil })
+	addr := serve(t, s)
+	c := dial(t, addr)
+	_, err := io.WriteString(c, "POST /ignore HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nslow")
+	require.NoError(t, err)
+	br := bufio.NewReader(c)
+	_, b := readAnswer(t, br)
+	assert.Equal(t, "done", b)
+	start := time.Now()
+	_, err = io.ReadAll(br) // the server closes the connection
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second)
 }

@@ -2,12 +2,16 @@ package app_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -274,3 +278,233 @@ func TestReplyBegunBeforeTheDeadlineIsLeftAlone(t *testing.T) {
 	assert.Equal(t, "before after", string(b))
 	assert.Zero(t, timeouts.Load())
 }
+
+// A client that asks for a large reply and never reads it holds the
+// handler's goroutine, the reply and the connection until the reply's
+// write deadline cuts it: the server then closes the connection.
+func TestSlowReaderIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 32<<20) // far more than both sockets' buffers hold
+	s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
+	s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
+	closedWhen(t, s, false, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing")
+}
+
+// closedWhen serves s, sends request on one connection whose client reads
+// nothing, and fails unless the server closes that connection within 5 s.
+func closedWhen(t *testing.T, s *app.Server, stall bool, request, what string) {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := &closeWatcher{Listener: inner, closed: make(chan struct{}), stall: stall}
+	c := dial(t, serveOn(t, s, ln))
+	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4<<10))
+	_, err = io.WriteString(c, request)
+	require.NoError(t, err)
+	select {
+	case <-ln.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the connection of %s was still open after 5 s", what)
+	}
+}
+
+// closeWatcher is a listener whose first accepted connection closes
+// closed when the server closes it. With stall set, its connections
+// behave as if the client had stopped reading before the server wrote
+// "100 Continue": that write blocks until the connection's write deadline
+// passes, or forever.
+type closeWatcher struct {
+	net.Listener
+	closed chan struct{}
+	once   sync.Once
+	stall  bool
+}
+
+func (l *closeWatcher) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &watchedConn{Conn: c, l: l, gone: make(chan struct{})}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	l        *closeWatcher
+	mu       sync.Mutex
+	deadline time.Time
+	gone     chan struct{}
+	goneOnce sync.Once
+}
+
+func (c *watchedConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *watchedConn) Write(p []byte) (int, error) {
+	if !c.l.stall || !bytes.HasPrefix(p, []byte("HTTP/1.1 100 Continue")) {
+		return c.Conn.Write(p)
+	}
+	for {
+		c.mu.Lock()
+		d := c.deadline
+		c.mu.Unlock()
+		if !d.IsZero() && time.Now().After(d) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-c.gone:
+			return 0, net.ErrClosed
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (c *watchedConn) Close() error {
+	c.goneOnce.Do(func() { close(c.gone) })
+	c.l.once.Do(func() { close(c.l.closed) })
+	return c.Conn.Close()
+}
+
+// The deadline a reply arms is disarmed once the reply has been written
+// (net/http clears a connection's write deadline after each request):
+// a kept-alive connection that idles longer than the reply time-out is
+// served as usual afterwards, including a 100 Continue and a handler
+// that writes to the ResponseWriter itself.
+func TestReplyTimeoutDoesNotOutliveTheReply(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithReplyTimeout(100 * time.Millisecond))
+	s.Get("/ok", func() (string, error) { return "ok", nil })
+	s.Get("/raw", func(rep *httpx.Reply) {
+		rep.Raw().WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(rep.Raw(), "raw")
+	})
+	s.Post("/echo", func(b app.Body[string]) (string, error) { return b.Value, nil })
+	addr := serve(t, s)
+
+	tests := []struct {
+		name, request, body, want string
+	}{
+		{"a reply", "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", "", "ok"},
+		{"a direct write", "GET /raw HTTP/1.1\r\nHost: x\r\n\r\n", "", "raw"},
+		{"a 100 Continue", "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", "hi", "hi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := dial(t, addr)
+			br := bufio.NewReader(c)
+			exchange := func(request, body, want string) {
+				_, err := io.WriteString(c, request)
+				require.NoError(t, err)
+				if body != "" {
+					line, err := br.ReadString('\n')
+					require.NoError(t, err)
+					require.Equal(t, "HTTP/1.1 100 Continue\r\n", line)
+					_, err = br.ReadString('\n')
+					require.NoError(t, err)
+					_, err = io.WriteString(c, body)
+					require.NoError(t, err)
+				}
+				_, b := readAnswer(t, br)
+				assert.Equal(t, want, b)
+			}
+			exchange("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n", "", "ok")
+			time.Sleep(300 * time.Millisecond) // idle past the first reply's deadline
+			exchange(tt.request, tt.body, tt.want)
+		})
+	}
+}
+
+// A stream has no end for its reply's deadline to bound, so each write of
+// it is bounded instead: a client that stops reading an event stream or a
+// streamed body loses its connection at the reply time-out, not never.
+func TestSlowReaderOfAStreamIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/sse", "/stream"} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
+			endlessRoutes(s)
+			closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path)
+		})
+	}
+}
+
+// endlessRoutes adds GET /sse and GET /stream to s, which stream 64 KiB
+// parts until the connection is gone.
+func endlessRoutes(s *app.Server) {
+	chunk := strings.Repeat("x", 64<<10)
+	s.Get("/sse", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		for {
+			if err := es.Send(httpx.Event{Data: chunk}); err != nil {
+				return nil // the connection is gone: nothing left to answer
+			}
+		}
+	})
+	s.Get("/stream", func(rep *httpx.Reply) error {
+		_ = rep.Stream(endless{})
+		return nil
+	})
+}
+
+// endless is a body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// The reply time-out reaches the connection through whatever wraps the
+// reply's writer: the writer a middleware is handed (Burrow's, which
+// records what left), a middleware's own writer that unwraps, and the
+// guarded writer of a request time-out. A client that reads nothing of a
+// large reply or of a stream behind any of them loses its connection at
+// the reply time-out.
+func TestSlowReaderBehindAWrappedWriterIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 64<<20) // far more than both sockets' buffers hold
+	wrappers := []struct {
+		name string
+		opts []app.Option
+		mw   app.Middleware
+	}{
+		{"a middleware", nil, func(h http.Handler) http.Handler { return h }},
+		{"a middleware's writer", nil, func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(unwrapping{w}, r)
+			})
+		}},
+		{"a request time-out", []app.Option{app.WithRequestTimeout(time.Hour)}, nil},
+	}
+	for _, wr := range wrappers {
+		for _, path := range []string{"/big", "/sse", "/stream"} {
+			t.Run(wr.name+path, func(t *testing.T) {
+				t.Parallel()
+				s := app.New(append(wr.opts, app.WithReplyTimeout(200*time.Millisecond))...)
+				if wr.mw != nil {
+					require.NoError(t, s.Use(wr.mw))
+				}
+				s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
+				endlessRoutes(s)
+				closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path+" behind "+wr.name)
+			})
+		}
+	}
+}
+
+// unwrapping is a middleware's own writer, which gives
+// http.ResponseController the one it wraps.
+type unwrapping struct{ http.ResponseWriter }
+
+func (u unwrapping) Unwrap() http.ResponseWriter { return u.ResponseWriter }
