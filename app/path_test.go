@@ -173,3 +173,41 @@ func TestStaleRawPathIsIgnored(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Equal(t, "/users/me", string(b))
 }
+
+func TestRouteParamAbuse(t *testing.T) {
+	s := app.New()
+	s.Get("/u/:id", func(req *httpx.Request) (string, error) { return req.Param("id"), nil })
+	s.Get("/files/*", func(req *httpx.Request) (string, error) { return req.Param("*"), nil })
+	addr := serve(t, s)
+	tests := []struct {
+		name, path string
+		status     int
+		body       string
+	}{
+		{"param at the limit", "/u/" + strings.Repeat("x", 100), 200, strings.Repeat("x", 100)},
+		{"param over the limit", "/u/" + strings.Repeat("x", 101), 404, ""},
+		{"escaped slash stays in the param", "/u/a%2Fb", 200, "a/b"},
+		{"bad escape", "/u/%zz", 400, ""},
+		{"10,000 segments", "/files" + strings.Repeat("/s", 10000), 200, strings.TrimPrefix(strings.Repeat("/s", 10000), "/")},
+		{"10,000 segments on a fixed route", "/u" + strings.Repeat("/s", 10000), 404, ""},
+		{"double slash", "/u//x", 404, ""},
+		{"dot segment", "/u/./x", 404, ""},
+		{"trailing slash", "/u/x/", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status := rawGet(t, addr, tt.path)
+			assert.Equal(t, tt.status, status.code)
+			if tt.body != "" {
+				assert.Equal(t, tt.body, status.body)
+			}
+		})
+	}
+	// A path over the header limit never reaches the router.
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, rawGet(t, addr, "/u/"+strings.Repeat("x", 2<<20)).code)
+}
+
+// rawGet sends path as is (no client-side cleaning) and reads the answer.
+func rawGet(t *testing.T, addr, path string) answer {
+	return rawExchange(t, addr, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+}

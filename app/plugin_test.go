@@ -1,11 +1,8 @@
 package app_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -143,90 +140,3 @@ func namedPlugin(path *string) func(*app.Server) error {
 }
 
 func publicContext(*app.Server) error { return nil }
-
-func TestServeAndCloseDrainsInFlightRequests(t *testing.T) {
-	s := app.New()
-	started := make(chan struct{}, 100)
-	s.Get("/slow", func() (string, error) {
-		started <- struct{}{}
-		time.Sleep(200 * time.Millisecond)
-		return "done", nil
-	})
-	s.Get("/fast", func() (string, error) { return "fast", nil })
-	require.NoError(t, s.Ready())
-	addr, served := serveInBackground(t, s)
-	url := "http://" + addr
-
-	const clients = 50
-	var wg sync.WaitGroup
-	results := make(chan string, clients)
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := http.Get(url + "/slow")
-			if err != nil {
-				results <- "error: " + err.Error()
-				return
-			}
-			defer res.Body.Close()
-			b, _ := io.ReadAll(res.Body)
-			results <- fmt.Sprintf("%d %s", res.StatusCode, b)
-		}()
-	}
-	for range clients {
-		<-started
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close(ctx) }()
-
-	// New connections are refused once Close has begun.
-	require.Eventually(t, func() bool {
-		_, err := http.Get(url + "/fast")
-		return err != nil
-	}, 2*time.Second, 10*time.Millisecond)
-
-	wg.Wait()
-	close(results)
-	for r := range results {
-		assert.Equal(t, "200 done", r, "every request accepted before Close completes")
-	}
-	require.NoError(t, <-closed)
-	require.NoError(t, <-served, "Serve returns nil after a graceful Close")
-	assert.NoError(t, s.Close(ctx), "Close twice is safe")
-
-	// After Close the server answers 503 with connection: close.
-	w := &headerRecorder{h: http.Header{}}
-	s.ServeHTTP(w, mustRequest(t, "GET", "/fast"))
-	assert.Equal(t, http.StatusServiceUnavailable, w.status)
-	assert.Equal(t, "close", w.h.Get("Connection"))
-	_, err := s.Inject(mustRequest(t, "GET", "/fast"))
-	assert.ErrorIs(t, err, app.ErrClosed)
-}
-
-type headerRecorder struct {
-	h      http.Header
-	status int
-}
-
-func (w *headerRecorder) Header() http.Header         { return w.h }
-func (w *headerRecorder) Write(p []byte) (int, error) { return len(p), nil }
-func (w *headerRecorder) WriteHeader(s int)           { w.status = s }
-
-func mustRequest(t *testing.T, method, target string) *http.Request {
-	req, err := http.NewRequest(method, "http://example.test"+target, nil)
-	require.NoError(t, err)
-	req.RequestURI = target
-	return req
-}
-
-func TestListenReportsBootErrors(t *testing.T) {
-	s := app.New()
-	s.Get("/", func(*int) {})
-	err := s.Listen("127.0.0.1:0")
-	require.Error(t, err)
-	var re *app.RouteError
-	assert.ErrorAs(t, err, &re)
-}

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/big"
@@ -19,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +31,284 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
+
+// serve starts s on a loopback port and returns its address; the server
+// is closed when the test ends.
+func serve(t *testing.T, s *app.Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	return serveOn(t, s, ln)
+}
+
+// serveInBackground starts s on a loopback port and returns its address
+// and the channel Serve's result comes on, for a test that closes s
+// itself and checks how Serve ends.
+func serveInBackground(t *testing.T, s *app.Server) (string, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	return ln.Addr().String(), served
+}
+
+// serveOn is serve on a listener the test made.
+func serveOn(t *testing.T, s *app.Server, ln net.Listener) string {
+	t.Helper()
+	require.NoError(t, s.Ready())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		// A test that closed the server itself checks its own Close's
+		// result (it may have cut the close short on purpose).
+		if s.IsReady() {
+			ctx, cancel := contextWithTimeout(2 * time.Second)
+			defer cancel()
+			assert.NoError(t, s.Close(ctx))
+		}
+		assert.NoError(t, <-done)
+	})
+	return ln.Addr().String()
+}
+
+// dial opens a raw connection to addr, for requests no client would
+// send; its deadline ends a read or write that only a broken server
+// would leave hanging.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.SetDeadline(time.Now().Add(5*time.Second)))
+	return c
+}
+
+// readAnswer reads one response from a raw connection and returns it with
+// its body read (and closed). A body cut short is not an error here: the
+// caller's check of the body sees it.
+func readAnswer(t *testing.T, br *bufio.Reader) (*http.Response, string) {
+	t.Helper()
+	res, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// roundTrip sends req with the headers given as name, value pairs over a
+// real socket, so that net/http's own client and server frame it, and
+// returns the response with its body read (and closed).
+func roundTrip(t *testing.T, req *http.Request, header ...string) (*http.Response, string) {
+	t.Helper()
+	require.Zero(t, len(header)%2, "headers come in name, value pairs")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res, string(b)
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+func TestServeAndCloseDrainsInFlightRequests(t *testing.T) {
+	s := app.New()
+	started := make(chan struct{}, 100)
+	s.Get("/slow", func() (string, error) {
+		started <- struct{}{}
+		time.Sleep(200 * time.Millisecond)
+		return "done", nil
+	})
+	s.Get("/fast", func() (string, error) { return "fast", nil })
+	require.NoError(t, s.Ready())
+	addr, served := serveInBackground(t, s)
+	url := "http://" + addr
+
+	const clients = 50
+	var wg sync.WaitGroup
+	results := make(chan string, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Get(url + "/slow")
+			if err != nil {
+				results <- "error: " + err.Error()
+				return
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			results <- fmt.Sprintf("%d %s", res.StatusCode, b)
+		}()
+	}
+	for range clients {
+		<-started
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(ctx) }()
+
+	// New connections are refused once Close has begun.
+	require.Eventually(t, func() bool {
+		_, err := http.Get(url + "/fast")
+		return err != nil
+	}, 2*time.Second, 10*time.Millisecond)
+
+	wg.Wait()
+	close(results)
+	for r := range results {
+		assert.Equal(t, "200 done", r, "every request accepted before Close completes")
+	}
+	require.NoError(t, <-closed)
+	require.NoError(t, <-served, "Serve returns nil after a graceful Close")
+	assert.NoError(t, s.Close(ctx), "Close twice is safe")
+
+	// After Close the server answers 503 with connection: close.
+	w := &headerRecorder{h: http.Header{}}
+	s.ServeHTTP(w, mustRequest(t, "GET", "/fast"))
+	assert.Equal(t, http.StatusServiceUnavailable, w.status)
+	assert.Equal(t, "close", w.h.Get("Connection"))
+	_, err := s.Inject(mustRequest(t, "GET", "/fast"))
+	assert.ErrorIs(t, err, app.ErrClosed)
+}
+
+type headerRecorder struct {
+	h      http.Header
+	status int
+}
+
+func (w *headerRecorder) Header() http.Header         { return w.h }
+func (w *headerRecorder) Write(p []byte) (int, error) { return len(p), nil }
+func (w *headerRecorder) WriteHeader(s int)           { w.status = s }
+
+func mustRequest(t *testing.T, method, target string) *http.Request {
+	req, err := http.NewRequest(method, "http://example.test"+target, nil)
+	require.NoError(t, err)
+	req.RequestURI = target
+	return req
+}
+
+func TestListenReportsBootErrors(t *testing.T) {
+	s := app.New()
+	s.Get("/", func(*int) {})
+	err := s.Listen("127.0.0.1:0")
+	require.Error(t, err)
+	var re *app.RouteError
+	assert.ErrorAs(t, err, &re)
+}
+
+func TestDefaultHeaderLimitAnswers431(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Get("/", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+	tests := []struct {
+		name   string
+		size   int
+		status int
+	}{
+		{"well under the 16 KiB default", 8 << 10, http.StatusOK},
+		{"over it (net/http allows 4 KiB of slack)", 24 << 10, http.StatusRequestHeaderFieldsTooLarge},
+		{"net/http's own 1 MiB default", 1 << 20, http.StatusRequestHeaderFieldsTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", "http://"+addr+"/", nil)
+			require.NoError(t, err)
+			req.Header.Set("X-Big", strings.Repeat("a", tt.size))
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, tt.status, res.StatusCode)
+		})
+	}
+}
+
+func TestReadHeaderTimeoutCutsSlowClients(t *testing.T) {
+	s := app.New(app.WithTimeouts(150*time.Millisecond, 0, 0, time.Second))
+	s.Get("/", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n")) // never finishes the headers
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(3*time.Second)))
+	start := time.Now()
+	_, err = io.ReadAll(conn)
+	require.NoError(t, err, "the server closes the connection; the client's deadline is not what ends the read")
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// A client that finishes in time is served.
+	conn2, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn2.Close()
+	_, err = conn2.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(conn2), nil)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+// The header and idle time-outs hold with and without whole-request read
+// and write time-outs (net/http derives one from the other when unset).
+func TestConnectionTimeouts(t *testing.T) {
+	for _, mode := range []struct {
+		name        string
+		read, write time.Duration
+	}{{"no whole-request time-outs", 0, 0}, {"with read and write time-outs", 5 * time.Second, 5 * time.Second}} {
+		t.Run(mode.name, func(t *testing.T) {
+			s := app.New(app.WithTimeouts(200*time.Millisecond, mode.read, mode.write, 300*time.Millisecond))
+			s.Get("/", func() (string, error) { return "ok", nil })
+			s.Get("/slow", func() (string, error) { time.Sleep(600 * time.Millisecond); return "slow", nil })
+			addr := serve(t, s)
+
+			t.Run("a silent new connection is cut after the header time-out", func(t *testing.T) {
+				closedWithin(t, dial(t, addr), 150*time.Millisecond, 1500*time.Millisecond)
+			})
+			t.Run("an idle kept-alive connection is cut after the idle time-out", func(t *testing.T) {
+				c := dial(t, addr)
+				br := bufio.NewReader(c)
+				for range 2 { // a second request keeps the connection in use
+					_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+					require.NoError(t, err)
+					res, err := http.ReadResponse(br, nil)
+					require.NoError(t, err)
+					res.Body.Close()
+					require.Equal(t, 200, res.StatusCode)
+				}
+				closedWithin(t, br, 250*time.Millisecond, 1500*time.Millisecond)
+			})
+			t.Run("a request in progress is never cut", func(t *testing.T) {
+				c := dial(t, addr)
+				_, err := io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+				require.NoError(t, err)
+				_, b := readAnswer(t, bufio.NewReader(c))
+				assert.Equal(t, "slow", b)
+			})
+		})
+	}
+}
+
+// closedWithin reads r until the server closes the connection, and checks
+// that it took between lo and hi: not before the time-out, not much after.
+func closedWithin(t *testing.T, r io.Reader, lo, hi time.Duration) {
+	t.Helper()
+	start := time.Now()
+	_, err := io.ReadAll(r)
+	require.NoError(t, err, "the server closes; the client's own deadline is not what ends the read")
+	assert.Less(t, time.Since(start), hi)
+	assert.GreaterOrEqual(t, time.Since(start), lo)
+}
 
 // testCert is a self-signed certificate for 127.0.0.1 and localhost,
 // made for one test: as a tls.Certificate, as PEM, and as the pool a
