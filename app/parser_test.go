@@ -2,15 +2,20 @@ package app_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 )
 
 type sku struct {
@@ -90,4 +95,71 @@ func TestOneMeaningPerBody(t *testing.T) {
 			assert.Equal(t, tt.want, string(b))
 		})
 	}
+}
+
+func TestContentTypeParserErrors(t *testing.T) {
+	s := app.New()
+	p := func(*httpx.Request, io.Reader, any) error { return nil }
+	assert.ErrorIs(t, s.AddContentTypeParser("nonsense", p), app.ErrInvalidInput)
+	assert.ErrorIs(t, s.AddContentTypeParser("text/csv", nil), app.ErrInvalidInput)
+	require.NoError(t, s.AddContentTypeParser("text/csv", p))
+	assert.ErrorIs(t, s.AddContentTypeParser("TEXT/CSV", p), app.ErrInvalidInput, "same type twice in one context")
+	assert.ErrorIs(t, s.SetBodyLimit(0), app.ErrInvalidInput)
+}
+
+// Body limits: the route's own, else the nearest context's, else the
+// server's.
+func TestBodyLimitPrecedence(t *testing.T) {
+	s := app.New(app.WithMaxBodyBytes(100))
+	echo := func(b app.Body[string]) (string, error) { return fmt.Sprint(len(b.Value)), nil }
+	s.Post("/server", echo)
+	s.Register(func(c *app.Server) error {
+		c.SetBodyLimit(10)
+		c.Post("/context", echo)
+		c.Post("/route", echo, app.BodyLimit(50))
+		return c.Register(func(g *app.Server) error { return g.Post("/grandchild", echo) })
+	})
+	for _, tt := range []struct {
+		path   string
+		size   int
+		status int
+	}{
+		{"/server", 100, 200}, {"/server", 101, 413},
+		{"/context", 10, 200}, {"/context", 11, 413},
+		{"/grandchild", 10, 200}, {"/grandchild", 11, 413},
+		{"/route", 50, 200}, {"/route", 51, 413},
+	} {
+		req := httptest.NewRequest("POST", tt.path, strings.NewReader(strings.Repeat("x", tt.size)))
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := s.Inject(req)
+		require.NoError(t, err)
+		assert.Equal(t, tt.status, res.StatusCode, "%s with %d bytes", tt.path, tt.size)
+	}
+}
+
+// A Parser reading past the limit gets an error matching ErrBodyTooLarge
+// (the contract http.MaxBytesReader's *http.MaxBytesError would not
+// keep), and wrapping it still answers 413 and closes the connection,
+// whose unread rest cannot be reused.
+func TestParserReadingPastTheLimitGetsErrBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	var matched atomic.Bool
+	s := app.New()
+	require.NoError(t, s.AddContentTypeParser("text/csv", func(_ *httpx.Request, body io.Reader, v any) error {
+		_, err := io.ReadAll(body)
+		matched.Store(errors.Is(err, app.ErrBodyTooLarge))
+		return fmt.Errorf("reading the csv: %w", err)
+	}))
+	s.Post("/", func(app.Body[string]) (string, error) { return "ok", nil }, app.BodyLimit(64))
+	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	// No Content-Length: chunked, so the limit is met while reading.
+	req, err := http.NewRequest("POST", srv.URL, io.MultiReader(strings.NewReader(strings.Repeat("a", 65))))
+	require.NoError(t, err)
+	res, b := roundTrip(t, req, "Content-Type", "text/csv")
+	assert.True(t, matched.Load())
+	assert.Equal(t, 413, res.StatusCode)
+	assert.True(t, res.Close, "connection: close")
+	assert.JSONEq(t, `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`, b)
 }
