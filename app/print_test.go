@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,4 +104,70 @@ func TestPrintRoutesShowsEachRouteOfAPath(t *testing.T) {
     └── :id (DELETE, GET, HEAD, PATCH, PUT) root
         :id (POST) root > child
 `, s.PrintRoutes(), "without hooks, routes differ by context only")
+}
+
+type clock struct{}
+
+// introspected is a small tree with every kind of thing the printers show:
+// a prefix, a wrapped plugin declaring into its parent, a service, and a
+// sibling whose declaration is hidden from the others.
+func introspected(t *testing.T) *app.Server {
+	s := app.New()
+	s.DecorateRequest("answer", 42)
+	s.Decorate(clock{})
+	s.Register(func(api *app.Server) error {
+		api.Register(app.Wrap(func(w *app.Server) error {
+			time.Sleep(2 * time.Millisecond)
+			return w.DecorateRequest("user", "")
+		}, app.Name("auth")))
+		return api.Register(func(v1 *app.Server) error { return v1.Get("/items", func() {}) }, app.Name("v1"), app.Prefix("/v1"))
+	}, app.Name("api"), app.Prefix("/api"))
+	s.Register(func(admin *app.Server) error { return admin.DecorateRequest("role", "") }, app.Name("admin"))
+	require.NoError(t, s.Ready())
+	return s
+}
+
+var loadTime = regexp.MustCompile(`\d+\.\d\d ms`)
+
+func TestPrintPlugins(t *testing.T) {
+	out := introspected(t).PrintPlugins()
+	assert.Equal(t, `root T
+├── api /api T
+│   ├── auth (wrapped) T
+│   └── v1 /api/v1 T
+└── admin T
+`, loadTime.ReplaceAllString(out, "T"))
+	// Load times are real: auth slept 2 ms, and api includes it.
+	times := loadTime.FindAllString(out, -1)
+	require.Len(t, times, 5)
+	assert.NotEqual(t, "0.00 ms", times[2], "auth's time")
+}
+
+func TestPrintVisibility(t *testing.T) {
+	assert.Equal(t, `root
+  declares  request decorator "answer" int
+            service app_test.clock
+  sees      request decorator "answer" int  from here
+            service app_test.clock  from here
+  hidden    request decorator "user" string  in root > api (by wrapped plugin auth)
+            request decorator "role" string  in root > admin
+root > api  [wrapped plugins: auth]
+  declares  request decorator "user" string  by wrapped plugin auth
+  sees      request decorator "user" string  from here (by wrapped plugin auth)
+            request decorator "answer" int  from root
+            service app_test.clock  from root
+  hidden    request decorator "role" string  in root > admin
+root > api > v1
+  declares  —
+  sees      request decorator "user" string  from root > api (by wrapped plugin auth)
+            request decorator "answer" int  from root
+            service app_test.clock  from root
+  hidden    request decorator "role" string  in root > admin
+root > admin
+  declares  request decorator "role" string
+  sees      request decorator "role" string  from here
+            request decorator "answer" int  from root
+            service app_test.clock  from root
+  hidden    request decorator "user" string  in root > api (by wrapped plugin auth)
+`, introspected(t).PrintVisibility())
 }
