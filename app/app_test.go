@@ -172,35 +172,3 @@ func TestJSONReplyHeaders(t *testing.T) {
 	assert.Equal(t, int64(len(big)+8), res.ContentLength, "exact Content-Length, never chunked")
 	assert.Empty(t, res.TransferEncoding)
 }
-
-func TestNotReadyAnswers503(t *testing.T) {
-	t.Parallel()
-	s := app.New()
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
-	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
-	assert.JSONEq(t, `{"statusCode":503,"error":"Service Unavailable","message":"Server is not ready"}`, w.Body.String())
-}
-
-func TestRequestIDHeader(t *testing.T) {
-	t.Parallel()
-	s := app.New(app.WithRequestIDHeader("X-Request-Id"))
-	s.Get("/", func(req *httpx.Request) (string, error) { return req.ID(), nil })
-	for _, tt := range []struct {
-		sent, want string
-	}{
-		{"3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70", "3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70"},
-		{"trace:01HZX.ab_c", "trace:01HZX.ab_c"},
-		{"", "req-"},
-		{strings.Repeat("a", 129), "req-"},
-		{"has space", "req-"},
-		{"quote\"d", "req-"},
-	} {
-		_, body, _ := do(t, s, "GET", "/", "X-Request-Id", tt.sent)
-		if tt.want == "req-" {
-			assert.True(t, strings.HasPrefix(body, "req-"), "%q gave %q", tt.sent, body)
-		} else {
-			assert.Equal(t, tt.want, body)
-		}
-	}
-}

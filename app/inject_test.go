@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 )
@@ -103,4 +104,20 @@ func TestInjectReturnsWhenTheHandlerExitsItsGoroutine(t *testing.T) {
 	assert.Error(t, err, "an error, not a hang")
 	assert.EqualError(t, err, "the handler's goroutine exited without returning (runtime.Goexit; t.FailNow in a handler?)",
 		"one sentence, no package prefix")
+}
+
+// TestInjectReturnsAbortAsAnError: a handler that aborts its response
+// (panic(http.ErrAbortHandler)) drops a real connection; Inject, which
+// has none, reports it as an error instead of panicking into its caller.
+func TestInjectReturnsAbortAsAnError(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Get("/", func() { panic(http.ErrAbortHandler) })
+	s.Get("/ok", func() (string, error) { return "ok", nil })
+	var err error
+	require.NotPanics(t, func() { _, err = s.Inject(httptest.NewRequest("GET", "/", nil)) })
+	assert.ErrorIs(t, err, http.ErrAbortHandler)
+	status, body, _ := do(t, s, "GET", "/ok")
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "ok", body)
 }

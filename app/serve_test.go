@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -18,6 +20,38 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
+
+func TestNotReadyAnswers503(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.JSONEq(t, `{"statusCode":503,"error":"Service Unavailable","message":"Server is not ready"}`, w.Body.String())
+}
+
+func TestRequestIDHeader(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithRequestIDHeader("X-Request-Id"))
+	s.Get("/", func(req *httpx.Request) (string, error) { return req.ID(), nil })
+	for _, tt := range []struct {
+		sent, want string
+	}{
+		{"3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70", "3f2a9c1e-7b4d-4e2a-9f1c-2b3c4d5e6f70"},
+		{"trace:01HZX.ab_c", "trace:01HZX.ab_c"},
+		{"", "req-"},
+		{strings.Repeat("a", 129), "req-"},
+		{"has space", "req-"},
+		{"quote\"d", "req-"},
+	} {
+		_, body, _ := do(t, s, "GET", "/", "X-Request-Id", tt.sent)
+		if tt.want == "req-" {
+			assert.True(t, strings.HasPrefix(body, "req-"), "%q gave %q", tt.sent, body)
+		} else {
+			assert.Equal(t, tt.want, body)
+		}
+	}
+}
 
 // panicMarshal panics when encoding/json encodes it.
 type panicMarshal struct{}
@@ -222,22 +256,6 @@ func TestPanicWhileSendingAnswers500(t *testing.T) {
 	}
 }
 
-// TestInjectReturnsAbortAsAnError: a handler that aborts its response
-// (panic(http.ErrAbortHandler)) drops a real connection; Inject, which
-// has none, reports it as an error instead of panicking into its caller.
-func TestInjectReturnsAbortAsAnError(t *testing.T) {
-	t.Parallel()
-	s := app.New()
-	s.Get("/", func() { panic(http.ErrAbortHandler) })
-	s.Get("/ok", func() (string, error) { return "ok", nil })
-	var err error
-	require.NotPanics(t, func() { _, err = s.Inject(httptest.NewRequest("GET", "/", nil)) })
-	assert.ErrorIs(t, err, http.ErrAbortHandler)
-	status, body, _ := do(t, s, "GET", "/ok")
-	assert.Equal(t, 200, status)
-	assert.Equal(t, "ok", body)
-}
-
 // TestOnSendMayKeepTheBody: the body an onSend hook gets is its own (an
 // async logger or a cache may keep it); it used to be the reply's pooled
 // buffer, rewritten by the next reply.
@@ -324,3 +342,113 @@ func TestPanickingSendHookIsSkippedForTheErrorReply(t *testing.T) {
 	assert.Equal(t, int32(1), calls.Load(), "the panicking hook ran once")
 	assert.Equal(t, "ran", h.Get("X-On-Send"), "the other send hooks still run")
 }
+
+// TestErrorAfterAClientLeftIsNotAnError: a stream whose client went away
+// ends with an error (the write's, or the context's), which the handler
+// returns; that is the client's doing, so it is logged at debug, or every
+// client that drops a stream would write an error line. An error after a
+// reply the client still reads is the server's, logged at error.
+func TestErrorAfterAClientLeftIsNotAnError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		leave func(t *testing.T, s *app.Server) // asks for /stream, reads a little, leaves
+	}{
+		{"inject", func(t *testing.T, s *app.Server) {
+			res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/stream", nil))
+			require.NoError(t, err)
+			_, err = io.ReadFull(res.Body, make([]byte, 5))
+			require.NoError(t, err)
+			require.NoError(t, res.Body.Close())
+		}},
+		{"socket", func(t *testing.T, s *app.Server) {
+			c := dial(t, serve(t, s))
+			_, err := io.WriteString(c, "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			_, err = bufio.NewReader(c).ReadString('\n')
+			require.NoError(t, err)
+			require.NoError(t, c.Close())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.DebugLevel)
+			s := app.New(app.WithLogger(zap.New(core)))
+			done := make(chan struct{}, 1)
+			require.NoError(t, s.AddHook(app.OnResponse, func() { done <- struct{}{} }))
+			require.NoError(t, s.Get("/stream", func(rep *httpx.Reply) error {
+				return rep.Stream(endless{})
+			}))
+			require.NoError(t, s.Get("/late", func(rep *httpx.Reply) error {
+				if err := rep.Send("sent"); err != nil {
+					return err
+				}
+				return errors.New("the audit write failed")
+			}))
+			tt.leave(t, s)
+			<-done
+			after := logs.FilterMessage("error after the reply was sent")
+			require.Equal(t, 1, after.Len(), "logged once: %v", logs.All())
+			assert.Equal(t, zapcore.DebugLevel, after.All()[0].Level, "the client left: %v", after.All()[0].ContextMap())
+
+			status, body, _ := do(t, s, "GET", "/late")
+			assert.Equal(t, http.StatusOK, status)
+			assert.Equal(t, "sent", body)
+			<-done
+			late := logs.FilterMessage("error after the reply was sent").FilterLevelExact(zapcore.ErrorLevel).All()
+			require.Len(t, late, 1, "the server's own failure is an error")
+			assert.Equal(t, "the audit write failed", late[0].ContextMap()["error"])
+		})
+	}
+}
+
+// A refused request (4xx) is the client's doing: it is logged at debug,
+// with its status and reason, so that a flood of bad requests writes no
+// line at the levels servers run at. A 5xx stays at error.
+func TestRefusalsAreLoggedAtDebug(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body    string
+		status  int
+		level   zapcore.Level
+		message string
+	}{
+		{`{"tags":["go"]}`, http.StatusBadRequest, zapcore.DebugLevel, "400 FST_ERR_VALIDATION: body/message is required"},
+		{`{"message":`, http.StatusBadRequest, zapcore.DebugLevel, "400 FST_ERR_CTP_INVALID_JSON_BODY: unexpected end of JSON input"},
+		{`{"message":"fail"}`, http.StatusInternalServerError, zapcore.ErrorLevel, "the database is down"},
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.DebugLevel)
+			s := app.New(app.WithLogger(zap.New(core)))
+			require.NoError(t, s.Post("/echo", func(b app.Body[echoBody]) (echoBody, error) {
+				if b.Value.Message == "fail" {
+					return echoBody{}, assert.AnError
+				}
+				return b.Value, nil
+			}))
+			require.NoError(t, s.SetErrorHandler(func(err error) error {
+				if err == assert.AnError {
+					return errDatabase
+				}
+				return err
+			}))
+			req := httptest.NewRequest("POST", "/echo", strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := s.Inject(req)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, res.StatusCode)
+			entries := logs.FilterMessage(tt.message).All()
+			require.Len(t, entries, 1, "%v", logs.All())
+			assert.Equal(t, tt.level, entries[0].Level)
+			assert.EqualValues(t, tt.status, entries[0].ContextMap()["statusCode"])
+		})
+	}
+}
+
+type databaseError struct{}
+
+func (databaseError) Error() string { return "the database is down" }
+
+var errDatabase = databaseError{}
