@@ -416,7 +416,8 @@ func TestMiddlewareAnswerIsLoggedAndSeenByOnResponse(t *testing.T) {
 // hook runs for them (no route matched).
 func TestNotAllowedIsLogged(t *testing.T) {
 	t.Parallel()
-	preflight := func(next http.Handler) http.Handler {
+	// Unlike preflight below, it answers every OPTIONS request.
+	answerOptions := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodOptions {
 				w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -440,7 +441,7 @@ func TestNotAllowedIsLogged(t *testing.T) {
 		require.NoError(t, s.AddHook(app.OnResponse, func() { hooks.Add(1) }))
 		require.NoError(t, s.Get("/plain", func() (string, error) { return "plain", nil }))
 		require.NoError(t, s.Register(func(s *app.Server) error {
-			return errors.Join(s.Use(preflight), s.Get("/cors", func() (string, error) { return "cors", nil }))
+			return errors.Join(s.Use(answerOptions), s.Get("/cors", func() (string, error) { return "cors", nil }))
 		}, app.Name("corsContext")))
 		send := start(s)
 		for _, tt := range tests {
