@@ -344,3 +344,76 @@ func indexOf(s []string, v string) int {
 	}
 	return -1
 }
+
+// unwrapped is the writer underneath w, which a handler reaches with
+// Unwrap to get past Burrow's.
+func unwrapped(w http.ResponseWriter) http.ResponseWriter {
+	return w.(interface{ Unwrap() http.ResponseWriter }).Unwrap()
+}
+
+// TestCloseWaitsForHijacksBeneathBurrowsWriter: a connection taken over
+// through the writer underneath Burrow's (reached with Unwrap) is waited
+// for as any hijacked connection, and its handler's return ends the
+// wait: Close returns nil once the handler has returned, instead of
+// waiting until its context ends and reporting the handler as still
+// running.
+func TestCloseWaitsForHijacksBeneathBurrowsWriter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		opts  []app.Option
+		route func(h *hijackTest) error
+	}{
+		{"Raw unwrapped", nil, func(h *hijackTest) error {
+			return h.s.Get("/ws", func(rep *httpx.Reply) error { h.serveHijacked(unwrapped(rep.Raw())); return nil })
+		}},
+		{"Raw unwrapped with a request time-out", []app.Option{app.WithRequestTimeout(time.Hour)}, func(h *hijackTest) error {
+			return h.s.Get("/ws", func(rep *httpx.Reply) error { h.serveHijacked(unwrapped(rep.Raw())); return nil })
+		}},
+		{"a mounted handler's writer unwrapped", nil, func(h *hijackTest) error {
+			return h.s.Mount("/ws", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { h.serveHijacked(unwrapped(w)) }))
+		}},
+		{"a middleware's writer unwrapped", nil, func(h *hijackTest) error {
+			return errors.Join(
+				h.s.Use(func(http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { h.serveHijacked(unwrapped(w)) })
+				}),
+				h.s.Get("/ws", func() (string, error) { return "not upgraded", nil }),
+			)
+		}},
+		{"a handler behind a middleware that unwraps", nil, func(h *hijackTest) error {
+			return errors.Join(
+				h.s.Use(func(next http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(unwrapped(w), r) })
+				}),
+				h.s.Get("/ws", func(rep *httpx.Reply) error { h.serveHijacked(rep.Raw()); return nil }),
+			)
+		}},
+		{"a handler whose middleware unwrapped and returned before it", nil, func(h *hijackTest) error {
+			return errors.Join(
+				h.s.Use(func(next http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						hw := &hijackSignal{ResponseWriter: unwrapped(w), hijacked: make(chan struct{})}
+						go next.ServeHTTP(hw, r)
+						<-hw.hijacked
+					})
+				}),
+				h.s.Get("/ws", func(rep *httpx.Reply) error { h.serveHijacked(rep.Raw()); return nil }),
+			)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHijackTest(t, tc.opts...)
+			addr, served := h.start(t, tc.route)
+			conn, br := upgrade(t, addr, "/ws")
+			require.NoError(t, h.closeWhileHijacked(t, conn, br), "Close waited for a handler that had returned")
+			require.NoError(t, <-served)
+			events := h.events()
+			require.NotEmpty(t, events)
+			assert.Equal(t, []string{"preClose", "waiting", "handler returned"}, events[:min(3, len(events))])
+			assert.Equal(t, "onClose", events[len(events)-1])
+			assert.Len(t, h.logs.FilterMessage("request completed").All(), 1)
+		})
+	}
+}

@@ -100,6 +100,7 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 		ErrorLog:          zap.NewStdLog(a.log.Named("http")),
 		Protocols:         a.cfg.protocols,
 		ConnState:         a.conns.track,
+		ConnContext:       a.conns.connContext,
 	}
 	a.httpMu.Lock()
 	if state(a.state.Load()) != stateReady {

@@ -149,7 +149,8 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // serveThrough serves r on rt through its middleware. It reports whether
 // x is still the caller's: false when the middleware returned while
 // next, on another goroutine, still serves the request — that goroutine
-// then ends x, which does not go back to the pool.
+// then ends x, which does not go back to the pool, and the count of its
+// connection if it was hijacked.
 //
 // The request is in the access log whether the middleware called next
 // or answered itself, with the status and size that left through the
@@ -187,7 +188,6 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 					c.panicked(rt, r2, err, answered)
 				}
 				c.finish(rt)
-				c.endHijack(rt.a)
 				return true
 			}
 		}
@@ -245,14 +245,6 @@ func (c *call) finish(rt *route) {
 	rt.logEnd(c.id, c.began, status, c.tw.Size)
 }
 
-// endHijack ends the count of a request whose connection was taken over
-// through the middleware's writer, by the middleware or by next.
-func (c *call) endHijack(a *instance) {
-	if c.tw.Hijacked {
-		a.hijackEnded(c.Context)
-	}
-}
-
 // seq numbers the request for Begin: a new number when its id is not
 // known yet, none when it is (the number only makes the id).
 func (c *call) seq(rt *route) uint64 {
@@ -287,8 +279,8 @@ func (c *call) leave(a *instance, rt *route) {
 		if rt != nil {
 			c.finish(rt)
 		}
-		c.endHijack(a)
 		c.x.End()
+		a.conns.requestEnded(c.Context) // the server's goroutine left it to this one
 	}
 }
 

@@ -88,6 +88,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.End()
 	a.pool.Put(x)
+	a.conns.requestEnded(r.Context())
 }
 
 // boundDrain bounds the read net/http makes of what is left of r's body
@@ -122,9 +123,6 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	rt.onResponseHooks(x, failed)
 	if logging {
 		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
-	}
-	if x.Hijacked() {
-		rt.a.hijackEnded(r.Context())
 	}
 }
 
@@ -533,6 +531,7 @@ func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg strin
 	})
 	x.End()
 	a.pool.Put(x)
+	a.conns.requestEnded(r.Context())
 }
 
 // notAllowed answers 405 to a method the path has no route for.

@@ -153,11 +153,6 @@ func (x *Exchange) DrainedBody() *http.Request { return x.state.drained }
 // through Send or Raw, for the access log.
 func (x *Exchange) Written() int64 { return x.rep.tw.Size }
 
-// Hijacked reports whether the connection was taken over through the
-// reply's writer: its handler held it, and the server waits for such
-// handlers when it closes.
-func (x *Exchange) Hijacked() bool { return x.rep.tw.Hijacked }
-
 // Answered records that the client's response was written underneath the
 // reply, with status (the request time-out's 503): the reply reports it
 // and writes nothing more.

@@ -17,11 +17,10 @@ import (
 // set is ready; it keeps Flush and Hijack its own, to know of them, and
 // unwraps for the rest (deadlines, full duplex).
 type Writer struct {
-	W        http.ResponseWriter // the writer underneath
-	Size     int64               // body bytes written
-	status   int32               // 32 bits keep the struct at four words, in every reply and middleware call
-	Started  bool                // the final status (or the connection) has gone
-	Hijacked bool                // the connection was taken over through w
+	W       http.ResponseWriter // the writer underneath
+	Size    int64               // body bytes written
+	status  int32               // 32 bits keep the struct at four words, in every reply and middleware call
+	Started bool                // the final status (or the connection) has gone
 }
 
 // Status is the final status written; it is valid once Started.
@@ -104,16 +103,11 @@ func (w *Writer) Flush() { _ = w.FlushError() }
 // Hijack takes the connection over, through http.ResponseController (so
 // the writer underneath may itself be a wrapper). A hijacked response is
 // recorded as 101 Switching Protocols, as a WebSocket upgrade answers:
-// nothing more is written on it by the framework. Hijacked tells the
-// request's end that its handler held the connection: the server waits
-// for such handlers on close, which net/http's Shutdown does not.
+// nothing more is written on it by the framework.
 func (w *Writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(w.W).Hijack()
-	if err == nil {
-		w.Hijacked = true
-		if !w.Started {
-			w.status, w.Started = http.StatusSwitchingProtocols, true
-		}
+	if err == nil && !w.Started {
+		w.status, w.Started = http.StatusSwitchingProtocols, true
 	}
 	return c, rw, err
 }
