@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/token"
 )
 
 // Option configures the plugin and New. An invalid option makes New
@@ -69,10 +70,12 @@ func Auth(fn AuthFunc) Option {
 	}
 }
 
-// Scheme sets the authorization scheme (default "Bearer").
+// Scheme sets the authorization scheme (default "Bearer"). It must be an
+// RFC 9110 token, as every auth-scheme is: letters, digits and
+// !#$%&'*+-.^_`|~; anything else is a name no client can send.
 func Scheme(name string) Option {
 	return func(c *config) {
-		if name == "" || strings.ContainsAny(name, " \t\r\n,\"") {
+		if !token.Valid(name) {
 			c.fail(fmt.Errorf("bearer.Scheme: invalid scheme %q", name))
 			return
 		}

@@ -288,3 +288,53 @@ func nonEmpty(s string) []string {
 	}
 	return []string{s}
 }
+
+// TestSchemeIsAToken: an auth-scheme is an RFC 9110 token, so Scheme
+// refuses a name with any byte that is not a tchar (letters, digits and
+// !#$%&'*+-.^_`|~): no client could send it as a scheme.
+func TestSchemeIsAToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		scheme string
+		ok     bool
+	}{
+		{"Bearer", true},
+		{"Token", true},
+		{"X-Api-Key", true},
+		{"DPoP", true},
+		{"SCRAM-SHA-256", true},
+		{"a1!#$%&'*+-.^_`|~Z", true},
+		{"", false},
+		{"a b", false},
+		{"a\tb", false},
+		{"Bearer\r\n", false},
+		{"a,b", false},
+		{`"Bearer"`, false},
+		{"(Bearer)", false},
+		{"Bearer/1", false},
+		{"Bearer:", false},
+		{"Bearer=", false},
+		{"user@Bearer", false},
+		{"<Bearer>", false},
+		{"[Bearer]", false},
+		{"{Bearer}", false},
+		{"Bearer;", false},
+		{"Bearer?", false},
+		{`Bear\er`, false},
+		{"Béarer", false},
+		{"Bearer\x00", false},
+		{"Bearer\x7f", false},
+		{"Bearer\x80", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scheme, func(t *testing.T) {
+			t.Parallel()
+			_, err := bearer.New(bearer.Keys("k1"), bearer.Scheme(tt.scheme))
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, fmt.Sprintf("bearer.Scheme: invalid scheme %q", tt.scheme))
+		})
+	}
+}

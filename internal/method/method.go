@@ -3,6 +3,8 @@
 // the same words wherever it comes from.
 package method
 
+import "github.com/burrow-go/burrow/internal/token"
+
 // Any is httpx.AnyMethod, the router's method that answers every method.
 const Any = "*"
 
@@ -30,13 +32,5 @@ func Valid(m string) bool {
 // upperTchar reports whether c is an RFC 9110 tchar other than a
 // lower-case letter.
 func upperTchar(c byte) bool {
-	switch {
-	case 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
+	return token.Char(c) && (c < 'a' || c > 'z')
 }
