@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -153,6 +154,48 @@ func (dw *deadlineWriter) Write(p []byte) (int, error) {
 	}
 	return dw.w.Write(p)
 }
+
+// ReadFrom copies src into the reply as io.Copy through Write would, but
+// through the writer underneath's own ReadFrom when it has one: net/http
+// then sends a file with sendfile.
+//
+// The reply begins with src's first bytes, not with the call, as it does
+// when io.Copy writes them: a source that yields nothing before the
+// deadline leaves the reply to the 503, which goes out at the deadline
+// while the copy waits, and the copy is refused (http.ErrHandlerTimeout)
+// once it has something to write. So those first bytes go through Write
+// (up to 512, the bytes net/http reads itself before its ReadFrom takes
+// over), and the rest, once the reply is the handler's, to the writer
+// underneath. That part runs without dw.mu: the deadline never writes
+// after the handler's reply has begun, so there is nothing left to keep
+// apart, and holding the lock for as long as src takes to yield would
+// only hold up the deadline's goroutine.
+func (dw *deadlineWriter) ReadFrom(src io.Reader) (int64, error) {
+	rf, ok := dw.w.(io.ReaderFrom)
+	if !ok {
+		return io.Copy(writerOnly{dw}, src)
+	}
+	dw.mu.Lock()
+	began := dw.began
+	dw.mu.Unlock()
+	var n int64
+	if !began {
+		var err error
+		if n, err = io.Copy(writerOnly{dw}, io.LimitReader(src, sniffLen)); err != nil || n < sniffLen {
+			return n, err
+		}
+	}
+	m, err := rf.ReadFrom(src)
+	return n + m, err
+}
+
+// sniffLen is how much net/http copies through its writer's Write before
+// its ReadFrom hands the rest to the connection.
+const sniffLen = 512
+
+// writerOnly hides every method of its writer but Write, so that io.Copy
+// into it writes rather than asks it to ReadFrom.
+type writerOnly struct{ io.Writer }
 
 // FlushError flushes what the handler wrote, for http.ResponseController.
 func (dw *deadlineWriter) FlushError() error {

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -508,3 +510,183 @@ func TestSlowReaderBehindAWrappedWriterIsCutAtTheReplyTimeout(t *testing.T) {
 type unwrapping struct{ http.ResponseWriter }
 
 func (u unwrapping) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// withFile calls serve with the file at name open.
+func withFile(name string, serve func(*os.File) error) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return serve(f)
+}
+
+// fileRoutes serves the file at name three ways: ServeContent (a status
+// first, then the copy), a mounted http.FileServer of its directory, and
+// a copy into Raw() with no status written (the copy begins the reply).
+func fileRoutes(t *testing.T, s *app.Server, name string) {
+	t.Helper()
+	require.NoError(t, s.Get("/content", func(rep *httpx.Reply) error {
+		return withFile(name, func(f *os.File) error { return rep.ServeContent("f.bin", time.Time{}, f) })
+	}))
+	require.NoError(t, s.Mount("/files", http.FileServer(http.Dir(filepath.Dir(name)))))
+	require.NoError(t, s.Get("/copy", func(rep *httpx.Reply) error {
+		return withFile(name, func(f *os.File) error {
+			st, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			rep.Raw().Header().Set("Content-Length", strconv.FormatInt(st.Size(), 10)) // as a file server sets it
+			_, err = io.Copy(rep.Raw(), f)
+			return err
+		})
+	}))
+}
+
+// TestFilesReachTheConnectionsReadFromUnderARequestTimeout: the writer a
+// request time-out puts in front of the handler passes a copy on to the
+// connection's ReadFrom (sendfile), as the other writers do, and the
+// access log still reports the exact size.
+func TestFilesReachTheConnectionsReadFromUnderARequestTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 16<<10) // 256 KiB, past net/http's 512-byte sniff
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o600))
+	for _, tt := range []struct{ path, rng string }{
+		{"/content", ""},
+		{"/content", "bytes=1000-"},
+		{"/files/f.bin", ""},
+		{"/copy", ""},
+	} {
+		t.Run(tt.path+"/"+tt.rng, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.InfoLevel)
+			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true), app.WithRequestTimeout(time.Minute))
+			fileRoutes(t, s, filepath.Join(dir, "f.bin"))
+			inner, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ln := &readFromListener{Listener: inner}
+			req, err := http.NewRequest(http.MethodGet, "http://"+serveOn(t, s, ln)+tt.path, nil)
+			require.NoError(t, err)
+			want, status := data, http.StatusOK
+			if tt.rng != "" {
+				req.Header.Set("Range", tt.rng)
+				want, status = data[1000:], http.StatusPartialContent
+			}
+			res, body := roundTrip(t, req)
+			assert.Equal(t, status, res.StatusCode)
+			assert.Equal(t, string(want), body)
+			assert.Positive(t, ln.readFrom.Load(), "the connection's ReadFrom (sendfile) sent the file")
+			require.Eventually(t, func() bool {
+				return len(logs.FilterMessage("request completed").All()) == 1
+			}, streamGuard, time.Millisecond)
+			assert.EqualValues(t, len(want), accessLog(t, logs, http.MethodGet, tt.path)["responseSize"])
+		})
+	}
+}
+
+// TestCopyAfterTheDeadlineDoesNotReachTheClient: once the request
+// time-out has answered 503, a copy into the reply is refused as a Write
+// is (http.ErrHandlerTimeout) and nothing of it reaches the client — also
+// a copy under way whose source yielded nothing before the deadline: the
+// reply begins with the copy's first bytes, as with io.Copy through
+// Write, so the 503 goes out at the deadline while the copy waits.
+func TestCopyAfterTheDeadlineDoesNotReachTheClient(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f.bin")
+	secret := bytes.Repeat([]byte("late file "), 1<<10)
+	require.NoError(t, os.WriteFile(name, secret, 0o600))
+	for _, tt := range []struct {
+		name string
+		copy func(ctx context.Context, rep *httpx.Reply, src io.Reader) error
+		pipe bool  // the source is a pipe the test fills once it has the 503
+		err  error // what the handler's copy returns
+	}{
+		{"ServeContent after the deadline", func(ctx context.Context, rep *httpx.Reply, _ io.Reader) error {
+			<-ctx.Done()
+			return withFile(name, func(f *os.File) error { return rep.ServeContent("f.bin", time.Time{}, f) })
+		}, false, nil}, // ServeContent reports no error, as http.ServeContent
+		{"a copy into Raw after the deadline", func(ctx context.Context, rep *httpx.Reply, _ io.Reader) error {
+			<-ctx.Done()
+			return withFile(name, func(f *os.File) error { _, err := io.Copy(rep.Raw(), f); return err })
+		}, false, http.ErrHandlerTimeout},
+		{"a copy into Raw whose source yields after the deadline", func(_ context.Context, rep *httpx.Reply, src io.Reader) error {
+			_, err := io.Copy(rep.Raw(), src)
+			return err
+		}, true, http.ErrHandlerTimeout},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			copied := make(chan error, 1)
+			s := app.New(app.WithRequestTimeout(20 * time.Millisecond))
+			require.NoError(t, s.Get("/late", func(ctx context.Context, rep *httpx.Reply) error {
+				err := tt.copy(ctx, rep, pr)
+				copied <- err
+				return err
+			}))
+			inner, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ln := &readFromListener{Listener: inner}
+			c := dial(t, serveOn(t, s, ln))
+			_, err = io.WriteString(c, "GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			br := bufio.NewReader(c)
+			res, err := http.ReadResponse(br, nil)
+			require.NoError(t, err, "the 503 comes at the deadline")
+			b, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+			assert.Equal(t, timeoutBody, string(b))
+			if tt.pipe {
+				// The copy reads what it needs and stops at the refused
+				// write: the rest of the pipe is never read.
+				go func() { _, _ = pw.Write(secret); pw.Close() }()
+				defer pr.Close()
+			}
+			if err := waitFor(t, copied, "the handler's copy"); tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+			} else {
+				assert.NoError(t, err)
+			}
+			rest, err := io.ReadAll(br)
+			require.NoError(t, err)
+			assert.Empty(t, string(rest), "nothing after the 503")
+			assert.Zero(t, ln.readFrom.Load(), "no copy reached the connection")
+		})
+	}
+}
+
+// TestCopyBegunBeforeTheDeadlineGoesOn: a reply whose status went before
+// the deadline is the handler's, so a copy into it that outlasts the
+// deadline still reaches the client, and no 503 is written.
+func TestCopyBegunBeforeTheDeadlineGoesOn(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithRequestTimeout(20 * time.Millisecond))
+	require.NoError(t, s.Get("/slow", func(ctx context.Context, rep *httpx.Reply) error {
+		pr, pw := io.Pipe()
+		go func() {
+			<-ctx.Done() // the source yields once the deadline has passed
+			_, _ = pw.Write([]byte("after the deadline"))
+			pw.Close()
+		}()
+		rep.Raw().WriteHeader(http.StatusOK)
+		_, err := io.Copy(rep.Raw(), pr)
+		return err
+	}))
+	req, err := http.NewRequest(http.MethodGet, "http://"+serve(t, s)+"/slow", nil)
+	require.NoError(t, err)
+	res, body := roundTrip(t, req)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, "after the deadline", body)
+}
+
+// BenchmarkServeContentFile1MiBRequestTimeout is
+// BenchmarkServeContentFile1MiB on a server with a request time-out: the
+// guarded writer the time-out puts in front of the handler passes the
+// copy on to the connection's ReadFrom too.
+func BenchmarkServeContentFile1MiBRequestTimeout(b *testing.B) {
+	benchServeContentFile(b, app.WithRequestTimeout(time.Minute))
+}

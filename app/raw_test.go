@@ -437,12 +437,16 @@ func (c *readFromConn) ReadFrom(src io.Reader) (int64, error) {
 // BenchmarkServeContentFile1MiB serves a 1 MiB file with ServeContent
 // over a loopback socket: the copy goes to the connection's ReadFrom
 // (sendfile) through the reply's writer.
-func BenchmarkServeContentFile1MiB(b *testing.B) {
+func BenchmarkServeContentFile1MiB(b *testing.B) { benchServeContentFile(b) }
+
+// benchServeContentFile is BenchmarkServeContentFile1MiB on a server made
+// with opts.
+func benchServeContentFile(b *testing.B, opts ...app.Option) {
 	name := filepath.Join(b.TempDir(), "f.bin")
 	if err := os.WriteFile(name, bytes.Repeat([]byte("x"), 1<<20), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	s := app.New()
+	s := app.New(opts...)
 	if err := s.Get("/file", func(rep *httpx.Reply) error {
 		f, err := os.Open(name)
 		if err != nil {
