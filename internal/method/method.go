@@ -3,7 +3,11 @@
 // the same words wherever it comes from.
 package method
 
-import "github.com/burrow-go/burrow/internal/token"
+import (
+	"strings"
+
+	"github.com/burrow-go/burrow/internal/token"
+)
 
 // Any is httpx.AnyMethod, the router's method that answers every method.
 const Any = "*"
@@ -18,19 +22,7 @@ func Valid(m string) bool {
 	if m == Any {
 		return true
 	}
-	if m == "" || m[0] < 'A' || m[0] > 'Z' {
-		return false
-	}
-	for i := 1; i < len(m); i++ {
-		if !upperTchar(m[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// upperTchar reports whether c is an RFC 9110 tchar other than a
-// lower-case letter.
-func upperTchar(c byte) bool {
-	return token.Char(c) && (c < 'a' || c > 'z')
+	// token.Valid has ruled out anything but ASCII, which ToUpper returns
+	// as it is when it holds no lower-case letter.
+	return m != "" && 'A' <= m[0] && m[0] <= 'Z' && token.Valid(m) && strings.ToUpper(m) == m
 }
