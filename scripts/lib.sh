@@ -9,9 +9,18 @@ PASSED=0
 FAILED=0
 PIDS=()
 
+# cleanup stops the instances and removes WORK once every check passed
+# (a run leaves nothing behind); a failed run keeps it, logs and all, and
+# says where. KEEP_WORK=1 keeps it always.
 cleanup() {
+	local rc=$?
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	if [ "$rc" -eq 0 ] && [ "$FAILED" -eq 0 ] && [ -z "${KEEP_WORK:-}" ]; then
+		rm -rf "$WORK"
+	else
+		echo "work files kept in $WORK"
+	fi
 }
 trap cleanup EXIT
 

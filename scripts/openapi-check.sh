@@ -11,7 +11,8 @@
 #
 #   scripts/openapi-check.sh      (needs go, curl, python3, node/npx; installs
 #                                  chromium with apt-get when root)
-# OPENAPI_ARTIFACTS=dir keeps the documents, pages and screenshots there.
+# OPENAPI_ARTIFACTS=dir keeps the documents, pages and screenshots there
+# (by default they go with the work files, removed after a run that passes).
 source "$(dirname "$0")/lib.sh"
 need curl python3 node npx
 REDOCLY=@redocly/cli@2.77.0 # pinned: a new rule must not turn CI red unannounced
@@ -56,7 +57,7 @@ docs_page() {
 	# background traffic is turned off, and each run gets an empty profile.
 	local chrome=(chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-quic
 		--disable-background-networking --disable-component-update --disable-sync
-		--user-data-dir="$(mktemp -d)" --virtual-time-budget=5000)
+		--user-data-dir="$(mktemp -d "$WORK/chromium.XXXXXX")" --virtual-time-budget=5000)
 	timeout 60 "${chrome[@]}" --dump-dom "$url" >"$ART/$name-docs.html" 2>>"$WORK/chromium.log" || true
 	for id in $(operation_ids "$doc"); do
 		grep -q "class=\"id\">$id<" "$ART/$name-docs.html" || missing="$missing $id"
