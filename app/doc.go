@@ -157,9 +157,11 @@
 // after each read; [httpx.Reply.ServeContent] is http.ServeContent, with
 // its ranges and conditional requests. Each begins the reply itself, so
 // an error the handler returns afterwards is logged. A stream's context
-// ends when the client leaves and at the start of [Server.Close], with
-// the cause httpx.ErrServerClosing, so a handler can send a last event
-// rather than hold the drain.
+// ends when the client leaves, at the request time-out (its cause then
+// matches context.DeadlineExceeded) and at the start of [Server.Close],
+// with the cause httpx.ErrServerClosing, so a handler can send a last
+// event rather than hold the drain. To a HEAD request a stream is its
+// headers: its context is done once they are sent.
 //
 // # Errors
 //

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDOT(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, `digraph burrow {
 	rankdir=TB;
 	node [shape=box, fontname="Helvetica"];

@@ -130,6 +130,7 @@ func introspected(t *testing.T) *app.Server {
 var loadTime = regexp.MustCompile(`\d+\.\d\d ms`)
 
 func TestPrintPlugins(t *testing.T) {
+	t.Parallel()
 	out := introspected(t).PrintPlugins()
 	assert.Equal(t, `root T
 ├── api /api T
@@ -144,6 +145,7 @@ func TestPrintPlugins(t *testing.T) {
 }
 
 func TestPrintVisibility(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, `root
   declares  request decorator "answer" int
             service app_test.clock

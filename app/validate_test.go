@@ -170,7 +170,7 @@ type twoRequired struct {
 // TestValidationFailuresAreCapped: a body of a million bytes of empty
 // objects breaks two rules per byte triple; the answer lists the first
 // 100 failures and says the rest were left out, instead of growing with
-// the body (it was 67 MB). Up to the cap, every failure is listed and
+// the body (it was 65 MB). Up to the cap, every failure is listed and
 // nothing is said of more.
 func TestValidationFailuresAreCapped(t *testing.T) {
 	t.Parallel()

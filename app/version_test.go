@@ -19,6 +19,7 @@ func TestVersionIsValid(t *testing.T) {
 // error, which names Version; a release that bumps Version must update
 // the quote, or it teaches an error this Burrow does not print.
 func TestREADMEQuotesThisVersion(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
 	quotes := regexp.MustCompile(`supports Burrow \S+, this is (\S+)`).FindAllSubmatch(readme, -1)
