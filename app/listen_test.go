@@ -98,12 +98,13 @@ func readAnswer(t *testing.T, br *bufio.Reader) (*http.Response, string) {
 
 // roundTrip sends req with the headers given as name, value pairs over a
 // real socket, so that net/http's own client and server frame it, and
-// returns the response with its body read (and closed).
+// returns the response with its body read (and closed). A name given
+// twice is sent on two lines, as apptest.Do sends it through Inject.
 func roundTrip(t *testing.T, req *http.Request, header ...string) (*http.Response, string) {
 	t.Helper()
 	require.Zero(t, len(header)%2, "headers come in name, value pairs")
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		req.Header.Add(header[i], header[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -671,4 +672,19 @@ func TestHTTP2BodyLimit(t *testing.T) {
 	defer cancel()
 	require.NoError(t, s.Close(ctx))
 	assert.NoError(t, <-done)
+}
+
+// Both transports of eachTransport send the same request: a header given
+// twice arrives on two lines, whichever way it went.
+func TestTransportsSendRepeatedHeadersAlike(t *testing.T) {
+	t.Parallel()
+	eachTransport(t, func(t *testing.T, start starter) {
+		s := app.New()
+		require.NoError(t, s.Get("/", func(req *httpx.Request) (string, error) {
+			return strings.Join(req.Headers().Values("X-A"), "|"), nil
+		}))
+		res := start(s)("GET", "/", "X-A", "1", "X-A", "2")
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		assert.Equal(t, "1|2", res.Body)
+	})
 }
