@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/deadline"
 )
 
 // errTimeout is the reply a request gets when the request time-out
@@ -46,17 +48,18 @@ var errDeadline = fmt.Errorf("request time-out: %w", context.DeadlineExceeded)
 // its reply begins. Only routes of a server with a request time-out pay
 // for this.
 type deadlineWriter struct {
-	w   http.ResponseWriter
-	ctx context.Context
-	h   http.Header
+	w     http.ResponseWriter
+	ctx   context.Context
+	h     http.Header
+	reply time.Duration // the reply time-out, which bounds the 503's write too
 
 	mu       sync.Mutex
 	began    bool // the handler's reply has begun: it is the reply
 	answered bool // the 503 was sent: the handler's writes are discarded
 }
 
-func newDeadlineWriter(w http.ResponseWriter, ctx context.Context) *deadlineWriter {
-	return &deadlineWriter{w: w, ctx: ctx, h: http.Header{}}
+func newDeadlineWriter(w http.ResponseWriter, ctx context.Context, reply time.Duration) *deadlineWriter {
+	return &deadlineWriter{w: w, ctx: ctx, h: http.Header{}, reply: reply}
 }
 
 // expired reports whether ctx ended at the request time-out (not because
@@ -88,9 +91,15 @@ func (dw *deadlineWriter) timedOut() bool {
 
 // answer writes the time-out reply; dw.mu is held. The connection closes
 // after it: its goroutine is still the handler's, so a next request on
-// it would wait for the handler.
+// it would wait for the handler. The write is bounded by the reply
+// time-out as any reply's: a client that reads nothing would otherwise
+// block it for good, and with it, behind dw.mu, the handler's goroutine
+// and the onTimeout hooks.
 func (dw *deadlineWriter) answer() {
 	dw.answered = true
+	if dw.reply > 0 {
+		deadline.SetWrite(dw.w, time.Now().Add(dw.reply))
+	}
 	h := dw.w.Header()
 	h["Connection"] = closeHeader
 	h["Content-Type"] = []string{httpx.ContentTypeJSON}

@@ -289,12 +289,35 @@ func TestSlowReaderIsCutAtTheReplyTimeout(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 32<<20) // far more than both sockets' buffers hold
 	s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
 	s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
-	closedWhen(t, s, false, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing")
+	closedWhen(t, s, "", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing")
+}
+
+// The request time-out's 503 is a reply like any other: a client that
+// reads nothing of it loses its connection at the reply time-out, instead
+// of holding for good the 503's write, and behind it the handler's
+// goroutine and the onTimeout hooks, which wait for that write to end.
+func TestTimeoutReplyIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithRequestTimeout(50*time.Millisecond), app.WithReplyTimeout(200*time.Millisecond))
+	timedOut := make(chan struct{})
+	require.NoError(t, s.AddHook(app.OnTimeout, func() { close(timedOut) }))
+	require.NoError(t, s.Get("/slow", func(ctx context.Context) error {
+		<-ctx.Done()
+		return nil
+	}))
+	closedWhen(t, s, "HTTP/1.1 503", "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of the time-out's 503")
+	select {
+	case <-timedOut:
+	default:
+		assert.Fail(t, "the connection closed before the onTimeout hooks ran")
+	}
 }
 
 // closedWhen serves s, sends request on one connection whose client reads
 // nothing, and fails unless the server closes that connection within 5 s.
-func closedWhen(t *testing.T, s *app.Server, stall bool, request, what string) {
+// With stall set, the server's write that begins with it blocks as it
+// would for a client that had stopped reading before it came.
+func closedWhen(t *testing.T, s *app.Server, stall, request, what string) {
 	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -313,13 +336,13 @@ func closedWhen(t *testing.T, s *app.Server, stall bool, request, what string) {
 // closeWatcher is a listener whose first accepted connection closes
 // closed when the server closes it. With stall set, its connections
 // behave as if the client had stopped reading before the server wrote
-// "100 Continue": that write blocks until the connection's write deadline
-// passes, or forever.
+// what begins with stall ("HTTP/1.1 100 Continue"): that write blocks
+// until the connection's write deadline passes, or forever.
 type closeWatcher struct {
 	net.Listener
 	closed chan struct{}
 	once   sync.Once
-	stall  bool
+	stall  string
 }
 
 func (l *closeWatcher) Accept() (net.Conn, error) {
@@ -347,7 +370,7 @@ func (c *watchedConn) SetWriteDeadline(t time.Time) error {
 }
 
 func (c *watchedConn) Write(p []byte) (int, error) {
-	if !c.l.stall || !bytes.HasPrefix(p, []byte("HTTP/1.1 100 Continue")) {
+	if c.l.stall == "" || !bytes.HasPrefix(p, []byte(c.l.stall)) {
 		return c.Conn.Write(p)
 	}
 	for {
@@ -431,7 +454,7 @@ func TestSlowReaderOfAStreamIsCutAtTheReplyTimeout(t *testing.T) {
 			t.Parallel()
 			s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
 			endlessRoutes(s)
-			closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path)
+			closedWhen(t, s, "", "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path)
 		})
 	}
 }
@@ -499,7 +522,7 @@ func TestSlowReaderBehindAWrappedWriterIsCutAtTheReplyTimeout(t *testing.T) {
 				}
 				s.Get("/big", func(rep *httpx.Reply) error { return rep.Send(big) })
 				endlessRoutes(s)
-				closedWhen(t, s, false, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path+" behind "+wr.name)
+				closedWhen(t, s, "", "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n", "a client that reads nothing of "+path+" behind "+wr.name)
 			})
 		}
 	}

@@ -213,7 +213,7 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if d := a.cfg.requestTimeout; d > 0 {
 		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errDeadline)
 		defer cancel()
-		dw = newDeadlineWriter(w, ctx)
+		dw = newDeadlineWriter(w, ctx, a.replyTimeout)
 		w = dw
 	}
 	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
