@@ -37,6 +37,7 @@ type hijackTest struct {
 
 	stop    chan struct{} // closed by the PreClose hook: the server is closing
 	waiting chan struct{} // closed when Close logs waitingMessage
+	abort   bool          // serveHijacked aborts once it has answered 101
 
 	mu    sync.Mutex
 	trace []string
@@ -86,7 +87,9 @@ func newHijackTest(t *testing.T, opts ...app.Option) *hijackTest {
 // serveHijacked takes the connection over from w and answers 101; once
 // the server is closing it says "bye", then waits for the client to
 // close the connection, as a WebSocket handler sends a close frame and
-// waits for the client's.
+// waits for the client's. With h.abort, it closes the connection after
+// the 101 and aborts (panic(http.ErrAbortHandler)), as a handler does
+// that gives up on a broken connection.
 func (h *hijackTest) serveHijacked(w http.ResponseWriter) {
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -98,6 +101,10 @@ func (h *hijackTest) serveHijacked(w http.ResponseWriter) {
 	_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n")
 	if rw.Flush() != nil {
 		return
+	}
+	if h.abort {
+		conn.Close()
+		panic(http.ErrAbortHandler)
 	}
 	<-h.stop
 	_, _ = rw.WriteString("bye\n")
@@ -198,7 +205,10 @@ var hijackCases = []struct {
 			h.s.Use(func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					hw := &hijackSignal{ResponseWriter: w, hijacked: make(chan struct{})}
-					go next.ServeHTTP(hw, r)
+					go func() {
+						defer func() { _ = recover() }() // nothing above this goroutine would (an abort)
+						next.ServeHTTP(hw, r)
+					}()
 					<-hw.hijacked // return while next serves the connection
 				})
 			}),
@@ -208,12 +218,14 @@ var hijackCases = []struct {
 }
 
 // eachHijack runs test, in parallel, on a started server for each way a
-// connection can be hijacked.
-func eachHijack(t *testing.T, test func(t *testing.T, h *hijackTest, addr string, served <-chan error)) {
+// connection can be hijacked; with abort, the handler aborts once it has
+// answered 101.
+func eachHijack(t *testing.T, abort bool, test func(t *testing.T, h *hijackTest, addr string, served <-chan error)) {
 	for _, tc := range hijackCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHijackTest(t, tc.opts...)
+			h.abort = abort
 			addr, served := h.start(t, tc.route)
 			test(t, h, addr, served)
 		})
@@ -240,7 +252,7 @@ func (w *hijackSignal) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // access log are done when Close returns.
 func TestCloseWaitsForHijackedHandlers(t *testing.T) {
 	t.Parallel()
-	eachHijack(t, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
+	eachHijack(t, false, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
 		conn, br := upgrade(t, addr, "/ws")
 		require.NoError(t, h.closeWhileHijacked(t, conn, br))
 		require.NoError(t, <-served)
@@ -257,7 +269,7 @@ func TestCloseWaitsForHijackedHandlers(t *testing.T) {
 // does when the drain runs out of time.
 func TestCloseReportsHijackedHandlersStillRunning(t *testing.T) {
 	t.Parallel()
-	eachHijack(t, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
+	eachHijack(t, false, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
 		conns := []net.Conn{}
 		for range 2 {
 			conn, _ := upgrade(t, addr, "/ws")
@@ -290,6 +302,52 @@ func TestCloseReportsHijackedHandlersStillRunning(t *testing.T) {
 		require.Eventually(t, func() bool { return len(h.logs.FilterMessage("request completed").All()) == 2 },
 			5*time.Second, time.Millisecond)
 	})
+}
+
+// TestCloseDoesNotWaitForAHijackedHandlerThatAborted: a handler that
+// closes the connection it took over and aborts (panic(http.ErrAbortHandler),
+// which net/http's own code and WebSocket libraries use) has ended its
+// request: Close returns nil at once, instead of waiting until its context
+// ends and reporting the handler still running.
+func TestCloseDoesNotWaitForAHijackedHandlerThatAborted(t *testing.T) {
+	t.Parallel()
+	eachHijack(t, true, func(t *testing.T, h *hijackTest, addr string, served <-chan error) {
+		conn, br := upgrade(t, addr, "/ws")
+		defer conn.Close()
+		_, err := br.ReadByte()
+		require.ErrorIs(t, err, io.EOF, "the handler closed the connection")
+		ctx, cancel := contextWithTimeout(time.Second)
+		defer cancel()
+		assert.NoError(t, h.s.Close(ctx), "Close waited for a handler that had aborted")
+		require.NoError(t, <-served)
+		assert.Contains(t, h.events(), "handler returned")
+	})
+}
+
+// TestCloseWaitsForANextBesideItsAbortingMiddleware: a middleware that
+// aborts while its next, on a goroutine of the middleware's, serves the
+// hijacked connection leaves the request to that goroutine: Close waits
+// for it, and its hooks and log line are done when Close returns.
+func TestCloseWaitsForANextBesideItsAbortingMiddleware(t *testing.T) {
+	t.Parallel()
+	h := newHijackTest(t)
+	addr, served := h.start(t, func(h *hijackTest) error {
+		return errors.Join(
+			h.s.Use(func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					hw := &hijackSignal{ResponseWriter: w, hijacked: make(chan struct{})}
+					go next.ServeHTTP(hw, r)
+					<-hw.hijacked
+					panic(http.ErrAbortHandler)
+				})
+			}),
+			h.s.Get("/ws", func(rep *httpx.Reply) error { h.serveHijacked(rep.Raw()); return nil }),
+		)
+	})
+	conn, br := upgrade(t, addr, "/ws")
+	require.NoError(t, h.closeWhileHijacked(t, conn, br))
+	require.NoError(t, <-served)
+	assert.Equal(t, []string{"preClose", "waiting", "handler returned", "onResponse 101", "access log", "onClose"}, h.events())
 }
 
 // TestCloseWaitsOnlyForItsOwnServersHijacks: a hijacked request served

@@ -168,11 +168,14 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 	for _, p := range *x.Params() {
 		r2.SetPathValue(p.Key, p.Value)
 	}
-	err := serveMiddleware(h, &c.tw, r2)
+	aborted, err := serveMiddleware(h, &c.tw, r2)
 	for {
 		switch st := c.state.Load(); st {
 		case callRunning:
 			if c.state.CompareAndSwap(callRunning, callOver) {
+				if aborted {
+					panic(abortLeft{}) // next's goroutine ends the request
+				}
 				if err != nil { // next, still running, has the writer
 					c.logPanic(rt, err)
 				}
@@ -180,6 +183,9 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 			}
 		default:
 			if c.state.CompareAndSwap(st, callOver) {
+				if aborted {
+					panic(http.ErrAbortHandler)
+				}
 				answered := allow == "" && st == callIdle // by the middleware
 				if answered {
 					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, rt.node.log)
@@ -195,12 +201,19 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 }
 
 // serveMiddleware serves r through the middleware h, turning its panic
-// into an error as a handler's is; http.ErrAbortHandler goes on to
-// net/http, which drops the connection.
-func serveMiddleware(h http.Handler, w http.ResponseWriter, r *http.Request) (err error) {
-	defer recoverError(&err, true)
+// into an error as a handler's is. It reports http.ErrAbortHandler as
+// aborted: serveThrough panics on with it, for net/http to drop the
+// connection, once it knows which goroutine ends the request.
+func serveMiddleware(h http.Handler, w http.ResponseWriter, r *http.Request) (aborted bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if aborted = p == http.ErrAbortHandler; !aborted {
+				err = errorOf(p)
+			}
+		}
+	}()
 	h.ServeHTTP(w, r)
-	return nil
+	return false, nil
 }
 
 // panicked answers a middleware's panic, err, as a handler's: a bare 500,

@@ -18,7 +18,33 @@ var closeHeader = []string{"close"}
 // it answers 503; during Close's drain delay it serves with
 // "connection: close"; after it, 503 with "connection: close".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.a.endAborted(r)
 	s.a.serveHTTP(w, r)
+}
+
+// abortLeft is what serveThrough panics with for a middleware that
+// aborted while its next, on a goroutine of its own, still serves the
+// request: endAborted panics on with http.ErrAbortHandler and leaves the
+// request's end to that goroutine.
+type abortLeft struct{}
+
+// endAborted, deferred by ServeHTTP, ends the count of a request whose
+// serving panicked on to net/http (http.ErrAbortHandler, from a handler,
+// a hook or a middleware), then panics on. net/http then drops the
+// connection, unless it was hijacked: the request's end is all that
+// uncounts such a connection, and without it Close would wait for a
+// handler that has returned. Deferred, it costs a request no allocation.
+func (a *instance) endAborted(r *http.Request) {
+	p := recover()
+	switch p {
+	case nil:
+		return
+	case abortLeft{}:
+		p = http.ErrAbortHandler
+	default:
+		a.conns.requestEnded(r.Context())
+	}
+	panic(p)
 }
 
 func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
