@@ -38,7 +38,10 @@ func (s *Server) Inject(r *http.Request) (*http.Response, error) {
 	if r.RequestURI == "" {
 		r.RequestURI = r.URL.RequestURI()
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	// r's context may be a hijacked request's (a WebSocket handler
+	// serving a message in process): the request Inject serves has no
+	// connection, so its end must not end that one's count.
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), connKey{}, nil))
 	rec := newRecorder(r, cancel)
 	go func() {
 		defer cancel()

@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -120,4 +122,49 @@ func TestInjectReturnsAbortAsAnError(t *testing.T) {
 	status, body, _ := do(t, s, "GET", "/ok")
 	assert.Equal(t, 200, status)
 	assert.Equal(t, "ok", body)
+}
+
+// TestInjectInsideAHijackedHandler: a hijacked handler that serves
+// messages in process with Inject and its own request's context (a
+// WebSocket dispatching them to routes) is still running when those
+// requests end, whether they answer or abort: Close waits for it.
+func TestInjectInsideAHijackedHandler(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, path string
+		check      func(t *testing.T, res *http.Response, err error)
+	}{
+		{"an answer", "/ping", func(t *testing.T, res *http.Response, err error) {
+			require.NoError(t, err)
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			assert.Equal(t, "pong", string(b))
+		}},
+		{"an abort", "/abort", func(t *testing.T, _ *http.Response, err error) {
+			assert.ErrorIs(t, err, http.ErrAbortHandler)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHijackTest(t)
+			ctxs := make(chan context.Context, 1)
+			addr, served := h.start(t, func(h *hijackTest) error {
+				return errors.Join(
+					h.s.Get("/ping", func() (string, error) { return "pong", nil }),
+					h.s.Get("/abort", func() { panic(http.ErrAbortHandler) }),
+					h.s.Get("/ws", func(req *httpx.Request, rep *httpx.Reply) error {
+						ctxs <- req.Context()
+						h.serveHijacked(rep.Raw())
+						return nil
+					}),
+				)
+			})
+			conn, br := upgrade(t, addr, "/ws")
+			res, err := h.s.Inject(httptest.NewRequest(http.MethodGet, tc.path, nil).WithContext(<-ctxs))
+			tc.check(t, res, err)
+			require.NoError(t, h.closeWhileHijacked(t, conn, br))
+			require.NoError(t, <-served)
+		})
+	}
 }
