@@ -1,7 +1,11 @@
 package app
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/tracking"
 )
@@ -133,6 +138,11 @@ type call struct {
 	tw    tracking.Writer
 	id    string
 	began time.Duration
+
+	// reply is the reply time-out the middleware's first write of its own
+	// arms (outerWriter); 0 once armed, or once the middleware set a
+	// write deadline itself.
+	reply time.Duration
 }
 
 func (c *call) Value(key any) any {
@@ -160,6 +170,7 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 	c := newCall(r.Context(), x)
 	c.allow = allow
 	c.tw.W = w
+	c.reply = rt.a.replyTimeout
 	if c.id, c.began = rt.logStart(r); c.id == "" && allow == "" {
 		c.id = rt.a.clientID(r)
 	}
@@ -168,7 +179,7 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 	for _, p := range *x.Params() {
 		r2.SetPathValue(p.Key, p.Value)
 	}
-	aborted, err := serveMiddleware(h, &c.tw, r2)
+	aborted, err := serveMiddleware(h, (*outerWriter)(c), r2)
 	for {
 		switch st := c.state.Load(); st {
 		case callRunning:
@@ -198,6 +209,65 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 			}
 		}
 	}
+}
+
+// outerWriter is the writer the outermost middleware is handed: the
+// call's tracking.Writer, which records what left through the middleware,
+// under a type of its own (no allocation) that arms the reply time-out at
+// the first write the middleware makes before its next runs. A middleware
+// that answers itself (a cache, static files) is then bounded as a reply
+// is: a client that reads nothing does not hold the connection. What
+// next writes is left alone: the reply arms its own deadline, and a
+// handler may have set one of its own. So is a write deadline the
+// middleware set first.
+type outerWriter call
+
+// writing is the call's tracking.Writer for a write, armed first if the
+// write is the middleware's first.
+func (w *outerWriter) writing() *tracking.Writer {
+	c := (*call)(w)
+	if c.state.Load() == callIdle && c.reply > 0 {
+		deadline.SetWrite(c.tw.W, time.Now().Add(c.reply))
+		c.reply = 0
+	}
+	return &c.tw
+}
+
+// WriteHeader arms for a final status only: an informational one (103
+// Early Hints) does not begin the reply, and next may still take long to
+// produce it.
+func (w *outerWriter) WriteHeader(status int) {
+	if status < 200 {
+		w.tw.WriteHeader(status)
+		return
+	}
+	w.writing().WriteHeader(status)
+}
+
+func (w *outerWriter) Header() http.Header                          { return w.tw.Header() }
+func (w *outerWriter) Write(p []byte) (int, error)                  { return w.writing().Write(p) }
+func (w *outerWriter) ReadFrom(src io.Reader) (int64, error)        { return w.writing().ReadFrom(src) }
+func (w *outerWriter) FlushError() error                            { return w.writing().FlushError() }
+func (w *outerWriter) Flush()                                       { w.writing().Flush() }
+func (w *outerWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) { return w.tw.Hijack() }
+func (w *outerWriter) Unwrap() http.ResponseWriter                  { return w.tw.Unwrap() }
+
+// errNoWriteDeadline is SetWriteDeadline's error for a writer with no
+// connection underneath (Inject's).
+var errNoWriteDeadline = fmt.Errorf("set write deadline: %w", http.ErrNotSupported)
+
+// SetWriteDeadline sets the connection's write deadline, as
+// http.ResponseController does through Unwrap; set by the middleware
+// before its first write, it wins over the one that write would arm.
+func (w *outerWriter) SetWriteDeadline(t time.Time) error {
+	c := (*call)(w)
+	if c.state.Load() == callIdle {
+		c.reply = 0
+	}
+	if !deadline.SetWrite(c.tw.W, t) {
+		return errNoWriteDeadline
+	}
+	return nil
 }
 
 // serveMiddleware serves r through the middleware h, turning its panic

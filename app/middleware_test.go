@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -694,4 +695,100 @@ func TestNotAllowedOwnerIsTheFirstRoutesContext(t *testing.T) {
 			assert.Equal(t, c.trace, tr.take(), c.method+" "+c.target)
 		}
 	})
+}
+
+// A middleware that answers itself (a cache, static files) writes a reply
+// like any other: a client that reads nothing of it loses its connection
+// at the reply time-out, whether the middleware writes, copies or answers
+// a method the path has no route for.
+func TestSlowReaderOfAMiddlewaresAnswerIsCutAtTheReplyTimeout(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("x"), 64<<20) // far more than both sockets' buffers hold
+	for _, tc := range []struct {
+		name, request string
+	}{
+		{"written", "GET /written HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"copied", "GET /copied HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"for a 405", "DELETE /written HTTP/1.1\r\nHost: x\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := app.New(app.WithReplyTimeout(200 * time.Millisecond))
+			require.NoError(t, s.Use(func(http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == "/copied" {
+						_, _ = io.Copy(w, bytes.NewReader(big))
+						return
+					}
+					_, _ = w.Write(big)
+				})
+			}))
+			for _, path := range []string{"/written", "/copied"} {
+				require.NoError(t, s.Get(path, func() (string, error) { return "not the middleware's", nil }))
+			}
+			closedWhen(t, s, "", tc.request, "a client that reads nothing of a middleware's answer "+tc.name)
+		})
+	}
+}
+
+// TestMiddlewaresAnswerIsArmedOnce: the reply time-out is armed once, at
+// the first write a middleware makes itself, unless it set a write
+// deadline of its own before; an informational status (103 Early Hints)
+// arms nothing, as the reply has not begun. What its next writes is the
+// reply's (armed when it is sent) or the handler's, whose own deadline
+// stays.
+func TestMiddlewaresAnswerIsArmedOnce(t *testing.T) {
+	t.Parallel()
+	own := time.Now().Add(time.Hour)
+	s := app.New(app.WithReplyTimeout(time.Minute))
+	setOwn := func(w http.ResponseWriter) bool {
+		if err := http.NewResponseController(w).SetWriteDeadline(own); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return false
+		}
+		return true
+	}
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/middleware/own":
+				if !setOwn(w) {
+					return
+				}
+				fallthrough
+			case "/middleware":
+				_, _ = io.WriteString(w, "a")
+				_, _ = io.WriteString(w, "b")
+			case "/hints":
+				w.Header().Set("Link", "</style.css>; rel=preload")
+				w.WriteHeader(http.StatusEarlyHints)
+				next.ServeHTTP(w, r)
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	}))
+	require.NoError(t, s.Get("/handler", func() (string, error) { return "ab", nil }))
+	require.NoError(t, s.Get("/hints", func() (string, error) { return "ab", nil }))
+	require.NoError(t, s.Get("/handler/own", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if setOwn(w) {
+			_, _ = io.WriteString(w, "a")
+			_, _ = io.WriteString(w, "b")
+		}
+	})))
+	require.NoError(t, s.Get("/middleware", func() (string, error) { return "not the middleware's", nil }))
+	require.NoError(t, s.Get("/middleware/own", func() (string, error) { return "not the middleware's", nil }))
+	require.NoError(t, s.Ready())
+	for _, path := range []string{"/middleware", "/middleware/own", "/handler", "/handler/own", "/hints"} {
+		w := &writeDeadlines{ResponseRecorder: httptest.NewRecorder()}
+		before := time.Now()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Contains(t, w.Body.String(), "ab", path)
+		require.Len(t, w.set, 1, path)
+		if strings.HasSuffix(path, "/own") {
+			assert.Equal(t, own, w.set[0], "%s: the own deadline is not replaced", path)
+		} else {
+			assert.False(t, w.set[0].Before(before.Add(time.Minute)), "%s: the reply time-out from the first write: %v", path, w.set[0])
+		}
+	}
 }
