@@ -18,63 +18,85 @@ import (
 // uses what they close, and its request's onResponse hooks and access log
 // would come after Close returned.
 //
-// A connection counts from StateNew, which net/http reports before Serve
+// A connection counts from ConnContext, which net/http calls before Serve
 // can return, until StateClosed or, once hijacked, until Burrow is done
 // with its request (requestEnded). Counting hijacked connections from the
 // hijack alone would not do: net/http stops tracking a connection before
 // it reports StateHijacked, so Shutdown could return before a hijack
-// under way was counted. Only connections change the count, never a
-// request that is not hijacked.
+// under way was counted.
 //
 // The hijack is learnt from ConnState, which hears of every one, through
 // whichever writer it went (Burrow's, or net/http's underneath reached
-// with Unwrap); the request's end finds its connection in its context
-// (connContext). Keying by net.Conn is what httptest.Server does too.
+// with Unwrap), and marked on the connection's entry; the request's end
+// finds that entry in its context, the entry being the context ConnContext
+// returns. Keying by net.Conn is what httptest.Server does too.
 type conns struct {
-	mu       sync.Mutex
-	open     int                   // counted connections
-	hijacked map[net.Conn]struct{} // of those, hijacked ones whose request has not ended
-	pending  atomic.Int32          // len(hijacked), which every request's end reads without the lock
-	idle     chan struct{}         // closed when open drops to 0; nil while no one waits
+	mu      sync.Mutex
+	open    map[net.Conn]*connEntry // counted connections
+	pending atomic.Int32            // of those, hijacked ones whose request has not ended
+	idle    chan struct{}           // closed when open empties; nil while no one waits
 }
 
-// connKey is the context key of a request's connection.
+// connEntry is a counted connection, and the context of its requests:
+// one allocation a connection (48 bytes), which carries the hijack as a
+// flag its requests read without the lock. It keeps the net.Conn only
+// while it counts, so a request context kept longer (by a background
+// job) does not keep a closed connection.
+type connEntry struct {
+	context.Context
+	conn     net.Conn    // the open map's key; nil once uncounted; guarded by conns.mu
+	hijacked atomic.Bool // set at the hijack, before Hijack returns
+}
+
+// connKey is the context key of a request's connEntry.
 type connKey struct{}
 
-// connContext is the servers' http.Server.ConnContext: it puts the
-// connection in its requests' contexts, once per connection, for
-// requestEnded.
-func (*conns) connContext(ctx context.Context, conn net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, conn)
+func (e *connEntry) Value(key any) any {
+	if key == (connKey{}) {
+		return e
+	}
+	return e.Context.Value(key)
 }
 
-// track is the servers' http.Server.ConnState. StateActive and
-// StateIdle, which come with every request, take no lock.
+// connContext is the servers' http.Server.ConnContext: it counts conn,
+// and makes its entry the context of its requests, for requestEnded.
+func (c *conns) connContext(ctx context.Context, conn net.Conn) context.Context {
+	e := &connEntry{Context: ctx, conn: conn}
+	c.mu.Lock()
+	if c.open == nil {
+		c.open = make(map[net.Conn]*connEntry)
+	}
+	c.open[conn] = e
+	c.mu.Unlock()
+	return e
+}
+
+// track is the servers' http.Server.ConnState. StateNew (counted by
+// connContext already), StateActive and StateIdle, which come with every
+// request, take no lock.
 func (c *conns) track(conn net.Conn, st http.ConnState) {
 	switch st {
-	case http.StateNew:
-		c.mu.Lock()
-		c.open++
-		c.mu.Unlock()
 	case http.StateHijacked:
 		c.mu.Lock()
-		if c.hijacked == nil {
-			c.hijacked = make(map[net.Conn]struct{})
+		if e := c.open[conn]; e != nil {
+			e.hijacked.Store(true)
+			c.pending.Add(1)
 		}
-		c.hijacked[conn] = struct{}{}
-		c.pending.Add(1)
 		c.mu.Unlock()
 	case http.StateClosed:
 		c.mu.Lock()
-		c.drop()
+		if e := c.open[conn]; e != nil {
+			c.drop(e)
+		}
 		c.mu.Unlock()
 	}
 }
 
-// drop uncounts a connection; c.mu is held.
-func (c *conns) drop() {
-	c.open--
-	if c.open == 0 && c.idle != nil {
+// drop uncounts e's connection; c.mu is held.
+func (c *conns) drop(e *connEntry) {
+	delete(c.open, e.conn)
+	e.conn = nil
+	if len(c.open) == 0 && c.idle != nil {
 		close(c.idle)
 		c.idle = nil
 	}
@@ -83,23 +105,24 @@ func (c *conns) drop() {
 // requestEnded ends the count of the request of ctx if its connection
 // was hijacked, once its handler, onResponse hooks and access log are
 // done. A request of another http.Server (the server used as an
-// http.Handler) has no connection of ours in its context and was never
-// counted. A request costs one atomic load while no hijacked connection
-// awaits its end.
+// http.Handler), or one Inject serves, has no entry of ours in its
+// context and was never counted. A request costs one atomic load while
+// no hijacked connection awaits its end, and otherwise a context lookup
+// and a second atomic load: only a hijacked connection's own request
+// takes the lock.
 func (c *conns) requestEnded(ctx context.Context) {
 	if c.pending.Load() == 0 {
 		return
 	}
-	conn, _ := ctx.Value(connKey{}).(net.Conn)
-	if conn == nil {
+	e, _ := ctx.Value(connKey{}).(*connEntry)
+	if e == nil || !e.hijacked.Load() {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.hijacked[conn]; ok {
-		delete(c.hijacked, conn)
+	if e.conn != nil {
 		c.pending.Add(-1)
-		c.drop()
+		c.drop(e)
 	}
 }
 
@@ -111,14 +134,14 @@ func (c *conns) requestEnded(ctx context.Context) {
 func (a *instance) waitConns(ctx context.Context) error {
 	c := &a.conns
 	c.mu.Lock()
-	if c.open == 0 {
+	if len(c.open) == 0 {
 		c.mu.Unlock()
 		return nil
 	}
 	if c.idle == nil {
 		c.idle = make(chan struct{})
 	}
-	idle, n := c.idle, len(c.hijacked)
+	idle, n := c.idle, int(c.pending.Load())
 	c.mu.Unlock()
 	if n > 0 {
 		a.log.Info("waiting for the handlers of hijacked connections", zap.Int("count", n))
@@ -128,10 +151,7 @@ func (a *instance) waitConns(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
-	c.mu.Lock()
-	n = len(c.hijacked)
-	c.mu.Unlock()
-	switch n {
+	switch n = int(c.pending.Load()); n {
 	case 0:
 		return nil
 	case 1:

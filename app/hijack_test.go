@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -474,4 +476,50 @@ func TestCloseWaitsForHijacksBeneathBurrowsWriter(t *testing.T) {
 			assert.Len(t, h.logs.FilterMessage("request completed").All(), 1)
 		})
 	}
+}
+
+// TestAKeptRequestContextDoesNotKeepItsConnection: the context of a
+// request (through which Burrow finds its connection when it ends) may be
+// kept by a background job long after the connection closed; it keeps
+// the request's values, not the closed connection.
+func TestAKeptRequestContextDoesNotKeepItsConnection(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	kept := make(chan context.Context, 1)
+	require.NoError(t, s.Get("/", func(ctx context.Context) (string, error) {
+		kept <- ctx
+		return "ok", nil
+	}))
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ln := &weakListener{Listener: inner, accepted: make(chan weak.Pointer[net.TCPConn], 1)}
+	c := dial(t, serveOn(t, s, ln))
+	_, err = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err)
+	_, err = io.ReadAll(c) // to the end: the server closed the connection
+	require.NoError(t, err)
+	ctx := <-kept
+	conn := <-ln.accepted
+	require.Eventually(t, func() bool {
+		runtime.GC()
+		return conn.Value() == nil
+	}, 5*time.Second, 10*time.Millisecond, "the closed connection is reachable from the kept context")
+	assert.NotNil(t, ctx.Value(http.ServerContextKey), "the context is still the request's")
+}
+
+// weakListener hands on the connections it accepts, weakly.
+type weakListener struct {
+	net.Listener
+	accepted chan weak.Pointer[net.TCPConn]
+}
+
+func (l *weakListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		select {
+		case l.accepted <- weak.Make(tc):
+		default:
+		}
+	}
+	return c, err
 }
