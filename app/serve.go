@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/reqid"
 )
 
@@ -130,9 +131,9 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case closing(w.Header()):
-		_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+		deadline.SetRead(w, time.Unix(1, 0))
 	case a.cfg.bodyTimeout > 0:
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.cfg.bodyTimeout))
+		deadline.SetRead(w, time.Now().Add(a.cfg.bodyTimeout))
 	}
 }
 

@@ -452,3 +452,29 @@ type databaseError struct{}
 func (databaseError) Error() string { return "the database is down" }
 
 var errDatabase = databaseError{}
+
+// TestBoundingAnUnreadBodyCostsNoAllocation: the read net/http makes of a
+// body no route asked for is bounded with a read deadline, which a writer
+// without a connection (Inject's, a test's recorder) cannot set; asking
+// costs nothing all the same, as for the reply's write deadline.
+// Not parallel: testing.AllocsPerRun counts the whole process's
+// allocations.
+func TestBoundingAnUnreadBodyCostsNoAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	s := app.New()
+	require.NoError(t, s.Get("/", func() (string, error) { return "ok", nil }))
+	require.NoError(t, s.Ready())
+	allocs := func(body io.Reader) float64 {
+		r := httptest.NewRequest(http.MethodGet, "/", body)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r) // warm the pools
+		require.Equal(t, "ok", w.Body.String())
+		return testing.AllocsPerRun(200, func() {
+			w.Body.Reset()
+			s.ServeHTTP(w, r)
+		})
+	}
+	assert.Equal(t, allocs(nil), allocs(strings.NewReader("left unread")))
+}
