@@ -14,6 +14,7 @@ import (
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/deadline"
+	"github.com/burrow-go/burrow/internal/tracking"
 )
 
 // errTimeout is the reply a request gets when the request time-out
@@ -182,7 +183,7 @@ func (dw *deadlineWriter) Write(p []byte) (int, error) {
 func (dw *deadlineWriter) ReadFrom(src io.Reader) (int64, error) {
 	rf, ok := dw.w.(io.ReaderFrom)
 	if !ok {
-		return io.Copy(writerOnly{dw}, src)
+		return io.Copy(tracking.WriterOnly{Writer: dw}, src)
 	}
 	dw.mu.Lock()
 	began := dw.began
@@ -190,7 +191,7 @@ func (dw *deadlineWriter) ReadFrom(src io.Reader) (int64, error) {
 	var n int64
 	if !began {
 		var err error
-		if n, err = io.Copy(writerOnly{dw}, io.LimitReader(src, sniffLen)); err != nil || n < sniffLen {
+		if n, err = io.Copy(tracking.WriterOnly{Writer: dw}, io.LimitReader(src, sniffLen)); err != nil || n < sniffLen {
 			return n, err
 		}
 	}
@@ -201,10 +202,6 @@ func (dw *deadlineWriter) ReadFrom(src io.Reader) (int64, error) {
 // sniffLen is how much net/http copies through its writer's Write before
 // its ReadFrom hands the rest to the connection.
 const sniffLen = 512
-
-// writerOnly hides every method of its writer but Write, so that io.Copy
-// into it writes rather than asks it to ReadFrom.
-type writerOnly struct{ io.Writer }
 
 // FlushError flushes what the handler wrote, for http.ResponseController.
 func (dw *deadlineWriter) FlushError() error {

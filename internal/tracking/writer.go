@@ -78,15 +78,16 @@ func (w *Writer) ReadFrom(src io.Reader) (n int64, err error) {
 	if rf, ok := w.W.(io.ReaderFrom); ok {
 		n, err = rf.ReadFrom(src)
 	} else {
-		n, err = io.Copy(writerOnly{w.W}, src)
+		n, err = io.Copy(WriterOnly{w.W}, src)
 	}
 	w.Size += n
 	return n, err
 }
 
-// writerOnly hides every method of its writer but Write, so that io.Copy
-// into it writes rather than asks it to ReadFrom.
-type writerOnly struct{ io.Writer }
+// WriterOnly hides every method of its writer but Write, so that io.Copy
+// into it writes rather than asks it to ReadFrom: what a writer's own
+// ReadFrom does when it has nothing better.
+type WriterOnly struct{ io.Writer }
 
 // FlushError sends what was written so far, for http.ResponseController;
 // a flush begins the response (with 200 if no status was written).
