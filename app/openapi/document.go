@@ -206,8 +206,8 @@ func (b *builder) params(r app.RouteInfo) []any {
 		if p.Type.Kind() == reflect.Pointer {
 			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null: text has no null
 		}
-		if p.Field.Name != "" {
-			applyRules(sc, p.Field)
+		if p.Field.Name != "" && applyRules(sc, p.Field) {
+			refuseZero(sc, p.Type)
 		}
 		if p.HasDefault {
 			sc["default"] = typedDefault(p.Default, p.Type)

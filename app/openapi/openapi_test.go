@@ -186,7 +186,7 @@ func TestSchemaFromTypesAndRules(t *testing.T) {
 		want  doc
 	}{
 		{"name", doc{"type": "string", "minLength": 2.0, "maxLength": 64.0}},
-		{"email", doc{"type": "string", "format": "email"}},
+		{"email", doc{"type": "string", "format": "email", "minLength": 1.0}},
 		{"role", doc{"type": "string", "enum": []any{"admin", "member"}}},
 		{"code", doc{"type": "string", "pattern": "^[A-Z]{3}$"}},
 		{"tags", doc{"type": "array", "items": doc{"type": "string"}, "maxItems": 5.0}},
@@ -228,6 +228,13 @@ type item struct {
 	Done  bool   `json:"done,omitempty"`
 }
 
+// listed is read and written alike: its required list holds no string,
+// bool or number whose zero the request form would refuse.
+type listed struct {
+	Lines []string `json:"lines" validate:"required"`
+	Note  string   `json:"note,omitempty"`
+}
+
 // TestRequestAndReplyForms: a type whose request form (required by
 // validate) differs from its reply form (required unless omitempty) gets
 // two components; one that does not, one.
@@ -235,15 +242,15 @@ func TestRequestAndReplyForms(t *testing.T) {
 	t.Parallel()
 	s := apptest.New(t)
 	s.Post("/items", func(b app.Body[item]) (item, error) { return b.Value, nil })
-	s.Post("/rules", func(b app.Body[address]) (address, error) { return b.Value, nil })
+	s.Post("/rules", func(b app.Body[listed]) (listed, error) { return b.Value, nil })
 	v31, _ := build(t, s)
 	assert.Equal(t, []any{"id", "title"}, at(t, v31, "components", "schemas", "Item", "required"))
 	assert.Equal(t, []any{"title"}, at(t, v31, "components", "schemas", "ItemInput", "required"))
 	assert.Equal(t, "#/components/schemas/ItemInput", at(t, v31, "paths", "/items", "post", "requestBody", "content", "application/json", "schema", "$ref"))
 	assert.Equal(t, "#/components/schemas/Item", at(t, v31, "paths", "/items", "post", "responses", "200", "content", "application/json", "schema", "$ref"))
 	schemas := at(t, v31, "components", "schemas").(doc)
-	assert.Contains(t, schemas, "Address")
-	assert.NotContains(t, schemas, "AddressInput")
+	assert.Contains(t, schemas, "Listed")
+	assert.NotContains(t, schemas, "ListedInput")
 }
 
 type page struct {
@@ -416,9 +423,9 @@ func TestPathsOption(t *testing.T) {
 }
 
 // FieldError has the name of httpx.FieldError, which Burrow's error body
-// holds.
+// holds. Its request and reply forms are one.
 type FieldError struct {
-	Field string `json:"field" validate:"required"`
+	Field string `json:"field,omitempty"`
 }
 
 // TestComponentNamesOfTwoPackages: types of one name from two packages
@@ -436,9 +443,10 @@ func TestComponentNamesOfTwoPackages(t *testing.T) {
 	assert.Equal(t, "#/components/schemas/openapi_test.FieldError", at(t, v31, "paths", "/x", "post", "requestBody", "content", "application/json", "schema", "$ref"))
 }
 
-// Error has the name Burrow gives its own error body's schema.
+// Error has the name Burrow gives its own error body's schema. Its
+// request and reply forms are one.
 type Error struct {
-	Reason string `json:"reason" validate:"required"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // TestUserTypeNamedError: a type of the user's named Error gets another
@@ -561,7 +569,8 @@ func TestNullFollowsWhatIsRefused(t *testing.T) {
 	v31, v30 := build(t, s)
 	input := at(t, v31, "components", "schemas", "NullablesInput", "properties").(doc)
 	assert.Equal(t, doc{"type": "string"}, input["must"])
-	assert.Equal(t, doc{"$ref": "#/components/schemas/Address"}, input["home"])
+	assert.Equal(t, doc{"$ref": "#/components/schemas/AddressInput"}, input["home"],
+		"a reference, not null; to the request form, whose required city must not be empty")
 	assert.Equal(t, doc{"type": []any{"string", "null"}, "enum": []any{"a", "b", nil}}, input["maybe"])
 	reply := at(t, v31, "components", "schemas", "Nullables", "properties").(doc)
 	assert.Equal(t, doc{"type": []any{"string", "null"}}, reply["must"], "a reply's nil pointer is written null")

@@ -56,7 +56,9 @@ var (
 	typeTime          = reflect.TypeFor[time.Time]()
 	typeRaw           = reflect.TypeFor[json.RawMessage]()
 	typeJSONMarshaler = reflect.TypeFor[json.Marshaler]()
-	typeTextMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	// typeJSONUnmarshaler is what the JSON decoder fills from its JSON.
+	typeJSONUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	typeTextMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
 	// typeTextUnmarshaler is what the text decoders fill from its text.
 	typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -173,6 +175,7 @@ func (s *schemas) object(t reflect.Type, dir direction) obj {
 			req = !opts["omitempty"] && !opts["omitzero"]
 		case req:
 			sc = notNull(sc) // validate's required refuses a nil pointer: null is a 400
+			refuseZero(sc, f.Type)
 		}
 		nullInEnum(sc)
 		if req {
@@ -201,7 +204,7 @@ func isScalar(t reflect.Type) bool {
 		t = t.Elem()
 	}
 	k := t.Kind()
-	return k == reflect.Bool || k == reflect.String || (k >= reflect.Int && k <= reflect.Float64)
+	return k == reflect.Bool || k == reflect.String || isNumber(k)
 }
 
 // applyRules writes f's validate and pattern tags into sc as JSON Schema
@@ -236,7 +239,7 @@ func applyRules(sc obj, f reflect.StructField) bool {
 			enum := make([]any, len(values))
 			for i, v := range values {
 				enum[i] = v
-				if k := t.Kind(); k >= reflect.Int && k <= reflect.Float64 {
+				if isNumber(t.Kind()) {
 					enum[i] = number(v)
 				}
 			}
@@ -246,6 +249,93 @@ func applyRules(sc obj, f reflect.StructField) bool {
 		}
 	}
 	return required
+}
+
+// refuseZero writes into sc, the request schema of a field of type t
+// tagged validate:"required", that the zero value is refused, as the
+// validator refuses it: a string must not be empty, a bool must be true,
+// a number must not be 0. Rules that refuse the zero already (a larger
+// minLength, bounds or an enum without it) are left to say so. Other
+// kinds say it already (a pointer's zero is null, a slice's or map's is
+// null too), or cannot be said in JSON Schema (a struct's); so do types
+// that decode themselves, whose zero value has no known text.
+func refuseZero(sc obj, t reflect.Type) {
+	if decodesItself(t) {
+		return
+	}
+	var zero any
+	switch k := t.Kind(); {
+	case k == reflect.String && sc["type"] == "string":
+		if n, ok := asFloat(sc["minLength"]); ok && n >= 1 {
+			return
+		}
+		zero = ""
+	case k == reflect.Bool && sc["type"] == "boolean":
+		zero = false
+	case isNumber(k) && (sc["type"] == "integer" || sc["type"] == "number"):
+		if lo, ok := asFloat(sc["minimum"]); ok && lo > 0 {
+			return
+		}
+		if hi, ok := asFloat(sc["maximum"]); ok && hi < 0 {
+			return
+		}
+		zero = 0
+	default:
+		return
+	}
+	if enum, ok := sc["enum"].([]any); ok {
+		if !slices.ContainsFunc(enum, func(v any) bool { return sameValue(v, zero) }) {
+			return // the enum refuses it already
+		}
+		// An enum naming the zero value with required is a contradiction
+		// the validator resolves by refusing it; so does the schema.
+		sc["enum"] = slices.DeleteFunc(slices.Clone(enum), func(v any) bool { return sameValue(v, zero) })
+		return
+	}
+	switch zero.(type) {
+	case string:
+		sc["minLength"] = 1
+	case bool:
+		sc["enum"] = []any{true}
+	default:
+		// not of a one-value enum, not const: the 3.0.3 rendition has no
+		// const, and both renditions read this alike.
+		sc["not"] = obj{"enum": []any{0}}
+	}
+}
+
+// decodesItself reports whether the decoders fill t through its own
+// UnmarshalText or UnmarshalJSON, not by its kind.
+func decodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return p.Implements(typeTextUnmarshaler) || p.Implements(typeJSONUnmarshaler)
+}
+
+func isNumber(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Float64 }
+
+// asFloat is a number of the document as a float64.
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+// sameValue reports whether two values of the document are the same
+// JSON value, numbers compared by value.
+func sameValue(a, b any) bool {
+	if x, ok := asFloat(a); ok {
+		y, ok := asFloat(b)
+		return ok && x == y
+	}
+	return a == b
 }
 
 // bound writes min, max or len for a value of kind k.

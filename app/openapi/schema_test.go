@@ -1,0 +1,100 @@
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+)
+
+// zeroes has required fields of each kind whose zero value the validator
+// refuses, and fields whose rules already refuse it.
+type zeroes struct {
+	Name    string   `json:"name" validate:"required"`
+	Code    string   `json:"code" validate:"required,min=3"`
+	Kind    string   `json:"kind" validate:"required,enum=a|b"`
+	On      bool     `json:"on" validate:"required"`
+	Count   int      `json:"count" validate:"required"`
+	Ratio   float64  `json:"ratio" validate:"required,max=2"`
+	Page    int      `json:"page" validate:"required,min=1"`
+	Note    *string  `json:"note" validate:"required"`
+	Tags    []string `json:"tags" validate:"required"`
+	Unbound int      `json:"unbound"`
+}
+
+type zeroParams struct {
+	app.In
+	Q     string  `query:"q" validate:"required"`
+	N     int     `query:"n" validate:"required"`
+	Trace string  `header:"X-Trace" validate:"required"`
+	Sid   string  `cookie:"sid" validate:"required"`
+	Opt   *string `query:"opt" validate:"required"`
+	Body  zeroes  `body:""`
+}
+
+// TestRequiredRefusesTheZeroValue: validate's required refuses the zero
+// value, so a required string, bool or number of a request says so in
+// its schema (a string's minLength 1, a bool's enum [true], a number's
+// not 0), unless its other rules already refuse it; a pointer's zero is
+// nil, which the schema refuses already, and a reply's schema says
+// nothing of it.
+func TestRequiredRefusesTheZeroValue(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/z", func(_ context.Context, in zeroParams) (zeroes, error) { return in.Body, nil })
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		props := at(t, d, "components", "schemas", "ZeroesInput", "properties").(doc)
+		for field, want := range map[string]doc{
+			"name":    {"type": "string", "minLength": 1.0},
+			"code":    {"type": "string", "minLength": 3.0},
+			"kind":    {"type": "string", "enum": []any{"a", "b"}},
+			"on":      {"type": "boolean", "enum": []any{true}},
+			"count":   {"type": "integer", "format": "int64", "not": doc{"enum": []any{0.0}}},
+			"ratio":   {"type": "number", "format": "double", "maximum": 2.0, "not": doc{"enum": []any{0.0}}},
+			"page":    {"type": "integer", "format": "int64", "minimum": 1.0},
+			"note":    {"type": "string"},
+			"tags":    {"type": "array", "items": doc{"type": "string"}},
+			"unbound": {"type": "integer", "format": "int64"},
+		} {
+			assert.Equal(t, want, props[field], field)
+		}
+		reply := at(t, d, "components", "schemas", "Zeroes", "properties").(doc)
+		assert.Equal(t, doc{"type": "string"}, reply["name"], "a reply may hold the zero value")
+		params := at(t, d, "paths", "/z", "post", "parameters").([]any)
+		require.Len(t, params, 5)
+		for i, want := range []doc{
+			{"type": "string", "minLength": 1.0},
+			{"type": "integer", "format": "int64", "not": doc{"enum": []any{0.0}}},
+			{"type": "string", "minLength": 1.0},
+			{"type": "string", "minLength": 1.0},
+			{"type": "string"},
+		} {
+			assert.Equal(t, want, at(t, params[i], "schema"), at(t, params[i], "name"))
+		}
+	}
+
+	// What the schema refuses, the server refuses.
+	valid := map[string]any{"name": "x", "code": "abc", "kind": "a", "on": true, "count": 1, "ratio": 1, "page": 1, "note": "", "tags": []string{}}
+	post := func(query string, body map[string]any) int {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		return apptest.Do(t, s, "POST", "/z?"+query, bytes.NewReader(b),
+			"Content-Type", "application/json", "X-Trace", "t", "Cookie", "sid=s").StatusCode
+	}
+	require.Equal(t, 200, post("q=x&n=1&opt=", valid), "a pointer to the empty string is not the pointer's zero")
+	for field, zero := range map[string]any{"name": "", "on": false, "count": 0, "ratio": 0} {
+		bad := maps.Clone(valid)
+		bad[field] = zero
+		assert.Equal(t, 400, post("q=x&n=1&opt=", bad), field)
+	}
+	assert.Equal(t, 400, post("q=&n=1&opt=", valid), "an empty required query value")
+	assert.Equal(t, 400, post("q=x&n=0&opt=", valid), "a zero required query number")
+}
