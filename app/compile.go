@@ -108,7 +108,7 @@ func (a *instance) compile() error {
 				}
 			}
 			if ro.Method != anyMethod {
-				rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler)
+				rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in)
 			}
 			a.routes = append(a.routes, rt)
 			if ro.Method != http.MethodGet {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"go.uber.org/dig"
-
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/internal/errkind"
@@ -25,16 +23,18 @@ type RouteInfo struct {
 	Path    string // Burrow's syntax, prefix included: "/todos/:id", "/files/*"
 	Context string // the route's context path, "root > api"
 
-	// Params are the values the route reads from the path, the query,
-	// headers and cookies, in the order of its parameters' fields. Every
+	// Params are the values the route decodes from the path, the query,
+	// headers and cookies, for its handler or for hooks that take them
+	// (its own and its context's), path parameters first, then those of
+	// its Params, Query and In struct in the order of their fields. Every
 	// parameter of the path is listed, typed or not.
 	Params []ParamInfo
-	// Body is the type the body is decoded into, nil when the route
-	// decodes none.
+	// Body is the type the body is decoded into (for the handler or a
+	// hook), nil when the route decodes none.
 	Body reflect.Type
 	// TypedInput says the route decodes typed input (Body, Query, Params
-	// or tagged In fields), so Burrow may answer 400 with the validation
-	// array before the handler runs.
+	// or tagged In fields, for the handler or a hook), so Burrow may
+	// answer 400 with the validation array before the handler runs.
 	TypedInput bool
 	// Responses are the replies the route is known to send, by status:
 	// from its handler's signature, then as declared with Responds.
@@ -193,9 +193,10 @@ func (ri *RouteInfo) clone() RouteInfo {
 }
 
 // describeRoute builds the description of a compiled route of n: def as
-// registered, method, path and handler as the OnRoute hooks left them.
-// Standard handlers and mounts describe nothing beyond their path.
-func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any) *RouteInfo {
+// registered, method, path and handler as the OnRoute hooks left them,
+// and in, what the route decodes for its handler and hooks. Standard
+// handlers and mounts describe no reply beyond their path.
+func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan) *RouteInfo {
 	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path()}
 	for _, p := range a.lineage(n) {
 		for _, sc := range p.security {
@@ -205,8 +206,11 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 		}
 	}
 	d := describer{ri: ri}
+	if in != nil {
+		d.input(in.types)
+	}
 	if _, std := stdHandler(handler); !std {
-		d.handler(handler)
+		d.replies(handler)
 	}
 	ri.Params = withPathParams(path, ri.Params)
 	if m := def.meta; m != nil {
@@ -224,16 +228,44 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	return ri
 }
 
-// describer reads what a handler's signature says about its input and
-// reply.
+// describer reads what a route decodes and what its handler's signature
+// says about its reply.
 type describer struct{ ri *RouteInfo }
 
-func (d describer) handler(h any) {
+// input describes what the route decodes: one type of each kind, which
+// the handler and every hook that takes input (its own and its
+// context's) share, as Ready made them agree. Input a hook takes is
+// decoded and validated as the handler's is, so it is described alike.
+func (d describer) input(types [4]reflect.Type) {
+	if t := types[inputParams]; t != nil {
+		d.fields(t, "param", "path")
+	}
+	if t := types[inputQuery]; t != nil {
+		d.fields(t, "query", "query")
+	}
+	if t := types[inputFields]; t != nil {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			for _, src := range textSources {
+				if name, ok := f.Tag.Lookup(src.tag); ok && f.IsExported() {
+					d.param(src.tag, name, f)
+					break
+				}
+			}
+		}
+	}
+	if t := types[inputBody]; t != nil {
+		d.ri.Body = t
+	}
+	d.ri.TypedInput = types != [4]reflect.Type{}
+}
+
+// replies describes the replies a handler's signature tells.
+func (d describer) replies(h any) {
 	if th, ok := h.(typedHandler); ok {
 		// A typed route knows its reply from Out: NoContent, Created[T],
 		// the Status option.
 		rt := th.types()
-		d.arg(rt.In)
 		d.ri.Responses = append(d.ri.Responses, ResponseInfo{Status: rt.Status, Type: rt.Body, Headers: slices.Clone(rt.Headers)})
 		return
 	}
@@ -241,54 +273,8 @@ func (d describer) handler(h any) {
 		h = t.target()
 	}
 	ft := reflect.TypeOf(h)
-	if ft == nil || ft.Kind() != reflect.Func {
-		return
-	}
-	for i := range ft.NumIn() {
-		d.arg(ft.In(i))
-	}
-	if ft.NumOut() == 2 {
+	if ft != nil && ft.Kind() == reflect.Func && ft.NumOut() == 2 {
 		d.ri.Responses = append(d.ri.Responses, ResponseInfo{Status: http.StatusOK, Type: ft.Out(0)})
-	}
-}
-
-// arg describes one parameter of a handler: an input wrapper or an In
-// struct; anything else (a service, a built-in) reads no input.
-func (d describer) arg(t reflect.Type) {
-	if t.Kind() == reflect.Struct && t.Implements(typeInputParam) {
-		target := t.Field(0).Type
-		switch reflect.Zero(t).Interface().(inputParam).input() {
-		case inputBody:
-			d.ri.Body, d.ri.TypedInput = target, true
-		case inputQuery:
-			d.fields(target, "query", "query")
-		case inputParams:
-			d.fields(target, "param", "path")
-		}
-		return
-	}
-	if t.Kind() != reflect.Struct || !dig.IsIn(t) {
-		return
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		if f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam) {
-			d.arg(f.Type)
-			continue
-		}
-		if _, ok := f.Tag.Lookup(bodyTag); ok {
-			d.ri.Body, d.ri.TypedInput = f.Type, true
-			continue
-		}
-		for _, src := range textSources {
-			if name, ok := f.Tag.Lookup(src.tag); ok {
-				d.param(src.tag, name, f)
-				break
-			}
-		}
 	}
 }
 
@@ -316,7 +302,6 @@ func (d describer) param(source, name string, f reflect.StructField) {
 	if p.HasDefault && source != "path" {
 		p.Required = false
 	}
-	d.ri.TypedInput = true
 	d.ri.Params = append(d.ri.Params, p)
 }
 

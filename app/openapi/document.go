@@ -4,12 +4,12 @@
 //
 // The document is built from what the server knows once Ready has
 // compiled its routes ([app.Server.Routes]): each route's path, the
-// parameters and body its handler decodes, with their validation rules,
-// the replies its signature or app.Responds declare, its metadata
-// (app.OperationID, app.Summary, app.Tags, …), Burrow's own answers (400,
-// 413, 415, 404) and the security schemes its context can see. Any
-// context can serve the document of its own subtree; the root's covers
-// the whole server.
+// parameters and body it decodes for its handler and hooks, with their
+// validation rules, the replies its signature or app.Responds declare,
+// its metadata (app.OperationID, app.Summary, app.Tags, …), Burrow's own
+// answers (400, 413, 415, 404) and the security schemes its context can
+// see. Any context can serve the document of its own subtree; the root's
+// covers the whole server.
 //
 //	s.Register(openapi.Plugin(openapi.Info{Title: "Todos", Version: "1.0.0"}))
 //	// GET /openapi.json, GET /openapi-3.0.json, GET /docs
