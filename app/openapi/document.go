@@ -202,9 +202,9 @@ func (b *builder) params(r app.RouteInfo) []any {
 		if p.Source == "header" && slices.Contains(ignoredHeaders, p.Name) {
 			continue
 		}
-		sc := b.schemas.of(p.Type, in)
+		sc := b.schemas.of(p.Type, text)
 		if p.Type.Kind() == reflect.Pointer {
-			sc = b.schemas.of(p.Type.Elem(), in) // absent, never null: text has no null
+			sc = b.schemas.of(p.Type.Elem(), text) // absent, never null: text has no null
 		}
 		if p.Field.Name != "" && applyRules(sc, p.Field) {
 			refuseZero(sc, p.Type)

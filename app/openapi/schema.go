@@ -20,16 +20,20 @@ import (
 // sorted, which makes the output deterministic.
 type obj = map[string]any
 
-// direction says whether a schema describes what clients send (in) or
-// what the server answers (out). They differ in what is required: a
-// request property is required when its field is tagged
-// validate:"required", a reply property when the encoder always writes it
-// (no omitempty or omitzero).
+// direction says whether a schema describes what clients send (in, and
+// text for a parameter) or what the server answers (out). They differ in
+// what is required: a request property is required when its field is
+// tagged validate:"required", a reply property when the encoder always
+// writes it (no omitempty or omitzero); and in the methods that read or
+// write a type: the encoder goes through MarshalJSON and MarshalText, the
+// JSON decoder through UnmarshalJSON and UnmarshalText, the text decoders
+// of parameters through UnmarshalText only.
 type direction int
 
 const (
 	out direction = iota
 	in
+	text // a path, query, header or cookie value; never a component
 )
 
 // schemaKey names one component schema before names are given.
@@ -68,17 +72,20 @@ func (s *schemas) of(t reflect.Type, dir direction) obj {
 	if t == nil {
 		return obj{}
 	}
+	own := t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface // its methods, not its pointee's
 	switch {
 	case t == typeTime:
 		return obj{"type": "string", "format": "date-time"}
 	case t == typeRaw:
 		return obj{}
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
-		(t.Implements(typeJSONMarshaler) || reflect.PointerTo(t).Implements(typeJSONMarshaler)):
+	case own && dir == out && implements(t, typeJSONMarshaler):
 		return obj{} // it writes itself: its shape is its own
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
-		(t.Implements(typeTextMarshaler) || reflect.PointerTo(t).Implements(typeTextMarshaler)):
+	case own && dir == out && implements(t, typeTextMarshaler):
 		return obj{"type": "string"}
+	case own && dir == in && reflect.PointerTo(t).Implements(typeJSONUnmarshaler):
+		return obj{} // it reads itself, from any JSON it takes
+	case own && dir != out && reflect.PointerTo(t).Implements(typeTextUnmarshaler):
+		return obj{"type": "string"} // it reads itself from a string
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -121,6 +128,11 @@ func (s *schemas) of(t reflect.Type, dir direction) obj {
 		return obj{"$ref": ref{k}}
 	}
 	return obj{} // channels and functions do not encode; say nothing
+}
+
+// implements reports whether t or *t implements iface.
+func implements(t, iface reflect.Type) bool {
+	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
 }
 
 // nullable makes a schema accept null too, as a nil pointer encodes.

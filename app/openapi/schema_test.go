@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,4 +99,65 @@ func TestRequiredRefusesTheZeroValue(t *testing.T) {
 	}
 	assert.Equal(t, 400, post("q=&n=1&opt=", valid), "an empty required query value")
 	assert.Equal(t, 400, post("q=x&n=0&opt=", valid), "a zero required query number")
+}
+
+// level is an int written as a word: the decoders read it through
+// UnmarshalText; the encoder writes the int.
+type level int
+
+func (l *level) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "low":
+		*l = 1
+	case "high":
+		*l = 2
+	default:
+		return errors.New("not a level")
+	}
+	return nil
+}
+
+// loose is a struct read through its own UnmarshalJSON, from any JSON.
+type loose struct{ V string }
+
+func (l *loose) UnmarshalJSON(b []byte) error { l.V = string(b); return nil }
+
+type unmarshalers struct {
+	Level level   `json:"level"`
+	Loose loose   `json:"loose"`
+	Tiers []level `json:"tiers,omitempty"`
+}
+
+type unmarshalerParams struct {
+	app.In
+	Level level        `query:"level"`
+	Max   *level       `header:"X-Max"`
+	Body  unmarshalers `body:""`
+}
+
+// TestUnmarshalersAreDocumentedByWhatTheyRead: a type the decoders fill
+// through UnmarshalText is a string in requests and parameters, one
+// filled through UnmarshalJSON is any JSON; a reply is what the encoder
+// writes, the Go shape.
+func TestUnmarshalersAreDocumentedByWhatTheyRead(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/u", func(_ context.Context, in unmarshalerParams) (unmarshalers, error) { return in.Body, nil })
+	v31, _ := build(t, s)
+	input := at(t, v31, "components", "schemas", "UnmarshalersInput", "properties").(doc)
+	assert.Equal(t, doc{"type": "string"}, input["level"])
+	assert.Equal(t, doc{}, input["loose"])
+	assert.Equal(t, doc{"type": "array", "items": doc{"type": "string"}}, input["tiers"])
+	params := at(t, v31, "paths", "/u", "post", "parameters").([]any)
+	require.Len(t, params, 2)
+	assert.Equal(t, doc{"type": "string"}, at(t, params[0], "schema"), "query")
+	assert.Equal(t, doc{"type": "string"}, at(t, params[1], "schema"), "header")
+	reply := at(t, v31, "components", "schemas", "Unmarshalers", "properties").(doc)
+	assert.Equal(t, doc{"type": "integer", "format": "int64"}, reply["level"], "written as its Go shape")
+	assert.Equal(t, "#/components/schemas/Loose", at(t, reply, "loose", "$ref"))
+
+	res := apptest.Do(t, s, "POST", "/u?level=high", strings.NewReader(`{"level":"low","loose":[1,{}],"tiers":["high"]}`),
+		"Content-Type", "application/json", "X-Max", "high")
+	require.Equal(t, 200, res.StatusCode, "the server reads what the document says: %s", res.Body)
+	assert.JSONEq(t, `{"level":1,"loose":{"V":"[1,{}]"},"tiers":[2]}`, res.Body)
 }
