@@ -107,8 +107,12 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 		if dec.Empty() {
 			continue
 		}
-		if s.tag == "header" {
+		switch s.tag {
+		case "header":
 			dec.Rekey(http.CanonicalHeaderKey)
+			dec.SplitLists() // a header is a list, whose lines a proxy may merge
+		case "cookie":
+			dec.SplitLists() // what the document says of a slice cookie: form, not exploded
 		}
 		vd, err := validate.Compile(t, tag)
 		if err != nil {

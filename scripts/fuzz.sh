@@ -12,7 +12,7 @@ cd "$ROOT"
 inputs() { # inputs DIR: how many corpus files DIR holds (0 if none yet)
 	if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi
 }
-for target in ./httpx:FuzzRouterLookup ./httpx:FuzzAppendJSONString ./app:FuzzPathDecoding ./app:FuzzPathEncoding ./app:FuzzJSONBody ./app/internal/jsonscan:FuzzDecode ./app:FuzzQuery ./bearer:FuzzVerify; do
+for target in ./httpx:FuzzRouterLookup ./httpx:FuzzAppendJSONString ./app:FuzzPathDecoding ./app:FuzzPathEncoding ./app:FuzzJSONBody ./app/internal/jsonscan:FuzzDecode ./app:FuzzQuery ./app/internal/textdecode:FuzzSplitLists ./bearer:FuzzVerify; do
 	pkg=${target%%:*}
 	name=${target##*:}
 	corpus="$pkg/testdata/fuzz/$name"

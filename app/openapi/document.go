@@ -196,6 +196,11 @@ func template(path string) (string, error) {
 // fields of the document describe them.
 var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
 
+// params are the route's parameters. A list is written as the server
+// reads it: a query's as repeated keys (form, exploded: the default), a
+// header's as a comma-separated list (simple: the default; repeated lines
+// are read too), a cookie's as a comma-separated value (form, not
+// exploded).
 func (b *builder) params(r app.RouteInfo) []any {
 	var out []any
 	for _, p := range r.Params {
@@ -213,6 +218,11 @@ func (b *builder) params(r app.RouteInfo) []any {
 			sc["default"] = typedDefault(p.Default, p.Type)
 		}
 		param := obj{"name": p.Name, "in": p.Source, "schema": sc}
+		if p.Source == "cookie" && sc["type"] == "array" {
+			// The server splits the one cookie's value at commas; form's
+			// default, exploded, would be one cookie per item.
+			param["style"], param["explode"] = "form", false
+		}
 		if p.Required {
 			param["required"] = true
 		}

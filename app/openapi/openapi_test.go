@@ -655,3 +655,37 @@ func TestEnumValuesAreTyped(t *testing.T) {
 	assert.Equal(t, 200, post(`{"size":2,"ratio":1,"city":"New York"}`))
 	assert.Equal(t, 400, post(`{"size":4,"ratio":1}`))
 }
+
+type listParams struct {
+	app.In
+	Tags    []string `header:"X-Tags"`
+	Flavors []string `cookie:"flavors"`
+	Tag     []string `query:"tag"`
+	One     string   `cookie:"one"`
+}
+
+// TestListParameters: a slice header is OpenAPI's default header style,
+// simple (a comma-separated list), and a slice cookie is form without
+// explode (flavors=a,b), which is how the server reads them; a slice
+// query value is form exploded (tag=a&tag=b), the default, as the server
+// reads repeated keys.
+func TestListParameters(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Get(s, "/l", func(_ context.Context, in listParams) ([]string, error) {
+		return append(append(in.Tags, in.Flavors...), in.Tag...), nil
+	})
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		params := at(t, d, "paths", "/l", "get", "parameters").([]any)
+		require.Len(t, params, 4)
+		array := doc{"type": "array", "items": doc{"type": "string"}}
+		assert.Equal(t, doc{"name": "X-Tags", "in": "header", "schema": array}, params[0], "style simple, the default")
+		assert.Equal(t, doc{"name": "flavors", "in": "cookie", "style": "form", "explode": false, "schema": array}, params[1])
+		assert.Equal(t, doc{"name": "tag", "in": "query", "schema": array}, params[2], "style form, exploded: the default")
+		assert.Equal(t, doc{"name": "one", "in": "cookie", "schema": doc{"type": "string"}}, params[3], "a single value has no style to say")
+	}
+	res := apptest.Get(t, s, "/l?tag=e&tag=f", "X-Tags", "a, b", "Cookie", "flavors=c,d")
+	require.Equal(t, 200, res.StatusCode, res.Body)
+	assert.JSONEq(t, `["a","b","c","d","e","f"]`, res.Body)
+}

@@ -10,7 +10,9 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/app/internal/jsonscan"
@@ -20,6 +22,7 @@ import (
 // Decoder fills the fields of one struct type from text values.
 type Decoder struct {
 	fields []textField
+	lists  bool // a slice field reads each value as a comma-separated list
 }
 
 type textField struct {
@@ -70,6 +73,14 @@ func (d *Decoder) Rekey(key func(name string) string) {
 		d.fields[i].key = key(d.fields[i].name)
 	}
 }
+
+// SplitLists makes a slice field read each value it is given as an RFC
+// 9110 list (§5.6.1): elements separated by commas, spaces and tabs
+// around them trimmed, empty ones dropped, a comma inside a quoted string
+// part of its element. Headers are lists: a proxy may merge repeated
+// lines into one, so two lines and one line of two elements must read
+// alike. A default is not split: it is one item, as a query's is.
+func (d *Decoder) SplitLists() { d.lists = true }
 
 // textSetter returns how to set a value of type t from its text: one
 // for a single value, or many for a slice, which takes every value of a
@@ -198,6 +209,9 @@ func (d *Decoder) Decode(v reflect.Value, prefix string, get func(name string) [
 	for i := range d.fields {
 		tf := &d.fields[i]
 		vs := get(tf.key)
+		if d.lists && tf.many != nil {
+			vs = splitLists(vs)
+		}
 		if len(vs) == 0 {
 			if vs = tf.def; vs == nil {
 				continue
@@ -219,17 +233,67 @@ func (d *Decoder) DecodeOne(v reflect.Value, prefix string, get func(name string
 	for i := range d.fields {
 		tf := &d.fields[i]
 		s, ok := get(tf.key)
+		var list []string // the elements of a list value, when lists are split
+		if ok && d.lists && tf.many != nil {
+			list = splitLists([]string{s})
+			ok = len(list) > 0
+		}
 		if !ok {
 			if tf.def == nil {
 				continue
 			}
-			s = tf.def[0]
+			s, list = tf.def[0], nil
 		}
 		f := v.Field(tf.index)
-		if kind, ok := tf.setOne(f, s); !ok {
+		var kind string
+		if list != nil {
+			kind, ok = tf.many(f, list)
+		} else {
+			kind, ok = tf.setOne(f, s)
+		}
+		if !ok {
 			f.SetZero()
 			out = append(out, httpx.FieldError{Path: prefix + "/" + tf.name, Rule: "type", Message: "must be " + kind})
 		}
 	}
 	return out
+}
+
+// splitLists is the elements of the lists vs, each read as SplitLists
+// says; vs itself when no value needs splitting or trimming, the common
+// case, which allocates nothing.
+func splitLists(vs []string) []string {
+	if !slices.ContainsFunc(vs, needsSplit) {
+		return vs
+	}
+	var out []string
+	for _, v := range vs {
+		start, quoted := 0, false
+		for i := 0; i <= len(v); i++ {
+			if i < len(v) {
+				switch c := v[i]; {
+				case quoted && c == '\\' && i+1 < len(v):
+					i++ // a quoted pair: the next byte is taken as it is
+					continue
+				case c == '"':
+					quoted = !quoted
+					continue
+				case quoted || c != ',':
+					continue
+				}
+			}
+			if e := strings.Trim(v[start:i], " \t"); e != "" {
+				out = append(out, e)
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// needsSplit reports whether a value is not already one list element:
+// it is empty, holds a comma, or begins or ends with a space or a tab.
+func needsSplit(v string) bool {
+	return v == "" || strings.IndexByte(v, ',') >= 0 ||
+		v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t'
 }

@@ -3,6 +3,7 @@ package textdecode
 import (
 	"net"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
@@ -134,4 +135,48 @@ func TestDecodeOne(t *testing.T) {
 		N int `query:"n" default:"many"`
 	}](), "query")
 	assert.EqualError(t, err, `struct { N int "query:\"n\" default:\"many\"" }.N: default "many" does not convert to int`)
+}
+
+// TestSplitLists: a value is an RFC 9110 list; values that are already
+// single elements are returned as they are, allocating nothing. Not
+// parallel: AllocsPerRun counts the whole process's allocations.
+func TestSplitLists(t *testing.T) {
+	for _, tt := range []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{[]string{"a, b"}, []string{"a", "b"}},
+		{[]string{"", " ", ",", " ,\t, "}, nil},
+		{[]string{`"a,b",c`}, []string{`"a,b"`, "c"}},
+		{[]string{`"a\",b" , c`}, []string{`"a\",b"`, "c"}},
+		{[]string{`"a, b`}, []string{`"a, b`}},
+		{[]string{`"a\`}, []string{`"a\`}},
+		{[]string{`a\,b`}, []string{`a\`, "b"}},
+	} {
+		assert.Equal(t, tt.want, splitLists(tt.in), "%q", tt.in)
+	}
+	plain := []string{"a", "b c"}
+	assert.Zero(t, testing.AllocsPerRun(10, func() { splitLists(plain) }))
+}
+
+// FuzzSplitLists: whatever a client sends, the elements are non-empty,
+// trimmed, and pieces of the value in order, at most one per comma and
+// one more.
+func FuzzSplitLists(f *testing.F) {
+	for _, s := range []string{"a,b", `"a,b", c`, `"\"`, " , ", `"a\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := splitLists([]string{s})
+		require.LessOrEqual(t, len(got), strings.Count(s, ",")+1)
+		rest := s
+		for _, e := range got {
+			require.NotEmpty(t, e)
+			require.Equal(t, strings.Trim(e, " \t"), e)
+			i := strings.Index(rest, e)
+			require.GreaterOrEqual(t, i, 0, "%q is not a piece of %q after the elements before it", e, s)
+			rest = rest[i+len(e):]
+		}
+	})
 }
