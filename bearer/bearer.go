@@ -34,8 +34,26 @@ const PluginName = "bearer-auth"
 // SchemeName is the name of the security scheme the plugin declares
 // (app.Server.DeclareSecurity) where its hook lands, so the routes it
 // guards, and only those, carry the requirement in their descriptions.
-// With Manual, which installs no hook, it declares none.
+// With Manual, which installs no hook, it declares none. It is the name
+// for the default scheme, Bearer; another scheme's is its name in lower
+// case followed by "Auth" ("tokenAuth" for Scheme("Token")), with any
+// character a scheme name cannot hold written "_", so plugins of two
+// schemes declare two schemes one document can hold.
 const SchemeName = "bearerAuth"
+
+// schemeName is the name of the security scheme of auth-scheme scheme,
+// in lower case.
+func schemeName(scheme string) string {
+	if scheme == "bearer" {
+		return SchemeName
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, scheme) + "Auth"
+}
 
 // Messages of the error bodies.
 const (
@@ -96,7 +114,9 @@ func Plugin(opts ...Option) *app.Plugin {
 			return s.Decorate(v)
 		}
 		// The hook guards this context's routes: say so in their descriptions.
-		s.DeclareSecurity(app.SecurityScheme{Name: SchemeName, Type: "http", Scheme: scheme})
+		if err := s.DeclareSecurity(app.SecurityScheme{Name: schemeName(scheme), Type: "http", Scheme: scheme}); err != nil {
+			return err
+		}
 		return s.AddHook(app.OnRequest, v.authenticate)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

@@ -689,3 +689,36 @@ func TestListParameters(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode, res.Body)
 	assert.JSONEq(t, `["a","b","c","d","e","f"]`, res.Body)
 }
+
+// TestBearerSchemesOfSiblings: two bearer-auth plugins with different
+// schemes, in sibling contexts, declare two security schemes, named after
+// their auth scheme, and each route requires its own; the default,
+// Bearer, keeps the name bearerAuth.
+func TestBearerSchemesOfSiblings(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{}))
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k")))
+		return s.Get("/a", func() (string, error) { return "", nil })
+	}, app.Name("a"))
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k"), bearer.Scheme("Token")))
+		return s.Get("/b", func() (string, error) { return "", nil })
+	}, app.Name("b"))
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k"), bearer.Scheme("X+Key")))
+		return s.Get("/c", func() (string, error) { return "", nil })
+	}, app.Name("c"))
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		assert.Equal(t, doc{
+			"bearerAuth": doc{"type": "http", "scheme": "bearer"},
+			"tokenAuth":  doc{"type": "http", "scheme": "token"},
+			"x_keyAuth":  doc{"type": "http", "scheme": "x+key"},
+		}, at(t, d, "components", "securitySchemes"), "a character a scheme name cannot hold is _")
+		assert.Equal(t, []any{doc{"bearerAuth": []any{}}}, at(t, d, "paths", "/a", "get", "security"))
+		assert.Equal(t, []any{doc{"tokenAuth": []any{}}}, at(t, d, "paths", "/b", "get", "security"))
+	}
+	assert.Equal(t, 200, apptest.Get(t, s, "/b", "Authorization", "Token k").StatusCode)
+}
