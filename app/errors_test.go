@@ -280,6 +280,12 @@ func TestStartupErrorTexts(t *testing.T) {
 		{"openIdConnect scheme without URL", func(s *app.Server) error {
 			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "openIdConnect"})
 		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type openIdConnect needs OpenIDConnectURL`},
+		{"oauth2 security scheme", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "oauth2"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type oauth2 needs flows, which a SecurityScheme cannot describe yet`},
+		{"mutualTLS security scheme", func(s *app.Server) error {
+			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "mutualTLS"})
+		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: type mutualTLS is OpenAPI 3.1's alone, and the document's 3.0.3 rendition could not hold it`},
 		{"unknown security scheme type", func(s *app.Server) error {
 			return s.DeclareSecurity(app.SecurityScheme{Name: "x", Type: "magic"})
 		}, app.ErrInvalidSecurity, `invalid security scheme "x" in root: it has type "magic"; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS`},

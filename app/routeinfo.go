@@ -79,7 +79,7 @@ type ResponseInfo struct {
 // is the key routes refer to it by; the other fields are OpenAPI's.
 type SecurityScheme struct {
 	Name             string // "bearerAuth"
-	Type             string // "http", "apiKey", "oauth2", "openIdConnect" or "mutualTLS"
+	Type             string // "http", "apiKey" or "openIdConnect" (oauth2 and mutualTLS are refused)
 	Scheme           string // for http: "bearer", "basic", …
 	BearerFormat     string // for http bearer: a hint such as "JWT"
 	In               string // for apiKey: "header", "query" or "cookie"
@@ -110,7 +110,10 @@ func (sc SecurityScheme) check(path string) error {
 		if sc.OpenIDConnectURL == "" {
 			why = "type openIdConnect needs OpenIDConnectURL"
 		}
-	case "oauth2", "mutualTLS":
+	case "oauth2":
+		why = "type oauth2 needs flows, which a SecurityScheme cannot describe yet"
+	case "mutualTLS":
+		why = "type mutualTLS is OpenAPI 3.1's alone, and the document's 3.0.3 rendition could not hold it"
 	default:
 		why = fmt.Sprintf("it has type %q; OpenAPI's are http, apiKey, oauth2, openIdConnect and mutualTLS", sc.Type)
 	}

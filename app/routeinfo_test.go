@@ -199,6 +199,8 @@ func TestDeclareSecurity(t *testing.T) {
 		{app.SecurityScheme{Name: "x", Type: "apiKey", In: "body", ParamName: "k"}, "needs ParamName and In"},
 		{app.SecurityScheme{Name: "x", Type: "openIdConnect"}, "needs OpenIDConnectURL"},
 		{app.SecurityScheme{Name: "x", Type: "magic"}, `has type "magic"`},
+		{app.SecurityScheme{Name: "x", Type: "oauth2"}, "type oauth2 needs flows"},
+		{app.SecurityScheme{Name: "x", Type: "mutualTLS"}, "3.0.3 rendition could not hold it"},
 	} {
 		err := app.New().DeclareSecurity(tt.sc)
 		require.ErrorIs(t, err, app.ErrInvalidSecurity)
