@@ -415,8 +415,13 @@ func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top 
 	}
 	if v30 {
 		doc.OpenAPI = "3.0.3"
-		walk(doc.Paths)
-		walk(doc.Components)
+		downgrade(doc.Paths)
+		if schemas, ok := doc.Components["schemas"].(obj); ok {
+			for name, sc := range schemas {
+				schemas[name] = walk(sc)
+			}
+		}
+		downgrade(doc.Components["responses"])
 	}
 	return doc
 }

@@ -1,16 +1,39 @@
 package openapi
 
-// walk rewrites, in place, the schemas of a 3.1 document's tree as
-// OpenAPI 3.0.3 has them (a dialect of JSON Schema draft 4): a type array with
-// "null" becomes the type and nullable: true; a nullable reference
+// downgrade rewrites, in place, the schemas of v, a part of a 3.1
+// document that is not a schema (its paths, its components' responses),
+// as walk does: the values of its "schema" members, which parameters,
+// media types and headers hold. Nothing else there is a schema, and
+// nothing else is touched: a security requirement, whose members are
+// named after the user's schemes ("type" too), is left as it is.
+func downgrade(v any) {
+	switch x := v.(type) {
+	case obj:
+		for k, e := range x {
+			if k == "schema" {
+				x[k] = walk(e)
+			} else {
+				downgrade(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			downgrade(e)
+		}
+	}
+}
+
+// walk rewrites, in place, a schema of a 3.1 document as OpenAPI 3.0.3
+// has it (a dialect of JSON Schema draft 4): a type array with "null"
+// becomes the type and nullable: true; a nullable reference
 // (oneOf a $ref and {"type":"null"}) becomes allOf the $ref with
 // nullable: true, since 3.0 ignores what stands beside a $ref;
 // contentEncoding base64 becomes format byte. Burrow's documents use
 // nothing else 3.0 lacks (no const, in particular: 3.0 would need it as a
 // one-value enum).
 //
-// walk visits every object, schemas and maps of names alike (properties,
-// components, content), and tells them apart by shape: the keys it
+// walk visits every object of the schema, schemas and maps of names
+// alike (properties), and tells them apart by shape: the keys it
 // rewrites hold an array or a string only in a schema, while a map of
 // names holds an object under every name, whatever the name ("type",
 // "oneOf"). A keyword whose value may be an object, as const's may, could

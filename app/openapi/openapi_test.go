@@ -722,3 +722,20 @@ func TestBearerSchemesOfSiblings(t *testing.T) {
 	}
 	assert.Equal(t, 200, apptest.Get(t, s, "/b", "Authorization", "Token k").StatusCode)
 }
+
+// TestDowngradeLeavesSecurityRequirementsAlone: the 3.0.3 rendition
+// rewrites schemas only; a security scheme named like a keyword it
+// rewrites keeps its requirement and its definition.
+func TestDowngradeLeavesSecurityRequirementsAlone(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	for _, name := range []string{"type", "oneOf", "contentEncoding"} {
+		require.NoError(t, s.DeclareSecurity(app.SecurityScheme{Name: name, Type: "apiKey", In: "header", ParamName: "X-" + name}))
+	}
+	s.Get("/k", func() (string, error) { return "", nil })
+	v31, v30 := build(t, s)
+	want := []any{doc{"type": []any{}, "oneOf": []any{}, "contentEncoding": []any{}}}
+	assert.Equal(t, want, at(t, v31, "paths", "/k", "get", "security"))
+	assert.Equal(t, want, at(t, v30, "paths", "/k", "get", "security"))
+	assert.Equal(t, at(t, v31, "components", "securitySchemes"), at(t, v30, "components", "securitySchemes"))
+}
