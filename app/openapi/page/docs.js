@@ -38,8 +38,10 @@
   }
 
   // shown holds the components already spelled out in the operation being
-  // written: later references to one show its name only.
-  var shown = {};
+  // written: later references to one show its name only. It and groups
+  // are keyed by the document's names, so they have no prototype: a name
+  // such as "constructor" or "__proto__" must not find Object's members.
+  var shown = Object.create(null);
 
   // render writes a schema as an indented, TypeScript-like outline.
   function render(s, depth, stack) {
@@ -72,7 +74,7 @@
   }
 
   function operation(path, method, op) {
-    shown = {};
+    shown = Object.create(null);
     var d = el("details", "op" + (op.deprecated ? " dep" : ""));
     if (location.hash === "#" + op.operationId || location.hash === "#all") d.open = true;
     d.id = op.operationId;
@@ -126,7 +128,7 @@
     return d;
   }
 
-  var groups = {}, order = [];
+  var groups = Object.create(null), order = [];
   Object.keys(doc.paths || {}).sort().forEach(function (path) {
     var item = doc.paths[path];
     ["get", "put", "post", "patch", "delete", "head", "options", "trace"].forEach(function (m) {
