@@ -178,6 +178,9 @@ func (s *schemas) object(t reflect.Type, dir direction) obj {
 		var sc obj
 		if opts["string"] && isScalar(f.Type) {
 			sc = obj{"type": "string"}
+			if f.Type.Kind() == reflect.Pointer {
+				sc = nullable(sc) // a nil one is null, not quoted
+			}
 		} else {
 			sc = s.of(f.Type, dir)
 		}

@@ -161,3 +161,31 @@ func TestUnmarshalersAreDocumentedByWhatTheyRead(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode, "the server reads what the document says: %s", res.Body)
 	assert.JSONEq(t, `{"level":1,"loose":{"V":"[1,{}]"},"tiers":[2]}`, res.Body)
 }
+
+type quoted struct {
+	Count *int64 `json:"count,string"`
+	Total int64  `json:"total,string"`
+	Must  *int64 `json:"must,string" validate:"required"`
+}
+
+// TestStringOptionOfAPointer: a pointer tagged ,string is a quoted number
+// or, nil, null: nullable in replies, and in requests unless required.
+func TestStringOptionOfAPointer(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/q", func(b app.Body[quoted]) (quoted, error) { return b.Value, nil })
+	v31, v30 := build(t, s)
+	reply := at(t, v31, "components", "schemas", "Quoted", "properties").(doc)
+	assert.Equal(t, doc{"type": []any{"string", "null"}}, reply["count"])
+	assert.Equal(t, doc{"type": "string"}, reply["total"])
+	assert.Equal(t, doc{"type": "string", "nullable": true}, at(t, v30, "components", "schemas", "Quoted", "properties", "count"))
+	input := at(t, v31, "components", "schemas", "QuotedInput", "properties").(doc)
+	assert.Equal(t, doc{"type": []any{"string", "null"}}, input["count"])
+	assert.Equal(t, doc{"type": "string"}, input["must"], "required: null is refused")
+
+	res := apptest.Do(t, s, "POST", "/q", strings.NewReader(`{"count":null,"total":"2","must":"3"}`), "Content-Type", "application/json")
+	require.Equal(t, 200, res.StatusCode, "null is taken: %s", res.Body)
+	assert.JSONEq(t, `{"count":null,"total":"2","must":"3"}`, res.Body, "and a nil one is written null")
+	res = apptest.Do(t, s, "POST", "/q", strings.NewReader(`{"total":"2","must":null}`), "Content-Type", "application/json")
+	assert.Equal(t, 400, res.StatusCode, res.Body)
+}
