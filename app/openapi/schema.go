@@ -90,12 +90,10 @@ func (s *schemas) of(t reflect.Type, dir direction) obj {
 	switch t.Kind() {
 	case reflect.Bool:
 		return obj{"type": "boolean"}
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16:
-		return obj{"type": "integer", "format": "int32"}
-	case reflect.Int, reflect.Int64:
-		return obj{"type": "integer", "format": "int64"}
-	case reflect.Uint, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return obj{"type": "integer", "format": "int64", "minimum": 0}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return signed(t.Bits())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return unsigned(t.Bits())
 	case reflect.Float32:
 		return obj{"type": "number", "format": "float"}
 	case reflect.Float64:
@@ -133,6 +131,37 @@ func (s *schemas) of(t reflect.Type, dir direction) obj {
 // implements reports whether t or *t implements iface.
 func implements(t, iface reflect.Type) bool {
 	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
+}
+
+// signed is the schema of a signed integer of bits bits: OpenAPI's
+// format int32 or int64, with the bounds of a narrower one, which the
+// decoders refuse to overflow.
+func signed(bits int) obj {
+	sc := obj{"type": "integer", "format": "int64"}
+	if bits <= 32 {
+		sc["format"] = "int32"
+	}
+	if bits < 32 {
+		sc["minimum"], sc["maximum"] = -int64(1)<<(bits-1), int64(1)<<(bits-1)-1
+	}
+	return sc
+}
+
+// unsigned is the schema of an unsigned integer of bits bits: the
+// narrowest format that holds it, with its bounds; a 64-bit one has no
+// format, as int64 would say it stops at 2^63-1.
+func unsigned(bits int) obj {
+	sc := obj{"type": "integer", "minimum": 0}
+	switch {
+	case bits < 32:
+		sc["format"] = "int32"
+	case bits == 32:
+		sc["format"] = "int64"
+	}
+	if bits < 64 {
+		sc["maximum"] = uint64(1)<<bits - 1
+	}
+	return sc
 }
 
 // nullable makes a schema accept null too, as a nil pointer encodes.
@@ -367,14 +396,25 @@ func bound(sc obj, rule, arg string, k reflect.Kind) {
 		lo, hi = "minimum", "maximum"
 	}
 	n := number(arg)
-	switch rule {
-	case "min":
-		sc[lo] = n
-	case "max":
-		sc[hi] = n
-	case "len":
-		sc[lo], sc[hi] = n, n
+	if rule == "min" || rule == "len" {
+		tighter(sc, lo, n, 1)
 	}
+	if rule == "max" || rule == "len" {
+		tighter(sc, hi, n, -1)
+	}
+}
+
+// tighter sets sc[key] to n unless it holds a bound already tighter: a
+// larger one for a lower bound (sign 1), a smaller one for an upper
+// bound (sign -1). A type's bounds (an int8's) stay when a rule is
+// looser.
+func tighter(sc obj, key string, n any, sign float64) {
+	if prev, ok := asFloat(sc[key]); ok {
+		if f, ok := asFloat(n); ok && (prev-f)*sign > 0 {
+			return
+		}
+	}
+	sc[key] = n
 }
 
 // number is a rule's argument as a JSON number.

@@ -189,3 +189,61 @@ func TestStringOptionOfAPointer(t *testing.T) {
 	res = apptest.Do(t, s, "POST", "/q", strings.NewReader(`{"total":"2","must":null}`), "Content-Type", "application/json")
 	assert.Equal(t, 400, res.StatusCode, res.Body)
 }
+
+type widths struct {
+	I8    int8    `json:"i8"`
+	I16   int16   `json:"i16"`
+	I32   int32   `json:"i32"`
+	I64   int64   `json:"i64"`
+	U8    uint8   `json:"u8"`
+	U16   uint16  `json:"u16"`
+	U32   uint32  `json:"u32"`
+	U64   uint64  `json:"u64"`
+	U     uint    `json:"u"`
+	Small int8    `json:"small" validate:"min=-5,max=200"`
+	Few   []uint8 `json:"few,omitempty"`
+	Ptr   *uint16 `json:"ptr"`
+}
+
+// TestIntegerBoundsFollowTheType: an integer narrower than 64 bits is
+// bounded by its type, which the decoders refuse to overflow; an
+// unsigned 64-bit integer has no OpenAPI format (int64 would say it
+// stops at 2^63-1). A rule tighter than the type's bound replaces it.
+func TestIntegerBoundsFollowTheType(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Post("/w", func(b app.Body[widths]) error { return nil })
+	s.Get("/w", func(q app.Query[struct {
+		N uint8 `query:"n"`
+	}]) error {
+		return nil
+	})
+	v31, _ := build(t, s)
+	props := at(t, v31, "components", "schemas", "Widths", "properties").(doc)
+	for field, want := range map[string]doc{
+		"i8":    {"type": "integer", "format": "int32", "minimum": -128.0, "maximum": 127.0},
+		"i16":   {"type": "integer", "format": "int32", "minimum": -32768.0, "maximum": 32767.0},
+		"i32":   {"type": "integer", "format": "int32"},
+		"i64":   {"type": "integer", "format": "int64"},
+		"u8":    {"type": "integer", "format": "int32", "minimum": 0.0, "maximum": 255.0},
+		"u16":   {"type": "integer", "format": "int32", "minimum": 0.0, "maximum": 65535.0},
+		"u32":   {"type": "integer", "format": "int64", "minimum": 0.0, "maximum": 4294967295.0},
+		"u64":   {"type": "integer", "minimum": 0.0},
+		"u":     {"type": "integer", "minimum": 0.0},
+		"small": {"type": "integer", "format": "int32", "minimum": -5.0, "maximum": 127.0},
+		"few":   {"type": "string", "contentEncoding": "base64"},
+		"ptr":   {"type": []any{"integer", "null"}, "format": "int32", "minimum": 0.0, "maximum": 65535.0},
+	} {
+		assert.Equal(t, want, props[field], field)
+	}
+	assert.Equal(t, doc{"type": "integer", "format": "int32", "minimum": 0.0, "maximum": 255.0},
+		at(t, v31, "paths", "/w", "get", "parameters", "0", "schema"))
+
+	post := func(body string) int {
+		return apptest.Do(t, s, "POST", "/w", strings.NewReader(body), "Content-Type", "application/json").StatusCode
+	}
+	assert.Equal(t, 200, post(`{"i8":127,"u8":255,"u32":4294967295,"u64":18446744073709551615}`), "the bounds are taken")
+	assert.Equal(t, 400, post(`{"i8":128}`), "past them, refused")
+	assert.Equal(t, 400, post(`{"u8":-1}`))
+	assert.Equal(t, 400, apptest.Get(t, s, "/w?n=256").StatusCode)
+}
