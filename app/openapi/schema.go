@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/app/internal/validate"
@@ -459,8 +460,9 @@ func typedDefault(d string, t reflect.Type) any {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // names gives every component schema its name: the Go type's name with
-// its first letter upper-cased ("echoBody" is EchoBody); types of one name
-// from several packages are told apart by their package's name; a type
+// its first letter upper-cased ("echoBody" is EchoBody; see baseName for
+// generic types); types of one name from several packages are told apart
+// by their package's name, others of one name by a number; a type
 // described differently for requests and replies gets "Input" after its
 // request form. reserved gives some types a fixed name, which no other
 // type gets: Burrow's error body is "Error", whatever the user's types
@@ -480,26 +482,21 @@ func (s *schemas) names(reserved map[reflect.Type]string) map[schemaKey]string {
 		}
 		byType[k.t] = append(byType[k.t], k)
 	}
-	base := func(t reflect.Type) string {
-		n := unsafeName.ReplaceAllString(t.Name(), "_")
-		r := []rune(strings.Trim(n, "_"))
-		if len(r) == 0 {
-			return "Schema"
-		}
-		r[0] = unicode.ToUpper(r[0])
-		return string(r)
-	}
 	merged := s.merged(byType)
-	count := map[string]int{}
+	pkgs := map[string]map[string]bool{} // by base name, the packages of its types
 	for _, t := range types {
-		count[base(t)]++
+		n := baseName(t)
+		if pkgs[n] == nil {
+			pkgs[n] = map[string]bool{}
+		}
+		pkgs[n][t.PkgPath()] = true
 	}
 	for _, t := range types {
-		n := base(t)
-		if count[n] > 1 {
+		n := baseName(t)
+		if len(pkgs[n]) > 1 {
 			pkg := t.PkgPath()
 			pkg = pkg[strings.LastIndex(pkg, "/")+1:]
-			n = unsafeName.ReplaceAllString(pkg, "_") + "." + base(t)
+			n = unsafeName.ReplaceAllString(pkg, "_") + "." + n
 		}
 		keys := byType[t]
 		if !merged[t] {
@@ -518,6 +515,40 @@ func (s *schemas) names(reserved map[reflect.Type]string) map[schemaKey]string {
 		}
 	}
 	return names
+}
+
+// typeWords finds the words of a type's name: identifiers, each with the
+// package path before it ("github.com/x/pkg.item", "main.item").
+var typeWords = regexp.MustCompile(`[\w./~-]+`)
+
+// baseName is t's name as a component's: its first letter upper-cased;
+// for an instance of a generic type, followed by the names of its type
+// arguments without their packages, each capitalised (PageOf[main.item]
+// is PageOfItem, Pair[string,int] PairStringInt).
+func baseName(t reflect.Type) string {
+	name, args, generic := strings.Cut(t.Name(), "[")
+	var b strings.Builder
+	b.WriteString(capitalise(name))
+	if generic {
+		for _, w := range typeWords.FindAllString(args, -1) {
+			w = w[strings.LastIndexByte(w, '/')+1:]
+			b.WriteString(capitalise(w[strings.LastIndexByte(w, '.')+1:]))
+		}
+	}
+	n := strings.Trim(unsafeName.ReplaceAllString(b.String(), "_"), "_")
+	if n == "" {
+		return "Schema"
+	}
+	return capitalise(n)
+}
+
+// capitalise is s with its first letter upper-cased.
+func capitalise(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // unique returns name, or name with a number after it, not yet taken.

@@ -247,3 +247,48 @@ func TestIntegerBoundsFollowTheType(t *testing.T) {
 	assert.Equal(t, 400, post(`{"u8":-1}`))
 	assert.Equal(t, 400, apptest.Get(t, s, "/w?n=256").StatusCode)
 }
+
+type (
+	PageOf[T any] struct {
+		Items []T `json:"items"`
+	}
+	Pair[K comparable, V any] struct {
+		Key K `json:"key"`
+		Val V `json:"val"`
+	}
+	// PageOfItem is named as PageOf[item] is.
+	PageOfItem struct {
+		Count int `json:"count"`
+	}
+)
+
+// TestGenericTypeNames: an instance of a generic type is named after
+// the base names of its type arguments, without their package paths;
+// a name two types would have is told apart as any other, with a number.
+func TestGenericTypeNames(t *testing.T) {
+	t.Parallel()
+	routes := func(s *app.Server) {
+		s.Get("/items", func() (PageOf[item], error) { return PageOf[item]{}, nil })
+		s.Get("/created", func() (PageOf[*created], error) { return PageOf[*created]{}, nil })
+		s.Get("/pairs", func() (Pair[string, PageOf[item]], error) { return Pair[string, PageOf[item]]{}, nil })
+		s.Get("/count", func() (PageOfItem, error) { return PageOfItem{}, nil })
+	}
+	s := apptest.New(t)
+	routes(s)
+	v31, _ := build(t, s)
+	ref := func(path string) string {
+		return at(t, v31, "paths", path, "get", "responses", "200", "content", "application/json", "schema", "$ref").(string)
+	}
+	assert.Equal(t, "#/components/schemas/PageOfItem", ref("/items"))
+	assert.Equal(t, "#/components/schemas/PageOfCreated", ref("/created"))
+	assert.Equal(t, "#/components/schemas/PairStringPageOfItem", ref("/pairs"))
+	assert.Equal(t, "#/components/schemas/PageOfItem2", ref("/count"), "the name is taken: a number tells it apart")
+	assert.Equal(t, doc{"count": doc{"type": "integer", "format": "int64"}}, at(t, v31, "components", "schemas", "PageOfItem2", "properties"))
+	for name := range at(t, v31, "components", "schemas").(doc) {
+		assert.NotContains(t, name, "github.com")
+	}
+	first := documentBytes(t, routes)
+	for range 5 {
+		require.Equal(t, string(first), string(documentBytes(t, routes)))
+	}
+}
