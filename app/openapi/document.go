@@ -344,11 +344,14 @@ var (
 // may answer otherwise).
 var burrowResponses = map[string]obj{
 	"BadRequest": errorResponse("The input is invalid. On a validation failure (code FST_ERR_VALIDATION), " +
-		"validation lists the failing fields (the first 100: past them, the message says more were left out), with their path (body/…, querystring/…, params/…), the rule and a message; " +
+		"validation lists the failing fields (the first 100: past them, the message says more were left out), " +
+		"with their path (body/…, querystring/…, params/…, headers/…, cookies/…), the rule and a message; " +
 		"a body that does not parse has no validation array."),
-	"Unauthorized": {"description": "The credentials are missing or invalid; the body is the authentication plugin's."},
+	"Unauthorized": {"description": "The credentials are missing or invalid; the body is the authentication plugin's. " +
+		"bearer-auth answers a request with several Authorization headers 400 instead (code FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS)."},
 	"NotFound": errorResponse("No route matches: for instance, a path parameter longer than the limit (100 bytes by default). " +
-		"The body is {\"message\":\"Route GET:/… not found\",\"error\":\"Not Found\",\"statusCode\":404}."),
+		"The body is {\"message\":\"Route <method>:<target> not found\",\"error\":\"Not Found\",\"statusCode\":404}, " +
+		"with the request's method and target (its first 1 KiB)."),
 	"PayloadTooLarge":      errorResponse("The body is larger than the limit (1 MiB by default): code FST_ERR_CTP_BODY_TOO_LARGE."),
 	"UnsupportedMediaType": errorResponse("No parser reads the body's media type: code FST_ERR_CTP_INVALID_MEDIA_TYPE."),
 }

@@ -739,3 +739,59 @@ func TestDowngradeLeavesSecurityRequirementsAlone(t *testing.T) {
 	assert.Equal(t, want, at(t, v30, "paths", "/k", "get", "security"))
 	assert.Equal(t, at(t, v31, "components", "securitySchemes"), at(t, v30, "components", "securitySchemes"))
 }
+
+type everywhere struct {
+	app.In
+	ID    int    `path:"id"`
+	Q     string `query:"q" validate:"required"`
+	Trace string `header:"X-Trace" validate:"required"`
+	Sid   string `cookie:"sid" validate:"required"`
+	Body  item   `body:""`
+}
+
+// TestBurrowAnswersDescribeWhatTheServerSends: the shared descriptions of
+// Burrow's own answers hold what the server answers: the root of every
+// path a validation failure names, a 404's message for any method, and
+// bearer-auth's 400 beside its 401s.
+func TestBurrowAnswersDescribeWhatTheServerSends(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(func(s *app.Server) error {
+		s.Register(bearer.Plugin(bearer.Keys("k")))
+		app.Post(s, "/e/:id", func(_ context.Context, in everywhere) (item, error) { return in.Body, nil })
+		return nil
+	})
+	v31, _ := build(t, s)
+	responses := at(t, v31, "components", "responses").(doc)
+	description := func(name string) string { return at(t, responses, name, "description").(string) }
+
+	res := apptest.Do(t, s, "POST", "/e/x", strings.NewReader(`{}`), "Content-Type", "application/json", "Authorization", "Bearer k")
+	require.Equal(t, 400, res.StatusCode, res.Body)
+	var bad httpx.ErrorBody
+	res.JSON(t, &bad)
+	require.NotEmpty(t, bad.Validation)
+	res = apptest.Do(t, s, "POST", "/e/1", strings.NewReader(`{}`), "Content-Type", "application/json", "Authorization", "Bearer k")
+	require.Equal(t, 400, res.StatusCode, res.Body)
+	var failed httpx.ErrorBody
+	res.JSON(t, &failed)
+	roots := map[string]bool{}
+	for _, f := range append(bad.Validation, failed.Validation...) {
+		root, _, _ := strings.Cut(f.Path, "/")
+		roots[root] = true
+	}
+	assert.Len(t, roots, 5, "every source fails: %v", roots)
+	for root := range roots {
+		assert.Contains(t, description("BadRequest"), root+"/…", "a validation path the server writes")
+	}
+
+	res = apptest.Do(t, s, "DELETE", "/nowhere", nil)
+	require.Equal(t, 404, res.StatusCode)
+	assert.Contains(t, res.Body, `"Route DELETE:/nowhere not found"`)
+	assert.NotContains(t, description("NotFound"), "GET:", "the message names the request's method, whatever it is")
+	assert.Contains(t, description("NotFound"), "Route <method>:<target> not found")
+
+	res = apptest.Do(t, s, "POST", "/e/1", nil, "Authorization", "Bearer k", "Authorization", "Bearer k")
+	require.Equal(t, 400, res.StatusCode, "bearer-auth answers several Authorization headers with 400")
+	assert.Contains(t, description("Unauthorized"), "400")
+	assert.Contains(t, description("Unauthorized"), "several Authorization headers")
+}
