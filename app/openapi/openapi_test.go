@@ -337,6 +337,8 @@ func TestDuplicateOperationIDFailsReady(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, openapi.ErrDocument), err.Error())
 	assert.Contains(t, err.Error(), `operation id "same" is also GET /a (root)'s`)
+	assert.True(t, strings.HasPrefix(err.Error(), "onReady hook in root: cannot build the OpenAPI document: "),
+		"the context is named once: %s", err)
 }
 
 // TestDeterministic: two servers built alike give the same bytes.

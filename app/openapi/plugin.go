@@ -55,7 +55,7 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 		s.OnReady(func() error {
 			d, err := Build(s.Routes(), info)
 			if err != nil {
-				return fmt.Errorf("in %s: %w", s.Path(), err)
+				return err // the hook's error names the context already
 			}
 			link := ""
 			if c.doc != "" {
