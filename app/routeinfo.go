@@ -58,7 +58,7 @@ type ParamInfo struct {
 	Source   string       // "path", "query", "header" or "cookie"
 	Name     string       // as the client writes it; header names canonical
 	Type     reflect.Type // the field's Go type; string for an untyped path parameter
-	Required bool         // path parameters, and values tagged validate:"required"
+	Required bool         // path parameters, and values tagged validate:"required" without a default (a default makes one optional)
 	Default  string       // the default tag's text
 	// HasDefault says a default tag is present (its text may be empty).
 	HasDefault bool

@@ -23,7 +23,7 @@ type routeMeta struct {
 	responses    []ResponseInfo // declared with Responds, in call order
 }
 
-// meta is r's metadata, made on first use.
+// describe is r's metadata, made on first use.
 func (r *routeDef) describe() *routeMeta {
 	if r.meta == nil {
 		r.meta = &routeMeta{}

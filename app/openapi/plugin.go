@@ -64,11 +64,11 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 			built, page = d, docsPage(d, info, link)
 			return nil
 		})
+		// The routes read built and page, which the OnReady hook set: the
+		// server serves only once every OnReady hook has returned, after
+		// (in the memory model's sense too) the state that says so is set.
 		serve := func(body func() []byte, ctype string) func(*httpx.Request, *httpx.Reply) error {
 			return func(_ *httpx.Request, rep *httpx.Reply) error {
-				if built == nil {
-					return errNotBuilt // only a request racing Ready could see this
-				}
 				return rep.Type(ctype).Send(body())
 			}
 		}
@@ -82,9 +82,6 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 		}
 		if c.docs != "" {
 			errs = append(errs, s.Get(c.docs, func(_ *httpx.Request, rep *httpx.Reply) error {
-				if built == nil {
-					return errNotBuilt
-				}
 				rep.SetHeader("Content-Security-Policy", pageCSP)
 				return rep.Type("text/html; charset=utf-8").Send(page)
 			}, hide))
@@ -92,5 +89,3 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 		return errors.Join(errs...)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return c.err }))
 }
-
-var errNotBuilt = httpx.NewError(503, "", "the OpenAPI document is not built yet")
