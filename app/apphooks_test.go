@@ -221,7 +221,9 @@ func TestOnRequestAbortRunsWhenTheClientLeaves(t *testing.T) {
 	release := make(chan struct{})
 	s := app.New()
 	s.AddHook(app.OnRequestAbort, func(req *httpx.Request) { aborted <- req.URL().Path })
+	started := make(chan struct{})
 	s.Get("/slow", func(req *httpx.Request) error {
+		close(started)
 		select {
 		case <-req.Context().Done():
 		case <-release:
@@ -235,7 +237,7 @@ func TestOnRequestAbortRunsWhenTheClientLeaves(t *testing.T) {
 	require.NoError(t, err)
 	_, err = conn.Write([]byte("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"))
 	require.NoError(t, err)
-	time.Sleep(50 * time.Millisecond)
+	<-started // the client leaves while the handler runs
 	require.NoError(t, conn.Close())
 	select {
 	case path := <-aborted:

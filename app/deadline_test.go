@@ -109,7 +109,9 @@ func TestOnTimeoutRunsOnlyAtTheDeadline(t *testing.T) {
 	s.AddHook(app.OnTimeout, func() { timeouts.Add(1) })
 	s.AddHook(app.OnRequestAbort, func() { close(aborted) })
 	s.AddHook(app.OnResponse, func() { close(finished) })
+	started := make(chan struct{})
 	s.Get("/slow", func(ctx context.Context) error {
+		close(started)
 		<-ctx.Done()
 		return ctx.Err()
 	})
@@ -118,7 +120,7 @@ func TestOnTimeoutRunsOnlyAtTheDeadline(t *testing.T) {
 	require.NoError(t, err)
 	_, err = io.WriteString(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
 	require.NoError(t, err)
-	time.Sleep(20 * time.Millisecond) // let the request start
+	<-started // the client leaves while the handler runs
 	require.NoError(t, c.Close())
 	select {
 	case <-aborted:
