@@ -35,6 +35,7 @@ type route struct {
 	scoped        bool         // a function of the route takes a request value
 	values        []*provider  // the request values its functions may build, in order
 	types         *routeTypes  // a typed route's input and responses; nil for others
+	status        int          // the success status of Status; 0 for none
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
 }
@@ -174,7 +175,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	rt.reflective = reflective(handler)
 	if th, ok := handler.(typedHandler); ok {
 		types := th.types()
-		rt.types = &types
+		rt.types, rt.status = &types, th.replyStatus()
 	}
 	if h, ok := stdHandler(handler); ok {
 		rt.handler = rt.serveStd(h)

@@ -422,14 +422,34 @@ func (rt *route) run(x *httpx.Exchange) (err error) {
 	if err != nil {
 		return err
 	}
-	if v != nil && !rep.Sent() {
+	if (v != nil || rt.status != 0) && !rep.Sent() {
 		rt.commitOnWrite(x)
-		if o, ok := v.(replier); ok { // NoContent, Created
-			return o.reply(rep)
-		}
-		return rep.Send(v)
+		return rt.reply(rep, v)
 	}
 	return nil
+}
+
+// reply sends v, the handler's value, with the status its type (NoContent,
+// Created) or the route (Status) declares. A send that fails before
+// writing — a commit refused, an encoder, a send hook — gives the reply
+// back its status from before, so that no error handler answers with the
+// success status: the default one sets its own, but one of the user's
+// may not.
+func (rt *route) reply(rep *httpx.Reply, v any) error {
+	before := rep.Status()
+	var err error
+	if o, ok := v.(replier); ok {
+		err = o.reply(rep)
+	} else {
+		if rt.status != 0 {
+			rep.Code(rt.status)
+		}
+		err = rep.Send(v)
+	}
+	if err != nil && !rep.Sent() {
+		rep.Code(before)
+	}
+	return err
 }
 
 // commitOnWrite makes the next Send of x's reply run the cleanups of the

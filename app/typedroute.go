@@ -106,7 +106,8 @@ type createdReply interface {
 // A route's handler returns it rather than sending it, so that the reply
 // is written after the request values' cleanups, as any returned value
 // is: a commit that fails answers instead, and nothing of the success
-// reply (a Location header) is left on the error reply.
+// reply is left on the error reply (the route takes the status back, a
+// replier its headers).
 type replier interface {
 	reply(rep *httpx.Reply) error
 }
@@ -183,20 +184,8 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 			return nil, errkind.New(ErrInvalidHandler, "%T declares its own status, so Status does not apply", out)
 		}
 	}
-	if status := t.status; status != 0 {
-		// The status is set before the cleanups, which the reply waits
-		// for; the error path sets its own when one fails.
-		return func(x *httpx.Exchange, herr error) (any, error) {
-			o, err := fn(x.Request().Context(), get(x, herr))
-			if err != nil {
-				return nil, err
-			}
-			if rep := x.Reply(); !rep.Sent() {
-				rep.Code(status)
-			}
-			return o, nil
-		}, nil
-	}
+	// The status of Status is set by the route as it sends o (see
+	// route.reply), so that a send that fails takes it back.
 	return func(x *httpx.Exchange, herr error) (any, error) {
 		o, err := fn(x.Request().Context(), get(x, herr))
 		if err != nil {
@@ -206,8 +195,13 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}, nil
 }
 
+// replyStatus is the status of Status, which the route sends the
+// handler's value with; 0 for none.
+func (t *typedRoute[In, Out]) replyStatus() int { return t.status }
+
 // typedHandler is a handler made by Handle.
 type typedHandler interface {
 	Handler
 	types() routeTypes
+	replyStatus() int
 }

@@ -306,48 +306,96 @@ func TestTypedRouteTakesRequestValues(t *testing.T) {
 // status, its Location header) reaches the client.
 func TestTypedRouteFailingCommitAnswers(t *testing.T) {
 	t.Parallel()
-	refused := errors.New("commit refused")
-	type txIn struct {
-		app.In
-		Tx *routeTenant
-	}
-	tests := []struct {
-		name     string
-		register func(s *app.Server) error
-	}{
-		{"plain Out", func(s *app.Server) error {
-			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "saved", nil })
-		}},
-		{"Created", func(s *app.Server) error {
-			return app.Post(s, "/", func(context.Context, txIn) (app.Created[newTodo], error) {
-				return app.Created[newTodo]{Location: "/todos/1", Value: newTodo{Title: "milk"}}, nil
-			})
-		}},
-		{"NoContent", func(s *app.Server) error {
-			return app.Post(s, "/", func(context.Context, txIn) (app.NoContent, error) { return app.NoContent{}, nil })
-		}},
-		{"Status", func(s *app.Server) error {
-			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "queued", nil },
-				app.Status(http.StatusAccepted))
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range failingCommitRoutes() {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var committed []bool
-			s := app.New(app.WithLogger(zap.NewNop()))
-			require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*routeTenant, func(bool) error, error) {
-				return &routeTenant{}, func(failed bool) error {
-					committed = append(committed, !failed)
-					return refused
-				}, nil
-			})))
+			s := failingCommitServer(t, &committed)
 			require.NoError(t, tt.register(s))
 			res := apptest.Do(t, s, "POST", "/", nil)
 			assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
 			assert.Contains(t, res.Body, "request value cleanup failed: commit refused")
 			assert.Empty(t, res.Header.Get("Location"))
 			assert.Equal(t, []bool{true}, committed, "the commit ran once, before the reply")
+		})
+	}
+}
+
+// failingCommitRoute is a typed route at POST / whose Out declares a
+// success reply, for a server whose commit fails.
+type failingCommitRoute struct {
+	name     string
+	status   int // the success status the route declares
+	register func(s *app.Server) error
+}
+
+func failingCommitRoutes() []failingCommitRoute {
+	type txIn struct {
+		app.In
+		Tx *routeTenant
+	}
+	return []failingCommitRoute{
+		{"plain Out", http.StatusOK, func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "saved", nil })
+		}},
+		{"Created", http.StatusCreated, func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (app.Created[newTodo], error) {
+				return app.Created[newTodo]{Location: "/todos/1", Value: newTodo{Title: "milk"}}, nil
+			})
+		}},
+		{"NoContent", http.StatusNoContent, func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (app.NoContent, error) { return app.NoContent{}, nil })
+		}},
+		{"Status", http.StatusAccepted, func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "queued", nil },
+				app.Status(http.StatusAccepted))
+		}},
+	}
+}
+
+// failingCommitServer is a server whose request value *routeTenant has a
+// cleanup that refuses to commit; committed records, call by call,
+// whether the cleanup was asked to commit.
+func failingCommitServer(t *testing.T, committed *[]bool) *app.Server {
+	t.Helper()
+	s := app.New(app.WithLogger(zap.NewNop()))
+	require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*routeTenant, func(bool) error, error) {
+		return &routeTenant{}, func(failed bool) error {
+			*committed = append(*committed, !failed)
+			return errors.New("commit refused")
+		}, nil
+	})))
+	return s
+}
+
+// TestFailingCommitUndoesTheSuccessStatus: an error handler of the
+// user's that sends without choosing a status answers a failed commit
+// with the status the reply had before the Out applied its own — the
+// same as a plain Out's route — never the success status (201, 204,
+// 202) nor its Location header, and the error is in the body.
+func TestFailingCommitUndoesTheSuccessStatus(t *testing.T) {
+	t.Parallel()
+	answer := func(t *testing.T, route failingCommitRoute) *apptest.Response {
+		t.Helper()
+		var committed []bool
+		s := failingCommitServer(t, &committed)
+		require.NoError(t, s.SetErrorHandler(func(rep *httpx.Reply, err error) error {
+			return rep.Send(map[string]string{"error": err.Error()})
+		}))
+		require.NoError(t, route.register(s))
+		return apptest.Do(t, s, "POST", "/", nil)
+	}
+	routes := failingCommitRoutes()
+	plain := answer(t, routes[0])
+	require.NotEqual(t, http.StatusCreated, plain.StatusCode)
+	for _, tt := range routes[1:] {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := answer(t, tt)
+			assert.NotEqual(t, tt.status, res.StatusCode, "the success status is undone")
+			assert.Equal(t, plain.StatusCode, res.StatusCode, "as a plain Out's route answers")
+			assert.JSONEq(t, `{"error":"request value cleanup failed: commit refused"}`, res.Body)
+			assert.Empty(t, res.Header.Get("Location"))
 		})
 	}
 }
