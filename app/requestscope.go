@@ -535,12 +535,16 @@ func (rt *route) releaseValues(x *httpx.Exchange) {
 
 // cleanUp runs the cleanups of the request values built so far in x's
 // request, last built first, and returns their errors joined. A panicking
-// cleanup is an error like a failing one; every cleanup runs.
+// cleanup is an error like a failing one; every cleanup runs, and once
+// one has failed the rest are told the request failed: it is answered
+// as failed, so a value built earlier must not commit what a later one
+// could not.
 func cleanUp(x *httpx.Exchange, failed bool) error {
 	var errs []error
 	for c := x.PopCleanup(); c != nil; c = x.PopCleanup() {
 		if err := protectCall(func() error { return c(failed) }); err != nil {
 			errs = append(errs, err)
+			failed = true
 		}
 	}
 	if len(errs) == 0 {

@@ -332,6 +332,56 @@ func TestRequestValueFailingCleanup(t *testing.T) {
 	assert.Equal(t, []string{"b", "a"}, order)
 }
 
+// Once a cleanup fails (an error, a panic), the cleanups still to run
+// roll back: the request is a failed one, and a value built before the
+// failing one must not commit what the failing one could not.
+func TestCleanupAfterAFailedOneRollsBack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		commitB func() error
+		handler any
+		status  int
+	}{
+		{"error, value returned", func() error { return errors.New("commit refused") },
+			func(*cycleB) (string, error) { return "saved", nil }, http.StatusInternalServerError},
+		{"panic, value returned", func() error { panic("cleanup bug") },
+			func(*cycleB) (string, error) { return "saved", nil }, http.StatusInternalServerError},
+		{"error, sent by the handler", func() error { return errors.New("commit refused") },
+			func(rep *httpx.Reply, _ *cycleB) error { return rep.Send("saved") }, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var ends []string
+			end := func(name string, failed bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if failed {
+					name += " rollback"
+				} else {
+					name += " commit"
+				}
+				ends = append(ends, name)
+			}
+			s := app.New(app.WithLogger(zap.NewNop()))
+			require.NoError(t, s.ProvideRequest(func() (*cycleA, func(bool) error, error) {
+				return &cycleA{}, func(failed bool) error { end("a", failed); return nil }, nil
+			}))
+			require.NoError(t, s.ProvideRequest(func(*cycleA) (*cycleB, func(bool) error, error) {
+				return &cycleB{}, func(failed bool) error { end("b", failed); return tt.commitB() }, nil
+			}))
+			require.NoError(t, s.Get("/", tt.handler))
+			status, _, _ := do(t, s, "GET", "/")
+			assert.Equal(t, tt.status, status)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{"b commit", "a rollback"}, ends)
+		})
+	}
+}
+
 // Concurrent requests each get their own value (run with -race).
 func TestRequestValueConcurrentRequests(t *testing.T) {
 	t.Parallel()
