@@ -579,7 +579,7 @@ func (vd *Validator) topPaths(root string) []string {
 // a value that does (made by a parser or a hook, perhaps cyclic) is
 // refused there rather than followed.
 func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
-	if len(out) > MaxFailures {
+	if !at.more(out) {
 		return out
 	}
 	if vd.kind == reflect.Pointer {
@@ -589,7 +589,7 @@ func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldE
 		return vd.elem.validate(v.Elem(), at, out)
 	}
 	if at.depth >= MaxDepth {
-		return append(out, httpx.FieldError{Path: at.String(), Rule: "depth",
+		return append(out, httpx.FieldError{Path: at.path(), Rule: "depth",
 			Message: "is nested deeper than " + strconv.Itoa(MaxDepth) + " levels"})
 	}
 	at.depth++
@@ -597,7 +597,7 @@ func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldE
 	case reflect.Struct:
 		out = vd.validateFields(v, at, out)
 	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len() && len(out) <= MaxFailures; i++ {
+		for i := 0; i < v.Len() && at.more(out); i++ {
 			at.push(pathSeg{index: i})
 			out = vd.elem.validate(v.Index(i), at, out)
 			at.pop()
@@ -611,7 +611,7 @@ func (vd *Validator) validate(v reflect.Value, at *inputPath, out []httpx.FieldE
 
 // validateFields checks the fields of struct v.
 func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
-	for i := 0; i < len(vd.fields) && len(out) <= MaxFailures; i++ {
+	for i := 0; i < len(vd.fields) && at.more(out); i++ {
 		fr := &vd.fields[i]
 		f := fieldByIndex(v, fr.index, fr.typ)
 		top := len(at.segs) == 0
@@ -629,7 +629,7 @@ func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.
 func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
 	if f.IsZero() {
 		if fr.required {
-			return append(out, httpx.FieldError{Path: at.String(), Rule: "required", Message: "is required"})
+			return append(out, httpx.FieldError{Path: at.path(), Rule: "required", Message: "is required"})
 		}
 		if k := f.Kind(); !isNumber(k) && k != reflect.Struct && k != reflect.Array {
 			return out // absent
@@ -642,7 +642,7 @@ func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.Field
 		}
 		for _, c := range fr.checks {
 			if e.Kind() != reflect.Pointer && !c.ok(e) {
-				out = append(out, httpx.FieldError{Path: at.String(), Rule: c.rule, Message: c.msg})
+				out = append(out, httpx.FieldError{Path: at.path(), Rule: c.rule, Message: c.msg})
 			}
 		}
 	}
@@ -652,31 +652,46 @@ func (fr *fieldRules) validate(f reflect.Value, at *inputPath, out []httpx.Field
 	return out
 }
 
-// validateMap checks the values of map v.
+// validateMap checks the values of map v. Failures are listed in key
+// order, not in the map's random one, and only a map that fails pays for
+// sorting its keys: a first walk in the map's order probes for a failure
+// (it stops at the first and spells no path), then a map that has one is
+// walked again in key order. The probe walks the maps beneath in their
+// own order too, so a failing map inside a failing map is walked in key
+// order once, not once per walk of each map above it (twice per level).
 func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
-	n := len(out)
-	key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-	for it := v.MapRange(); len(out) <= MaxFailures && it.Next(); {
-		key.SetIterKey(it)
-		val.SetIterValue(it)
-		at.push(pathSeg{key: key})
-		out = vd.elem.validate(val, at, out)
-		at.pop()
+	if at.probing {
+		return vd.walkMap(v, at, out)
 	}
+	n := len(out)
+	at.probing, at.limit = true, n
+	out = vd.walkMap(v, at, out)
+	at.probing, at.limit = false, MaxFailures
 	if len(out) == n {
 		return out
 	}
-	// Report in key order, not in the map's random one; only a map that
-	// fails pays for sorting.
 	out = out[:n]
 	keys := v.MapKeys()
 	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(mapKeyText(a), mapKeyText(b)) })
 	for _, k := range keys {
-		if len(out) > MaxFailures {
+		if !at.more(out) {
 			break
 		}
 		at.push(pathSeg{key: k})
 		out = vd.elem.validate(v.MapIndex(k), at, out)
+		at.pop()
+	}
+	return out
+}
+
+// walkMap checks the values of map v in the map's order.
+func (vd *Validator) walkMap(v reflect.Value, at *inputPath, out []httpx.FieldError) []httpx.FieldError {
+	key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+	for it := v.MapRange(); at.more(out) && it.Next(); {
+		key.SetIterKey(it)
+		val.SetIterValue(it)
+		at.push(pathSeg{key: key})
+		out = vd.elem.validate(val, at, out)
 		at.pop()
 	}
 	return out
@@ -707,6 +722,11 @@ type inputPath struct {
 	segs  []pathSeg
 	depth int // objects and arrays entered
 
+	// A walk stops once out holds more than limit failures: MaxFailures,
+	// or, while probing a map for a failure, one more than it held.
+	limit   int
+	probing bool
+
 	top     []string // the top-level fields' paths, when known
 	spelled string   // String's result, when known
 }
@@ -721,15 +741,27 @@ var inputPaths = sync.Pool{New: func() any { return new(inputPath) }}
 
 func newInputPath(root string) *inputPath {
 	p := inputPaths.Get().(*inputPath)
-	p.root = root
+	p.root, p.limit = root, MaxFailures
 	return p
 }
 
 func (p *inputPath) free() {
 	clear(p.segs[:cap(p.segs)]) // keys hold request data
-	p.segs, p.depth = p.segs[:0], 0
+	p.segs, p.depth, p.probing = p.segs[:0], 0, false
 	p.top, p.spelled = nil, ""
 	inputPaths.Put(p)
+}
+
+// more reports whether the walk goes on with out as it stands.
+func (p *inputPath) more(out []httpx.FieldError) bool { return len(out) <= p.limit }
+
+// path is the path of a failure found at p: none while probing, whose
+// failures are dropped.
+func (p *inputPath) path() string {
+	if p.probing {
+		return ""
+	}
+	return p.String()
 }
 
 func (p *inputPath) push(s pathSeg) { p.segs, p.spelled = append(p.segs, s), "" }

@@ -217,3 +217,40 @@ func mustValues(t *testing.T, r Rule) []string {
 	require.NoError(t, err)
 	return values
 }
+
+// countedKey is a map key that counts how often it is spelled as text.
+type countedKey struct {
+	n     int
+	calls *int
+}
+
+func (k countedKey) MarshalText() ([]byte, error) {
+	*k.calls++
+	return []byte(strconv.Itoa(k.n)), nil
+}
+
+type keyedChain struct {
+	Name string                    `json:"name" validate:"required"`
+	Kids map[countedKey]keyedChain `json:"kids"`
+}
+
+// TestNestedFailingMapsAreWalkedOnce: a map that holds a failure is
+// walked again in key order, so that the failures are listed in that
+// order; a chain of such maps must not walk the maps beneath each one
+// again and again (twice per level: 2^depth walks, a request that never
+// ended). Counted by how often the keys are spelled.
+func TestNestedFailingMapsAreWalkedOnce(t *testing.T) {
+	t.Parallel()
+	v, err := Compile(reflect.TypeFor[keyedChain](), "json")
+	require.NoError(t, err)
+	const depth = 16
+	calls := 0
+	chain := keyedChain{} // the one failure: no name at the bottom
+	for i := range depth {
+		chain = keyedChain{Name: "x", Kids: map[countedKey]keyedChain{{n: i, calls: &calls}: chain}}
+	}
+	got := v.Validate(reflect.ValueOf(chain), "body", nil)
+	require.Len(t, got, 1)
+	assert.Equal(t, "body/kids/15/kids/14/kids/13/kids/12/kids/11/kids/10/kids/9/kids/8/kids/7/kids/6/kids/5/kids/4/kids/3/kids/2/kids/1/kids/0/name", got[0].Path)
+	assert.LessOrEqual(t, calls, 4*depth, "each key is spelled a bounded number of times")
+}
