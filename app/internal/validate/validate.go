@@ -566,7 +566,7 @@ func (vd *Validator) topPaths(root string) []string {
 	}
 	tp := &topPaths{root: root, paths: make([]string, len(vd.fields))}
 	for i, fr := range vd.fields {
-		at := inputPath{root: root, segs: []pathSeg{{name: fr.name}}}
+		at := inputPath{root: root, segs: []pathSeg{{name: fr.name, index: -1}}}
 		tp.paths[i] = at.String()
 	}
 	vd.top.Store(tp)
@@ -615,7 +615,7 @@ func (vd *Validator) validateFields(v reflect.Value, at *inputPath, out []httpx.
 		fr := &vd.fields[i]
 		f := fieldByIndex(v, fr.index, fr.typ)
 		top := len(at.segs) == 0
-		at.push(pathSeg{name: fr.name})
+		at.push(pathSeg{name: fr.name, index: -1})
 		if top && at.top != nil {
 			at.spelled = at.top[i]
 		}
@@ -671,17 +671,34 @@ func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.Fie
 		return out
 	}
 	out = out[:n]
-	keys := v.MapKeys()
-	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(mapKeyText(a), mapKeyText(b)) })
+	keys := sortedKeys(v)
 	for _, k := range keys {
 		if !at.more(out) {
 			break
 		}
-		at.push(pathSeg{key: k})
-		out = vd.elem.validate(v.MapIndex(k), at, out)
+		at.push(pathSeg{name: k.text, index: -1})
+		out = vd.elem.validate(v.MapIndex(k.key), at, out)
 		at.pop()
 	}
 	return out
+}
+
+// mapKey is a map key and its text.
+type mapKey struct {
+	key  reflect.Value
+	text string
+}
+
+// sortedKeys are map v's keys in the order of their text, each spelled
+// once: a comparison that spelled both keys made ordering a map of
+// integer keys format n·log n of them, twice.
+func sortedKeys(v reflect.Value) []mapKey {
+	keys := make([]mapKey, 0, v.Len())
+	for _, k := range v.MapKeys() {
+		keys = append(keys, mapKey{key: k, text: mapKeyText(k)})
+	}
+	slices.SortFunc(keys, func(a, b mapKey) int { return strings.Compare(a.text, b.text) })
+	return keys
 }
 
 // walkMap checks the values of map v in the map's order.
@@ -690,7 +707,7 @@ func (vd *Validator) walkMap(v reflect.Value, at *inputPath, out []httpx.FieldEr
 	for it := v.MapRange(); at.more(out) && it.Next(); {
 		key.SetIterKey(it)
 		val.SetIterValue(it)
-		at.push(pathSeg{key: key})
+		at.push(pathSeg{index: -1}) // a probe's: never spelled
 		out = vd.elem.validate(val, at, out)
 		at.pop()
 	}
@@ -732,9 +749,8 @@ type inputPath struct {
 }
 
 type pathSeg struct {
-	name  string        // a field
-	key   reflect.Value // or a map key
-	index int           // or else an index
+	name  string // a field's name or a map key's text, when index is -1
+	index int    // or else an index
 }
 
 var inputPaths = sync.Pool{New: func() any { return new(inputPath) }}
@@ -777,16 +793,12 @@ func (p *inputPath) String() string {
 	b := []byte(p.root)
 	for _, s := range p.segs {
 		b = append(b, '/')
-		name := s.name
-		switch {
-		case s.key.IsValid():
-			name = mapKeyText(s.key)
-		case name == "":
+		if s.index >= 0 {
 			b = strconv.AppendInt(b, int64(s.index), 10)
 			continue
 		}
-		for i := range len(name) {
-			switch c := name[i]; c {
+		for i := range len(s.name) {
+			switch c := s.name[i]; c {
 			case '~':
 				b = append(b, "~0"...)
 			case '/':
@@ -799,15 +811,24 @@ func (p *inputPath) String() string {
 	return string(b)
 }
 
-// mapKeyText is a map key as its JSON object key.
+var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+
+// mapKeyText is a map key as its JSON object key: a string as it is, a
+// key that marshals itself as text as that text, an integer in decimal.
 func mapKeyText(k reflect.Value) string {
 	if k.Kind() == reflect.String {
 		return k.String()
 	}
-	if tm, ok := k.Interface().(encoding.TextMarshaler); ok {
-		if b, err := tm.MarshalText(); err == nil {
+	if k.Type().Implements(textMarshaler) {
+		if b, err := k.Interface().(encoding.TextMarshaler).MarshalText(); err == nil {
 			return string(b)
 		}
+	}
+	switch k.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(k.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(k.Uint(), 10)
 	}
 	return fmt.Sprint(k.Interface())
 }

@@ -254,3 +254,46 @@ func TestNestedFailingMapsAreWalkedOnce(t *testing.T) {
 	assert.Equal(t, "body/kids/15/kids/14/kids/13/kids/12/kids/11/kids/10/kids/9/kids/8/kids/7/kids/6/kids/5/kids/4/kids/3/kids/2/kids/1/kids/0/name", got[0].Path)
 	assert.LessOrEqual(t, calls, 4*depth, "each key is spelled a bounded number of times")
 }
+
+// TestMapFailuresInKeyTextOrder: a map's failures are listed in the
+// order of its keys as JSON spells them — as text, so a map keyed by
+// integers lists "-1", "10", "100", "9" — and a key that marshals itself
+// as text is ordered and spelled by that text, each key spelled once.
+func TestMapFailuresInKeyTextOrder(t *testing.T) {
+	t.Parallel()
+	iv, err := Compile(reflect.TypeFor[map[int]item](), "json")
+	require.NoError(t, err)
+	ok := item{SKU: "abcd", N: 1}
+	got := iv.Validate(reflect.ValueOf(map[int]item{9: {}, 100: {SKU: "abcd"}, 5: ok, -1: {SKU: "abcd"}, 10: {SKU: "abcd"}}), "body", nil)
+	var paths []string
+	for _, f := range got {
+		paths = append(paths, f.Path)
+	}
+	assert.Equal(t, []string{"body/-1/n", "body/10/n", "body/100/n", "body/9/sku", "body/9/n"}, paths)
+
+	calls := 0
+	kv, err := Compile(reflect.TypeFor[map[countedKey]item](), "json")
+	require.NoError(t, err)
+	m := map[countedKey]item{}
+	for _, n := range []int{30, 4, 200, 1} {
+		m[countedKey{n: n, calls: &calls}] = item{SKU: "abcd"}
+	}
+	got = kv.Validate(reflect.ValueOf(m), "body", nil)
+	paths = paths[:0]
+	for _, f := range got {
+		paths = append(paths, f.Path)
+	}
+	assert.Equal(t, []string{"body/1/n", "body/200/n", "body/30/n", "body/4/n"}, paths)
+	assert.Equal(t, len(m), calls, "each key is spelled once, to be ordered and in its path")
+
+	sv, err := Compile(reflect.TypeFor[map[namedKey]item](), "json")
+	require.NoError(t, err)
+	got = sv.Validate(reflect.ValueOf(map[namedKey]item{3: {SKU: "abcd"}}), "body", nil)
+	require.Len(t, got, 1)
+	assert.Equal(t, "body/3/n", got[0].Path, "the key as JSON spells it, not as String does")
+}
+
+// namedKey is an integer key with a String method, which JSON ignores.
+type namedKey int
+
+func (namedKey) String() string { return "three" }
