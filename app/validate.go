@@ -16,8 +16,9 @@ var leftOut = "; more failures were left out: at most " + strconv.Itoa(validate.
 // validationError is the 400 for failing fields. It keeps a copy of
 // fields, so the caller may reuse them; the usual single failure costs
 // one allocation for the error and its field together. Past
-// validate.MaxFailures, the rest are dropped and the message says so:
-// the answer stays small whatever the body holds.
+// validate.MaxFailures, the rest are dropped and the message says so;
+// as a path is at most 1 KiB (validate cuts the client's keys), the
+// answer has a bound whatever the body holds.
 func validationError(fields []httpx.FieldError) error {
 	more := len(fields) > validate.MaxFailures
 	if more {

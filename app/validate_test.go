@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,6 +205,71 @@ func TestValidationFailuresAreCapped(t *testing.T) {
 	assert.Equal(t, 400, res.StatusCode)
 	require.Equal(t, 100, len(eb.Validation), "one over the cap")
 	assert.Contains(t, eb.Message, "more failures were left out")
+}
+
+type tenRequired struct {
+	A string `json:"a" validate:"required"`
+	B string `json:"b" validate:"required"`
+	C string `json:"c" validate:"required"`
+	D string `json:"d" validate:"required"`
+	E string `json:"e" validate:"required"`
+	F string `json:"f" validate:"required"`
+	G string `json:"g" validate:"required"`
+	H string `json:"h" validate:"required"`
+	I string `json:"i" validate:"required"`
+	J string `json:"j" validate:"required"`
+}
+
+type keyedNode struct {
+	Kids map[string]keyedNode `json:"kids"`
+	Name string               `json:"name" validate:"required"`
+}
+
+// TestValidationEchoesMapKeysCut: a failure's path repeats the client's
+// map keys, twice (in validation and in the message); a key is cut after
+// its first 64 bytes and a path after 1 KiB, so the answer stays small
+// however long the keys or deep the nesting. A 1 MiB key under ten
+// failing fields was answered with 20 MB.
+func TestValidationEchoesMapKeysCut(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Post("/flat", func(app.Body[map[string]tenRequired]) (string, error) { return "ok", nil })
+	s.Post("/deep", func(app.Body[keyedNode]) (string, error) { return "ok", nil })
+	post := func(target, body string) (*apptest.Response, httpx.ErrorBody) {
+		res := apptest.Do(t, s, "POST", target, strings.NewReader(body), "Content-Type", "application/json")
+		var eb httpx.ErrorBody
+		res.JSON(t, &eb)
+		require.Equal(t, 400, res.StatusCode, "%.200s", res.Body)
+		return res, eb
+	}
+
+	key := strings.Repeat("k", app.DefaultBodyLimit-16)
+	res, eb := post("/flat", `{"`+key+`":{}}`)
+	assert.Less(t, len(res.Body), 16<<10)
+	require.Len(t, eb.Validation, 10)
+	assert.Equal(t, "body/"+key[:64]+"…/a", eb.Validation[0].Path)
+	assert.True(t, strings.HasPrefix(eb.Message, "body/"+key[:64]+"…/a is required, "), "%.200s", eb.Message)
+
+	// 49 levels of 64-byte keys, as deep as a body may nest, then 100
+	// failing children: each path would be 3 KiB.
+	level := strings.Repeat("n", 64)
+	var leaves string
+	for i := range 100 {
+		leaves += `"` + level[:60] + strconv.Itoa(1000+i) + `":{},`
+	}
+	body := `{"name":"x","kids":{` + strings.TrimSuffix(leaves, ",") + `}}`
+	for range 48 {
+		body = `{"name":"x","kids":{"` + level + `":` + body + `}}`
+	}
+	res, eb = post("/deep", body)
+	require.Len(t, eb.Validation, 100)
+	longest := 0
+	for _, f := range eb.Validation {
+		longest = max(longest, len(f.Path))
+	}
+	assert.Equal(t, 1<<10+len("…"), longest, "a path is cut after 1 KiB")
+	assert.True(t, strings.HasPrefix(eb.Validation[0].Path, "body/kids/"+level+"/kids/"), "%.100s", eb.Validation[0].Path)
+	assert.Less(t, len(res.Body), 256<<10, "the answer has a bound, whatever the keys and the nesting")
 }
 
 type playgroundTagged struct {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/burrow-go/burrow/internal/echo"
 )
 
 // Error is an error with an HTTP status and an optional machine-readable
@@ -108,7 +109,7 @@ type NotFoundBody struct {
 // target as the client sent it, cut after its first 1 KiB.
 func NotFound(r *http.Request) NotFoundBody {
 	return NotFoundBody{
-		Message:    "Route " + r.Method + ":" + echo(r.RequestURI) + " not found",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not found",
 		Error:      http.StatusText(http.StatusNotFound),
 		StatusCode: http.StatusNotFound,
 	}
@@ -120,7 +121,7 @@ func NotAllowed(r *http.Request) ErrorBody {
 	return ErrorBody{
 		StatusCode: http.StatusMethodNotAllowed,
 		Error:      http.StatusText(http.StatusMethodNotAllowed),
-		Message:    "Route " + r.Method + ":" + echo(r.RequestURI) + " not allowed",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not allowed",
 	}
 }
 
@@ -129,19 +130,6 @@ func NotAllowed(r *http.Request) ErrorBody {
 // would double what each client that never reads its answer pins, and
 // what goes to logs.
 const maxEcho = 1 << 10
-
-// echo returns target, or its first maxEcho bytes (cut where a UTF-8
-// sequence starts) followed by "…" when it is longer.
-func echo(target string) string {
-	if len(target) <= maxEcho {
-		return target
-	}
-	n := maxEcho
-	for n > maxEcho-utf8.UTFMax && !utf8.RuneStart(target[n]) {
-		n--
-	}
-	return target[:n] + "…"
-}
 
 // Sentinel errors of the request and reply API.
 var (

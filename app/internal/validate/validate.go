@@ -27,6 +27,7 @@ import (
 	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/app/internal/jsonscan"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/echo"
 )
 
 // A Validator checks a value against the constraints in the tags of the
@@ -676,7 +677,7 @@ func (vd *Validator) validateMap(v reflect.Value, at *inputPath, out []httpx.Fie
 		if !at.more(out) {
 			break
 		}
-		at.push(pathSeg{name: k.text, index: -1})
+		at.push(pathSeg{name: echo.Cut(k.text, maxKeyEcho), index: -1})
 		out = vd.elem.validate(v.MapIndex(k.key), at, out)
 		at.pop()
 	}
@@ -783,9 +784,19 @@ func (p *inputPath) path() string {
 func (p *inputPath) push(s pathSeg) { p.segs, p.spelled = append(p.segs, s), "" }
 func (p *inputPath) pop()           { p.segs, p.spelled = p.segs[:len(p.segs)-1], "" }
 
-// String spells p as the client sees it: "body/items/0/sku". Names and
-// keys are escaped as in a JSON pointer (RFC 6901), so a key holding a
-// "/" cannot pose as two levels.
+// How much of the client's text a failure's path repeats: a map key's
+// first 64 bytes, a path's first 1 KiB (as much as a 404 repeats of a
+// request target). The answer holds each path twice, in the message and
+// in the list; whole, a 1 MiB key under ten failing fields made a 20 MB
+// answer, and 49 levels of 64-byte keys a path of 3 KiB per failure.
+const (
+	maxKeyEcho  = 64
+	maxPathEcho = 1 << 10
+)
+
+// String spells p as the client sees it: "body/items/0/sku", cut after
+// maxPathEcho bytes. Names and keys are escaped as in a JSON pointer
+// (RFC 6901), so a key holding a "/" cannot pose as two levels.
 func (p *inputPath) String() string {
 	if p.spelled != "" {
 		return p.spelled
@@ -808,7 +819,7 @@ func (p *inputPath) String() string {
 			}
 		}
 	}
-	return string(b)
+	return echo.Cut(b, maxPathEcho)
 }
 
 var textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()

@@ -3,6 +3,7 @@ package validate
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/burrow-go/burrow/httpx"
@@ -297,3 +298,21 @@ func TestMapFailuresInKeyTextOrder(t *testing.T) {
 type namedKey int
 
 func (namedKey) String() string { return "three" }
+
+// TestLongKeysAreCutInPaths: a failure's path repeats a map key's first
+// 64 bytes, cut where a UTF-8 sequence starts, then escaped.
+func TestLongKeysAreCutInPaths(t *testing.T) {
+	t.Parallel()
+	v, err := Compile(reflect.TypeFor[map[string]item](), "json")
+	require.NoError(t, err)
+	for key, want := range map[string]string{
+		strings.Repeat("k", 64):       "body/" + strings.Repeat("k", 64) + "/n",
+		strings.Repeat("k", 65):       "body/" + strings.Repeat("k", 64) + "…/n",
+		"k" + strings.Repeat("é", 40): "body/k" + strings.Repeat("é", 31) + "…/n",
+		strings.Repeat("/", 100):      "body/" + strings.Repeat("~1", 64) + "…/n",
+	} {
+		got := v.Validate(reflect.ValueOf(map[string]item{key: {SKU: "abcd"}}), "body", nil)
+		require.Len(t, got, 1)
+		assert.Equal(t, want, got[0].Path)
+	}
+}
