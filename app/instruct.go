@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/app/internal/textdecode"
 	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/httpx"
@@ -127,12 +128,9 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 // and "*" for a wildcard.
 func pathParams(path string) map[string]bool {
 	out := map[string]bool{}
-	for _, seg := range strings.Split(path, "/") {
-		switch {
-		case strings.HasPrefix(seg, ":"):
-			out[seg[1:]] = true
-		case seg == "*":
-			out["*"] = true
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := routepath.Param(seg); ok {
+			out[name] = true
 		}
 	}
 	return out

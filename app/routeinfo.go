@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/app/internal/validate"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
@@ -316,15 +317,13 @@ const wildcardParam = "wildcard"
 // first, in path order.
 func withPathParams(path string, params []ParamInfo) []ParamInfo {
 	var out []ParamInfo
-	for _, seg := range strings.Split(path, "/") {
-		var name string
+	for seg := range strings.SplitSeq(path, "/") {
+		name, ok := routepath.Param(seg)
 		switch {
-		case strings.HasPrefix(seg, ":"):
-			name = seg[1:]
-		case seg == "*":
-			name = wildcardParam
-		default:
+		case !ok:
 			continue
+		case name == routepath.Wildcard:
+			name = wildcardParam
 		}
 		i := slices.IndexFunc(params, func(p ParamInfo) bool {
 			return p.Source == "path" && (p.Name == name || (name == wildcardParam && p.Name == "*"))
@@ -353,15 +352,16 @@ func defaultOperationID(method, path string) string {
 	var b strings.Builder
 	b.WriteString(strings.ToLower(method))
 	words := 0
-	for _, seg := range strings.Split(path, "/") {
+	for seg := range strings.SplitSeq(path, "/") {
+		name, param := routepath.Param(seg)
 		switch {
 		case seg == "":
 			continue
-		case seg == "*":
+		case name == routepath.Wildcard:
 			b.WriteString("Wildcard")
-		case strings.HasPrefix(seg, ":"):
+		case param:
 			b.WriteString("By")
-			writeCamel(&b, seg[1:])
+			writeCamel(&b, name)
 		default:
 			writeCamel(&b, seg)
 		}

@@ -19,3 +19,23 @@ func TestBraced(t *testing.T) {
 		assert.Equal(t, tt.want, Braced(tt.path, tt.wildcard), tt.path)
 	}
 }
+
+func TestParam(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		seg, name string
+		ok        bool
+	}{
+		{":id", "id", true},
+		{"*", Wildcard, true},
+		{"todos", "", false},
+		{"", "", false},
+		{"a*b", "", false},
+		{"a:b", "", false},
+		{":", "", true},
+	} {
+		name, ok := Param(tt.seg)
+		assert.Equal(t, tt.name, name, tt.seg)
+		assert.Equal(t, tt.ok, ok, tt.seg)
+	}
+}
