@@ -370,3 +370,25 @@ func ExampleProvider() {
 	// cart closed, failed: false
 	// 200 2
 }
+
+// A 5xx answering an error the handler did not make an *httpx.Error says
+// its status text; the error is logged whole. An *httpx.Error's message
+// was written for the client and is sent. WithServerErrorMessages(true)
+// sends every message, for development.
+func ExampleWithServerErrorMessages() {
+	routes := func(s *app.Server) *app.Server {
+		s.Get("/report", func() error { return errors.New("pq: relation \"reports\" does not exist") })
+		s.Get("/pay", func() error {
+			return httpx.NewError(http.StatusServiceUnavailable, "PAYMENTS_DOWN", "payments are unavailable, try again later")
+		})
+		return s
+	}
+	prod, dev := routes(app.New()), routes(app.New(app.WithServerErrorMessages(true)))
+	fmt.Println(get(prod, "/report"))
+	fmt.Println(get(prod, "/pay"))
+	fmt.Println(get(dev, "/report"))
+	// Output:
+	// 500 {"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}
+	// 503 {"statusCode":503,"code":"PAYMENTS_DOWN","error":"Service Unavailable","message":"payments are unavailable, try again later"}
+	// 500 {"statusCode":500,"error":"Internal Server Error","message":"pq: relation \"reports\" does not exist"}
+}

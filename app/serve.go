@@ -521,13 +521,10 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		err = herr
 		logPanic(log, req, err)
 	}
-	body := httpx.BodyOf(err)
-	if body.StatusCode >= 500 {
+	status, body := rt.a.cfg.errors.Body(err, req.Raw())
+	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
-		}
-		if rt.a.cfg.hideServerErrors {
-			body.Message = body.Error
+			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status), zap.Error(err))
 		}
 	} else if log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at
@@ -535,9 +532,9 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		// costs the server more than the refusal itself. Checked first,
 		// so that building the message and the fields costs nothing when
 		// debug is off.
-		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
+		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status))
 	}
-	rep.Code(body.StatusCode)
+	rep.Code(status)
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
 		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
