@@ -108,6 +108,21 @@ func WithServerErrorMessages(on bool) Option {
 	return func(c *config) { c.errors.ServerMessages = on }
 }
 
+// WithProblemDetails answers errors with RFC 9457 problem details
+// (httpx.Problem, content type application/problem+json) instead of
+// Burrow's default body, Fastify's: the default error handler,
+// httpx.Reply.SendError and every answer of the framework's own (404,
+// 405, 400, 413, 415, a validation failure, a time-out, a panic). The
+// type is the error's httpx.Error.Type, "about:blank" when it has none;
+// title is the status text, status the status, detail the message
+// (hidden for a 5xx as WithServerErrorMessages says) and instance the
+// request's path; code and the validation list are extension members,
+// left out when empty. The OpenAPI document (app/openapi) describes
+// these bodies then. It applies to the whole server, as a client reads
+// one API with one error shape; answers a handler or an error handler
+// of the user's sends itself are its own.
+func WithProblemDetails() Option { return func(c *config) { c.errors.Problems = true } }
+
 // WithRootName names the root context (default "root").
 func WithRootName(name string) Option { return func(c *config) { c.name = name } }
 

@@ -240,7 +240,7 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if d := a.cfg.requestTimeout; d > 0 {
 		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errDeadline)
 		defer cancel()
-		dw = newDeadlineWriter(w, ctx, a.replyTimeout)
+		dw = newDeadlineWriter(w, r, ctx, a.replyTimeout, a.cfg.errors)
 		w = dw
 	}
 	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
@@ -570,9 +570,9 @@ func protect(h invoker, x *httpx.Exchange, in error) (err error) {
 
 func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg string) {
 	x := a.pool.Get().(*httpx.Exchange)
-	a.writeJSON(x, w, r, http.StatusServiceUnavailable, httpx.ErrorBody{
+	a.writeJSON(x, w, r, http.StatusServiceUnavailable, a.cfg.errors.Render(httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
-	})
+	}, r))
 	x.End()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
@@ -581,11 +581,12 @@ func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg strin
 // notAllowed answers 405 to a method the path has no route for.
 func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
+	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, a.cfg.errors.Render(httpx.NotAllowed(r), r))
 }
 
 // writeJSON answers r outside any route (405, 503) through x, which the
-// caller ends: no decorators or hooks apply.
+// caller ends: no decorators or hooks apply. body is an error's, in the
+// server's format (ErrorFormat.Render).
 func (a *instance) writeJSON(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
 	_, rep := x.Begin(w, r, nil, nil, 0, "", nil)
 	rep.SetWriteTimeout(a.replyTimeout)
