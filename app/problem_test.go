@@ -139,9 +139,9 @@ func TestErrorShapes(t *testing.T) {
 	}
 }
 
-// The answers written before or beside any route — the request time-out's
-// 503, the 400 of a path a hand-built request cannot be routed on — take
-// the server's format too.
+// The answers written before or beside any route — the 503 before Ready,
+// the request time-out's 503, the 400 of a path a hand-built request
+// cannot be routed on — take the server's format too.
 func TestErrorShapesOutsideRoutes(t *testing.T) {
 	t.Parallel()
 	for _, problems := range []bool{false, true} {
@@ -154,6 +154,16 @@ func TestErrorShapesOutsideRoutes(t *testing.T) {
 			s := app.New(opts...)
 			require.NoError(t, s.Get("/slow", func(ctx context.Context) error { <-ctx.Done(); return nil }))
 			require.NoError(t, s.Get("/a/:x", func() (string, error) { return "a", nil }))
+
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest("GET", "/a/b?q", nil)) // before Ready
+			assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+			if problems {
+				assert.Equal(t, `{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"Server is not ready","instance":"/a/b"}`, rec.Body.String())
+			} else {
+				assert.Equal(t, `{"statusCode":503,"error":"Service Unavailable","message":"Server is not ready"}`, rec.Body.String())
+			}
+
 			addr := serve(t, s)
 
 			req, err := http.NewRequest("GET", "http://"+addr+"/slow", nil)
@@ -170,7 +180,7 @@ func TestErrorShapesOutsideRoutes(t *testing.T) {
 
 			req = httptest.NewRequest("GET", "/a/b", nil)
 			req.URL.RawPath = "/a/%zz" // net/http refuses this on the wire; a hand-built request can hold it
-			rec := httptest.NewRecorder()
+			rec = httptest.NewRecorder()
 			s.ServeHTTP(rec, req)
 			assert.Equal(t, http.StatusBadRequest, rec.Code)
 			if problems {
