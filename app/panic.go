@@ -49,7 +49,9 @@ func writeInternal(w http.ResponseWriter, r *http.Request, f httpx.ErrorFormat) 
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusInternalServerError)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+		// The body is JSON, sent as JSON: the request's path in it (a
+		// problem's instance) is a JSON string, not markup.
+		_, _ = w.Write(body) // #nosec G705 -- JSON under a JSON content type
 	}
 }
 
