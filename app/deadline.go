@@ -49,18 +49,20 @@ var errDeadline = fmt.Errorf("request time-out: %w", context.DeadlineExceeded)
 // its reply begins. Only routes of a server with a request time-out pay
 // for this.
 type deadlineWriter struct {
-	w     http.ResponseWriter
-	ctx   context.Context
-	h     http.Header
-	reply time.Duration // the reply time-out, which bounds the 503's write too
+	w      http.ResponseWriter
+	ctx    context.Context
+	h      http.Header
+	reply  time.Duration     // the reply time-out, which bounds the 503's write too
+	r      *http.Request     // the request the 503 answers
+	format httpx.ErrorFormat // the 503's
 
 	mu       sync.Mutex
 	began    bool // the handler's reply has begun: it is the reply
 	answered bool // the 503 was sent: the handler's writes are discarded
 }
 
-func newDeadlineWriter(w http.ResponseWriter, ctx context.Context, reply time.Duration) *deadlineWriter {
-	return &deadlineWriter{w: w, ctx: ctx, h: http.Header{}, reply: reply}
+func newDeadlineWriter(w http.ResponseWriter, r *http.Request, ctx context.Context, reply time.Duration, format httpx.ErrorFormat) *deadlineWriter {
+	return &deadlineWriter{w: w, r: r, ctx: ctx, h: http.Header{}, reply: reply, format: format}
 }
 
 // expired reports whether ctx ended at the request time-out (not because
@@ -103,12 +105,13 @@ func (dw *deadlineWriter) answer() {
 	}
 	h := dw.w.Header()
 	h["Connection"] = closeHeader
-	h["Content-Type"] = []string{httpx.ContentTypeJSON}
+	body := errorBytes(timeoutReply, dw.format, errTimeout, dw.r)
+	h["Content-Type"] = []string{dw.format.ContentType()}
 	// A length, so the flushed reply is complete; without one net/http
 	// would chunk it and end it only when the handler returns.
-	h["Content-Length"] = []string{strconv.Itoa(len(timeoutReply))}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	dw.w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = dw.w.Write(timeoutReply)
+	_, _ = dw.w.Write(body)                      // #nosec G705 -- JSON under a JSON content type, as writeInternal's
 	_ = http.NewResponseController(dw.w).Flush() // now, not when the handler returns
 }
 

@@ -168,10 +168,14 @@
 // [Server.SetErrorHandler] sets a context's error handler, a function of
 // handler parameters plus the error. If it fails, the parent context's
 // handler gets the new error, up to the default one, which logs it and
-// sends Fastify's JSON shape: {"statusCode","code","error","message"}.
-// httpx.NewError and httpx.Errorf make errors that carry a status and a
-// code; wrapped, they are still found. A panic in a handler or hook is a
-// 500 through the same path, and the server keeps serving.
+// sends Fastify's JSON shape: {"statusCode","code","error","message"}
+// ([WithProblemDetails] makes it, and every refusal of the framework's,
+// RFC 9457 problem details instead). httpx.NewError and httpx.Errorf make
+// errors that carry a status and a code; wrapped, they are still found.
+// Any other error is a 500 whose message is the status text, as its own
+// text was written for logs ([WithServerErrorMessages] sends it, for
+// development). A panic in a handler or hook is a 500 through the same
+// path, and the server keeps serving.
 //
 // Start-up errors name their subject once and read as one sentence.
 // Sentinels ([ErrAlreadyStarted], [ErrMissingDependency],

@@ -370,3 +370,55 @@ func ExampleProvider() {
 	// cart closed, failed: false
 	// 200 2
 }
+
+// With WithProblemDetails, every error is answered as RFC 9457 problem
+// details; the text of an error that is not an *httpx.Error stays in the
+// log, as it does by default.
+func ExampleWithProblemDetails() {
+	type signup struct {
+		Email string `json:"email" validate:"required,format=email"`
+	}
+	s := app.New(app.WithProblemDetails())
+	s.Post("/signup", func(b app.Body[signup]) (string, error) { return "welcome", nil })
+	s.Get("/plans/:id", func() error {
+		return &httpx.Error{StatusCode: http.StatusGone, Code: "PLAN_RETIRED", Message: "this plan is retired",
+			Type: "https://example.com/problems/plan-retired"}
+	})
+	s.Get("/report", func() error { return errors.New("pq: relation \"reports\" does not exist") })
+
+	req := httptest.NewRequest("POST", "/signup", strings.NewReader(`{"email":"ada"}`))
+	req.Header.Set("Content-Type", "application/json")
+	res, _ := s.Inject(req)
+	b, _ := io.ReadAll(res.Body)
+	fmt.Println(res.Header.Get("Content-Type"))
+	fmt.Printf("%d %s\n", res.StatusCode, b)
+	fmt.Println(get(s, "/plans/basic"))
+	fmt.Println(get(s, "/report"))
+	// Output:
+	// application/problem+json
+	// 400 {"type":"about:blank","title":"Bad Request","status":400,"detail":"body/email must match format \"email\"","instance":"/signup","code":"FST_ERR_VALIDATION","validation":[{"path":"body/email","rule":"format","message":"must match format \"email\""}]}
+	// 410 {"type":"https://example.com/problems/plan-retired","title":"Gone","status":410,"detail":"this plan is retired","instance":"/plans/basic","code":"PLAN_RETIRED"}
+	// 500 {"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Internal Server Error","instance":"/report"}
+}
+
+// A 5xx answering an error the handler did not make an *httpx.Error says
+// its status text; the error is logged whole. An *httpx.Error's message
+// was written for the client and is sent. WithServerErrorMessages(true)
+// sends every message, for development.
+func ExampleWithServerErrorMessages() {
+	routes := func(s *app.Server) *app.Server {
+		s.Get("/report", func() error { return errors.New("pq: relation \"reports\" does not exist") })
+		s.Get("/pay", func() error {
+			return httpx.NewError(http.StatusServiceUnavailable, "PAYMENTS_DOWN", "payments are unavailable, try again later")
+		})
+		return s
+	}
+	prod, dev := routes(app.New()), routes(app.New(app.WithServerErrorMessages(true)))
+	fmt.Println(get(prod, "/report"))
+	fmt.Println(get(prod, "/pay"))
+	fmt.Println(get(dev, "/report"))
+	// Output:
+	// 500 {"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}
+	// 503 {"statusCode":503,"code":"PAYMENTS_DOWN","error":"Service Unavailable","message":"payments are unavailable, try again later"}
+	// 500 {"statusCode":500,"error":"Internal Server Error","message":"pq: relation \"reports\" does not exist"}
+}

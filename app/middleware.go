@@ -299,7 +299,7 @@ func (c *call) panicked(rt *route, r *http.Request, err error, answered bool) {
 		rt.fail(c.x, err) // logs it
 	default:
 		c.logPanic(rt, err)
-		writeInternal(&c.tw, r)
+		writeInternal(&c.tw, r, rt.a.cfg.errors)
 	}
 }
 

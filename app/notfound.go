@@ -55,7 +55,7 @@ func (a *instance) compileNotFound() error {
 			return
 		}
 		owner[n.prefix] = n
-		handler := any(defaultNotFound)
+		handler := any(a.defaultNotFound)
 		if n.notFound != nil {
 			handler = n.notFound.fn
 		}
@@ -76,8 +76,9 @@ func (a *instance) compileNotFound() error {
 	return errs
 }
 
-func defaultNotFound(req *httpx.Request, rep *httpx.Reply) error {
-	return rep.Code(http.StatusNotFound).Send(httpx.NotFound(req.Raw()))
+// defaultNotFound answers 404 in the server's error format.
+func (a *instance) defaultNotFound(req *httpx.Request, rep *httpx.Reply) error {
+	return rep.Code(http.StatusNotFound).Send(a.cfg.errors.NotFound(req.Raw()))
 }
 
 // findNotFound picks the not-found route whose prefix covers path: the

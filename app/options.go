@@ -28,7 +28,7 @@ type config struct {
 	maxBodyBytes      int64
 	bodyTimeout       time.Duration
 	replyTimeout      time.Duration
-	hideServerErrors  bool
+	errors            httpx.ErrorFormat
 	protocols         *http.Protocols
 }
 
@@ -93,14 +93,35 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
 
-// WithServerErrorMessages says whether the default error handler sends
-// the message of a 5xx error to the client (default true, as Fastify). In
-// production, turn it off: an error's text can reveal a driver, a host, a
-// file path; the body's message is then the status text ("Internal Server
-// Error"), its status and code stay, and the whole error is still logged.
-// 4xx messages, which tell the client what to fix, are always sent. A
-// panic's value is never sent, whatever this says.
-func WithServerErrorMessages(on bool) Option { return func(c *config) { c.hideServerErrors = !on } }
+// WithServerErrorMessages says whether a 5xx answer to an error that is
+// not an *httpx.Error (a driver's, a dial's, anything a handler returns
+// as it got it) carries that error's text (default false). Such text was
+// written for logs and can name a table, a host, a file path; hidden,
+// the message is the status text ("Internal Server Error"), and the
+// whole error is logged. Turn it on in development to read errors in the
+// replies. The message of an *httpx.Error is sent whatever its status
+// (a 503 "database unavailable" was written for the client), and so is
+// every 4xx message, which tells the client what to fix. A panic's value
+// is never sent, whatever this says. It applies to the default error
+// handler and to httpx.Reply.SendError.
+func WithServerErrorMessages(on bool) Option {
+	return func(c *config) { c.errors.ServerMessages = on }
+}
+
+// WithProblemDetails answers errors with RFC 9457 problem details
+// (httpx.Problem, content type application/problem+json) instead of
+// Burrow's default body, Fastify's: the default error handler,
+// httpx.Reply.SendError and every answer of the framework's own (404,
+// 405, 400, 413, 415, a validation failure, a time-out, a panic). The
+// type is the error's httpx.Error.Type, "about:blank" when it has none;
+// title is the status text, status the status, detail the message
+// (hidden for a 5xx as WithServerErrorMessages says) and instance the
+// request's path; code and the validation list are extension members,
+// left out when empty. The OpenAPI document (app/openapi) describes
+// these bodies then. It applies to the whole server, as a client reads
+// one API with one error shape; answers a handler or an error handler
+// of the user's sends itself are its own.
+func WithProblemDetails() Option { return func(c *config) { c.errors.Problems = true } }
 
 // WithRootName names the root context (default "root").
 func WithRootName(name string) Option { return func(c *config) { c.name = name } }

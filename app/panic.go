@@ -40,16 +40,33 @@ var internalReply = func() []byte {
 }()
 
 // writeInternal answers r with a bare 500 on w, which nothing was written
-// to, outside any reply: what a panic answers.
-func writeInternal(w http.ResponseWriter, r *http.Request) {
+// to, outside any reply: what a panic answers, in format f.
+func writeInternal(w http.ResponseWriter, r *http.Request, f httpx.ErrorFormat) {
+	body := errorBytes(internalReply, f, errInternal, r)
 	h := w.Header()
 	delete(h, "Content-Encoding") // the body is not what a middleware was encoding
-	h["Content-Type"] = []string{httpx.ContentTypeJSON}
-	h["Content-Length"] = []string{strconv.Itoa(len(internalReply))}
+	h["Content-Type"] = []string{f.ContentType()}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusInternalServerError)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(internalReply)
+		// The body is JSON, sent as JSON: the request's path in it (a
+		// problem's instance) is a JSON string, not markup.
+		_, _ = w.Write(body) // #nosec G705 -- JSON under a JSON content type
 	}
+}
+
+// errorBytes is err's reply to r in format f, for an answer written
+// outside any reply: prepared, the default body, or else encoded now.
+func errorBytes(prepared []byte, f httpx.ErrorFormat, err error, r *http.Request) []byte {
+	if !f.Problems {
+		return prepared
+	}
+	_, body := f.Body(err, r)
+	b, jerr := json.Marshal(body)
+	if jerr != nil { // a Problem of strings and an int: cannot happen
+		return prepared
+	}
+	return b
 }
 
 func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }

@@ -15,15 +15,15 @@ import (
 // 400 itself, through x, and ok is false.
 func (a *instance) requestPath(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
 	if tooManyQueryParams(r.URL.RawQuery) {
-		a.writeJSON(x, w, r, http.StatusBadRequest, errTooManyQueryParams)
+		a.writeJSON(x, w, r, http.StatusBadRequest, a.cfg.errors.Render(errTooManyQueryParams, r))
 		return "", false, false
 	}
 	path, escaped, ok = routingPath(r.URL)
 	if !ok {
-		a.writeJSON(x, w, r, http.StatusBadRequest, httpx.ErrorBody{
+		a.writeJSON(x, w, r, http.StatusBadRequest, a.cfg.errors.Render(httpx.ErrorBody{
 			StatusCode: http.StatusBadRequest, Code: "FST_ERR_BAD_URL",
 			Error: http.StatusText(http.StatusBadRequest), Message: "'" + path + "' is not a valid url component",
-		})
+		}, r))
 	}
 	return path, escaped, ok
 }

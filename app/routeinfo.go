@@ -52,6 +52,11 @@ type RouteInfo struct {
 	// context and its ancestors, root first: the route can see each one's
 	// guard, so a request must satisfy them all.
 	Security []SecurityScheme
+
+	// ProblemDetails says the framework answers the route's errors with
+	// problem details (httpx.Problem, WithProblemDetails) rather than
+	// httpx.ErrorBody.
+	ProblemDetails bool
 }
 
 // ParamInfo is one value a route reads outside the body.
@@ -201,7 +206,7 @@ func (ri *RouteInfo) clone() RouteInfo {
 // and in, what the route decodes for its handler and hooks. Standard
 // handlers and mounts describe no reply beyond their path.
 func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan) *RouteInfo {
-	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path()}
+	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path(), ProblemDetails: a.cfg.errors.Problems}
 	for _, p := range a.lineage(n) {
 		for _, sc := range p.security {
 			if !slices.ContainsFunc(ri.Security, func(x SecurityScheme) bool { return x.Name == sc.Name }) {

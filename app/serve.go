@@ -240,7 +240,7 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if d := a.cfg.requestTimeout; d > 0 {
 		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errDeadline)
 		defer cancel()
-		dw = newDeadlineWriter(w, ctx, a.replyTimeout)
+		dw = newDeadlineWriter(w, r, ctx, a.replyTimeout, a.cfg.errors)
 		w = dw
 	}
 	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
@@ -521,13 +521,10 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		err = herr
 		logPanic(log, req, err)
 	}
-	body := httpx.BodyOf(err)
-	if body.StatusCode >= 500 {
+	status, body := rt.a.cfg.errors.Body(err, req.Raw())
+	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
-		}
-		if rt.a.cfg.hideServerErrors {
-			body.Message = body.Error
+			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status), zap.Error(err))
 		}
 	} else if log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at
@@ -535,9 +532,9 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 		// costs the server more than the refusal itself. Checked first,
 		// so that building the message and the fields costs nothing when
 		// debug is off.
-		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
+		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status))
 	}
-	rep.Code(body.StatusCode)
+	rep.Code(status)
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
 		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
@@ -573,9 +570,9 @@ func protect(h invoker, x *httpx.Exchange, in error) (err error) {
 
 func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg string) {
 	x := a.pool.Get().(*httpx.Exchange)
-	a.writeJSON(x, w, r, http.StatusServiceUnavailable, httpx.ErrorBody{
+	a.writeJSON(x, w, r, http.StatusServiceUnavailable, a.cfg.errors.Render(httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
-	})
+	}, r))
 	x.End()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
@@ -584,11 +581,12 @@ func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg strin
 // notAllowed answers 405 to a method the path has no route for.
 func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, httpx.NotAllowed(r))
+	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, a.cfg.errors.Render(httpx.NotAllowed(r), r))
 }
 
 // writeJSON answers r outside any route (405, 503) through x, which the
-// caller ends: no decorators or hooks apply.
+// caller ends: no decorators or hooks apply. body is an error's, in the
+// server's format (ErrorFormat.Render).
 func (a *instance) writeJSON(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
 	_, rep := x.Begin(w, r, nil, nil, 0, "", nil)
 	rep.SetWriteTimeout(a.replyTimeout)

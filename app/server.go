@@ -95,6 +95,7 @@ func New(opts ...Option) *Server {
 	a.pool.New = func() any {
 		x := new(httpx.Exchange)
 		x.SetClosing(a.closing)
+		x.SetErrorFormat(cfg.errors)
 		return x
 	}
 	return &Server{a: a, n: a.root}

@@ -67,22 +67,32 @@ func TestPanicValuesNeverReachClients(t *testing.T) {
 	}
 }
 
-// WithServerErrorMessages(false) replaces the message of every 5xx the
-// default error handler sends by its status text; the log keeps the error.
-func TestServerErrorMessagesCanBeHidden(t *testing.T) {
+// By default, a 5xx answering an error the handler did not make an
+// *httpx.Error says its status text, keeping status and code: the
+// error's own text, written for logs, may name a driver, a host, a path.
+// An *httpx.Error's message was written for the client and is sent.
+// WithServerErrorMessages(true) sends every message; the log always
+// keeps the whole error.
+func TestServerErrorMessagesAreHiddenByDefault(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name         string
-		err          error
-		status       int
-		shown, given string // the body with messages shown (the default) and hidden
+		name          string
+		err           error
+		status        int
+		hidden, shown string // the body by default and with WithServerErrorMessages(true)
 	}{
-		{"a plain error", errors.New("pq: password authentication failed for user app"), 500,
-			`{"statusCode":500,"error":"Internal Server Error","message":"pq: password authentication failed for user app"}`,
-			internalError},
-		{"a 503 with a code", httpx.NewError(http.StatusServiceUnavailable, "E_DOWN", "db at 10.0.0.3 is down"), 503,
-			`{"statusCode":503,"code":"E_DOWN","error":"Service Unavailable","message":"db at 10.0.0.3 is down"}`,
-			`{"statusCode":503,"code":"E_DOWN","error":"Service Unavailable","message":"Service Unavailable"}`},
+		{"a plain error", errors.New("SQL logic error: no such table: bookmarks (1)"), 500,
+			internalError,
+			`{"statusCode":500,"error":"Internal Server Error","message":"SQL logic error: no such table: bookmarks (1)"}`},
+		{"a wrapped plain error", fmt.Errorf("loading bookmarks: %w", errors.New("dial tcp 10.0.0.7:5432: refused")), 500,
+			internalError,
+			`{"statusCode":500,"error":"Internal Server Error","message":"loading bookmarks: dial tcp 10.0.0.7:5432: refused"}`},
+		{"an *httpx.Error's 5xx message is its author's", httpx.NewError(http.StatusServiceUnavailable, "E_DOWN", "database unavailable"), 503,
+			`{"statusCode":503,"code":"E_DOWN","error":"Service Unavailable","message":"database unavailable"}`,
+			`{"statusCode":503,"code":"E_DOWN","error":"Service Unavailable","message":"database unavailable"}`},
+		{"an *httpx.Error wrapped", fmt.Errorf("store: %w", httpx.NewError(http.StatusBadGateway, "E_UPSTREAM", "the mail service failed")), 502,
+			`{"statusCode":502,"code":"E_UPSTREAM","error":"Bad Gateway","message":"the mail service failed"}`,
+			`{"statusCode":502,"code":"E_UPSTREAM","error":"Bad Gateway","message":"the mail service failed"}`},
 		{"a 4xx is the client's to read", httpx.NewError(http.StatusConflict, "E_TAKEN", "name is taken"), 409,
 			`{"statusCode":409,"code":"E_TAKEN","error":"Conflict","message":"name is taken"}`,
 			`{"statusCode":409,"code":"E_TAKEN","error":"Conflict","message":"name is taken"}`},
@@ -90,19 +100,27 @@ func TestServerErrorMessagesCanBeHidden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, show := range []bool{true, false} {
+			off, on := false, true
+			for _, show := range []*bool{nil, &off, &on} {
 				core, logs := observer.New(zapcore.DebugLevel)
-				s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(false), app.WithServerErrorMessages(show))
+				opts := []app.Option{app.WithLogger(zap.New(core)), app.WithRequestLogging(false)}
+				want := tt.hidden
+				if show != nil {
+					opts = append(opts, app.WithServerErrorMessages(*show))
+					if *show {
+						want = tt.shown
+					}
+				}
+				s := app.New(opts...)
 				s.Get("/", func() error { return tt.err })
+				s.Get("/send", func(rep *httpx.Reply) error { return rep.SendError(tt.err) })
 				status, body, _ := do(t, s, "GET", "/")
 				assert.Equal(t, tt.status, status)
-				want := tt.given
-				if show {
-					want = tt.shown
-				}
 				assert.Equal(t, want, body, "messages shown: %v", show)
+				_, body, _ = do(t, s, "GET", "/send")
+				assert.Equal(t, want, body, "SendError, messages shown: %v", show)
 				logged := logs.FilterFieldKey("reqId").All()
-				require.Len(t, logged, 1)
+				require.NotEmpty(t, logged)
 				assert.Equal(t, tt.err.Error(), logged[0].Message, "the log keeps the whole error")
 			}
 		})

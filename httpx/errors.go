@@ -25,6 +25,10 @@ type Error struct {
 	// Validation lists the failing fields of a validation error; sent as
 	// the body's "validation" array.
 	Validation []FieldError
+	// Type is a URI reference naming the kind of problem, sent as the
+	// type of problem details (ErrorFormat.Problems); empty is
+	// DefaultProblemType. ErrorBody has no place for it.
+	Type string
 }
 
 // FieldError is one failing field of a request input: where it is (body,
@@ -70,8 +74,10 @@ type ErrorBody struct {
 }
 
 // BodyOf builds the body for err: the status and code of an *Error in its
-// chain, 500 otherwise. A 5xx keeps the error's message but never more (no
-// stack, no wrapped causes beyond what Error() says).
+// chain, 500 otherwise. It keeps the message of any error, an error that
+// is not an *Error too (its Error() text, never a stack): a server's
+// replies hide that text unless told otherwise (see ErrorFormat), and a
+// handler sending BodyOf's result itself decides what its client reads.
 func BodyOf(err error) ErrorBody {
 	he, ok := err.(*Error) // what the framework's own refusals are: no walk, no message built
 	if !ok {
@@ -81,6 +87,11 @@ func BodyOf(err error) ErrorBody {
 		status := http.StatusInternalServerError
 		return ErrorBody{StatusCode: status, Error: http.StatusText(status), Message: err.Error()}
 	}
+	return bodyOf(he)
+}
+
+// bodyOf is he's body; a status outside 400–599 is sent as 500.
+func bodyOf(he *Error) ErrorBody {
 	status := he.StatusCode
 	if status < 400 || status > 599 {
 		status = http.StatusInternalServerError

@@ -53,6 +53,11 @@ type shell struct {
 // allocation is shared by that many requests.
 const shellBatch = 64
 
+// SetErrorFormat sets how the exchange's replies write errors
+// (Reply.SendError). The framework calls it once, when it makes the
+// exchange; it survives the requests the exchange serves.
+func (x *Exchange) SetErrorFormat(f ErrorFormat) { x.rep.format = f }
+
 // Params is the buffer the router fills with the parameters of the next
 // request, before Begin.
 func (x *Exchange) Params() *Params { return &x.state.params }

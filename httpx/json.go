@@ -92,20 +92,26 @@ func (b ErrorBody) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"message":`...)
 	dst = AppendJSONString(dst, b.Message)
 	if len(b.Validation) > 0 {
-		dst = append(dst, `,"validation":[`...)
-		for i, f := range b.Validation {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"path":`...)
-			dst = AppendJSONString(dst, f.Path)
-			dst = append(dst, `,"rule":`...)
-			dst = AppendJSONString(dst, f.Rule)
-			dst = append(dst, `,"message":`...)
-			dst = AppendJSONString(dst, f.Message)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendFieldErrors(append(dst, `,"validation":`...), b.Validation)
 	}
 	return append(dst, '}')
+}
+
+// appendFieldErrors appends fs as a JSON array, as Send's encoder writes
+// it.
+func appendFieldErrors(dst []byte, fs []FieldError) []byte {
+	dst = append(dst, '[')
+	for i, f := range fs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"path":`...)
+		dst = AppendJSONString(dst, f.Path)
+		dst = append(dst, `,"rule":`...)
+		dst = AppendJSONString(dst, f.Rule)
+		dst = append(dst, `,"message":`...)
+		dst = AppendJSONString(dst, f.Message)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }

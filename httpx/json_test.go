@@ -85,6 +85,10 @@ func TestErrorBodyIsSentAsEncodingJSONWritesIt(t *testing.T) {
 			{Path: "body/a~1b", Rule: "max", Message: "must NOT have more than 5 items"}, {Path: "querystring/é", Rule: "type", Message: "must be integer"}}},
 		httpx.ErrorBody{},
 		traced{httpx.ErrorBody{StatusCode: 400, Error: "Bad Request", Message: "m"}, "t-1"},
+		httpx.Problem{Type: "about:blank", Title: "Bad Request", Status: 400, Detail: "d \"<x>\"\n\xff\u2028", Instance: "/a%2Fb/é",
+			Code: "C", Validation: []httpx.FieldError{{Path: "body/a", Rule: "max", Message: "m"}, {Path: "q", Rule: "r", Message: "n"}}},
+		httpx.Problem{Validation: []httpx.FieldError{}},
+		httpx.Problem{},
 	} {
 		rec, err := send(t, nil, v, nil)
 		require.NoError(t, err)

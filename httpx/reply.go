@@ -76,6 +76,10 @@ type reply struct {
 
 	out encoding
 
+	// format is the server's error format (SetErrorFormat), kept from
+	// one request to the next.
+	format ErrorFormat
+
 	// closing is the server's closing context (SetClosing), kept from
 	// one request to the next; stopStream undoes a stream's join with it.
 	closing    context.Context
@@ -296,9 +300,13 @@ func (r *reply) send(v any) error {
 		}
 		buf := &r.out.buf
 		buf.Reset()
+		ctype = jsonType
 		if eb, ok := v.(ErrorBody); ok {
 			buf.Write(eb.appendJSON(buf.AvailableBuffer())) // keeps a grown buffer for the next reply
 			body = buf.Bytes()
+		} else if p, ok := v.(Problem); ok {
+			buf.Write(p.appendJSON(buf.AvailableBuffer()))
+			body, ctype = buf.Bytes(), problemType
 		} else if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
 			b, err := a.AppendJSON(buf.AvailableBuffer())
 			if err != nil {
@@ -319,7 +327,6 @@ func (r *reply) send(v any) error {
 			// pay for the copy.
 			body = bytes.Clone(body)
 		}
-		ctype = jsonType
 	}
 	if onSend {
 		// The hooks see the content type the reply will have (a
@@ -445,11 +452,14 @@ func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// SendError sets err's status and sends its Fastify-shaped error body,
-// the body the default error handler writes. Like any Send it runs the
-// send hooks.
+// SendError sets err's status and sends its error body, the body the
+// default error handler writes: in the server's ErrorFormat, Burrow's
+// Fastify-shaped ErrorBody unless it answers with problem details, and
+// the text of a 5xx error that is not an *Error hidden unless it shows
+// it. Like any Send it runs the send hooks.
 func (rp *Reply) SendError(err error) error {
-	body := BodyOf(err)
-	rp.live().status = body.StatusCode
+	r := rp.live()
+	status, body := r.format.Body(err, r.req.Raw())
+	r.status = status
 	return rp.Send(body)
 }

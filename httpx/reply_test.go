@@ -196,23 +196,53 @@ func TestSendHooks(t *testing.T) {
 }
 
 func TestSendErrorBodies(t *testing.T) {
+	t.Parallel()
+	problems := httpx.ErrorFormat{Problems: true}
+	shown := httpx.ErrorFormat{ServerMessages: true}
 	tests := []struct {
+		name   string
+		format httpx.ErrorFormat
 		err    error
 		status int
+		ctype  string
 		body   string
 	}{
-		{httpx.NewError(409, "E_TAKEN", "taken"), 409, `{"statusCode":409,"code":"E_TAKEN","error":"Conflict","message":"taken"}`},
-		{errors.New("boom"), 500, `{"statusCode":500,"error":"Internal Server Error","message":"boom"}`},
-		{httpx.NewError(301, "", "moved"), 500, `{"statusCode":500,"error":"Internal Server Error","message":"moved"}`},
-		{fmt.Errorf("ctx: %w", httpx.NewError(404, "", "gone")), 404, `{"statusCode":404,"error":"Not Found","message":"gone"}`},
-		{httpx.Errorf(400, "bad %s: %w", "input", io.EOF), 400, `{"statusCode":400,"error":"Bad Request","message":"bad input: EOF"}`},
+		{"an *Error", httpx.ErrorFormat{}, httpx.NewError(409, "E_TAKEN", "taken"), 409, httpx.ContentTypeJSON,
+			`{"statusCode":409,"code":"E_TAKEN","error":"Conflict","message":"taken"}`},
+		{"a plain error's text is hidden", httpx.ErrorFormat{}, errors.New("boom"), 500, httpx.ContentTypeJSON,
+			`{"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}`},
+		{"or shown when asked", shown, errors.New("boom"), 500, httpx.ContentTypeJSON,
+			`{"statusCode":500,"error":"Internal Server Error","message":"boom"}`},
+		{"an *Error's 5xx message is its author's", httpx.ErrorFormat{}, httpx.NewError(503, "E_DB", "database unavailable"), 503, httpx.ContentTypeJSON,
+			`{"statusCode":503,"code":"E_DB","error":"Service Unavailable","message":"database unavailable"}`},
+		{"a status below 400", httpx.ErrorFormat{}, httpx.NewError(301, "", "moved"), 500, httpx.ContentTypeJSON,
+			`{"statusCode":500,"error":"Internal Server Error","message":"moved"}`},
+		{"a wrapped *Error", httpx.ErrorFormat{}, fmt.Errorf("ctx: %w", httpx.NewError(404, "", "gone")), 404, httpx.ContentTypeJSON,
+			`{"statusCode":404,"error":"Not Found","message":"gone"}`},
+		{"Errorf", httpx.ErrorFormat{}, httpx.Errorf(400, "bad %s: %w", "input", io.EOF), 400, httpx.ContentTypeJSON,
+			`{"statusCode":400,"error":"Bad Request","message":"bad input: EOF"}`},
+		{"problem: an *Error", problems, httpx.NewError(409, "E_TAKEN", "taken"), 409, httpx.ContentTypeProblem,
+			`{"type":"about:blank","title":"Conflict","status":409,"detail":"taken","instance":"/a/b","code":"E_TAKEN"}`},
+		{"problem: an *Error of its own type", problems, &httpx.Error{StatusCode: 402, Message: "top up", Type: "https://example.com/credit"}, 402, httpx.ContentTypeProblem,
+			`{"type":"https://example.com/credit","title":"Payment Required","status":402,"detail":"top up","instance":"/a/b"}`},
+		{"problem: a plain error's text is hidden", problems, errors.New("boom"), 500, httpx.ContentTypeProblem,
+			`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Internal Server Error","instance":"/a/b"}`},
+		{"problem: or shown when asked", httpx.ErrorFormat{Problems: true, ServerMessages: true}, errors.New("boom"), 500, httpx.ContentTypeProblem,
+			`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"boom","instance":"/a/b"}`},
+		{"problem: a validation error", problems, &httpx.Error{StatusCode: 400, Code: "V", Message: "m",
+			Validation: []httpx.FieldError{{Path: "body/a", Rule: "required", Message: "is required"}}}, 400, httpx.ContentTypeProblem,
+			`{"type":"about:blank","title":"Bad Request","status":400,"detail":"m","instance":"/a/b","code":"V","validation":[{"path":"body/a","rule":"required","message":"is required"}]}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.err.Error(), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			w := httptest.NewRecorder()
-			rep := newReply(w, nil)
+			x := new(httpx.Exchange)
+			x.SetErrorFormat(tt.format)
+			_, rep := x.Begin(w, httptest.NewRequest(http.MethodGet, "/a/b?secret=1", nil), nil, nil, 1, "", nil)
 			require.NoError(t, rep.SendError(tt.err))
 			assert.Equal(t, tt.status, w.Code)
+			assert.Equal(t, tt.ctype, w.Header().Get("Content-Type"))
 			assert.Equal(t, tt.body, w.Body.String())
 		})
 	}

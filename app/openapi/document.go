@@ -283,7 +283,7 @@ func (b *builder) responsesOf(r app.RouteInfo) obj {
 		key := strconv.Itoa(status)
 		if _, ok := res[key]; !ok {
 			res[key] = obj{"$ref": "#/components/responses/" + name}
-			b.responses[name] = burrowResponses[name]
+			b.responses[name] = burrowResponse(name, r.ProblemDetails)
 		}
 	}
 	if r.TypedInput {
@@ -313,6 +313,8 @@ func (b *builder) response(x app.ResponseInfo) obj {
 		// types exactly; anything else, named strings included, as JSON.
 		mt, sc := "application/json", obj(nil)
 		switch x.Type {
+		case typeProblem:
+			mt, sc = httpx.ContentTypeProblem, b.schemas.of(x.Type, out)
 		case typeString:
 			mt, sc = "text/plain", obj{"type": "string"}
 		case typeBytes:
@@ -333,45 +335,83 @@ func (b *builder) response(x app.ResponseInfo) obj {
 }
 
 var (
-	// typeErrorBody is the body of Burrow's error answers.
+	// typeErrorBody is the body of Burrow's error answers; typeProblem
+	// their body on a server that answers with problem details.
 	typeErrorBody = reflect.TypeFor[httpx.ErrorBody]()
+	typeProblem   = reflect.TypeFor[httpx.Problem]()
 	typeString    = reflect.TypeFor[string]()
 	typeBytes     = reflect.TypeFor[[]byte]()
 )
 
-// burrowResponses are Burrow's own answers, as components. Their bodies
-// are the default error handler's (an error handler of the server's own
-// may answer otherwise).
-var burrowResponses = map[string]obj{
-	"BadRequest": errorResponse("The input is invalid. On a validation failure (code FST_ERR_VALIDATION), " +
-		"validation lists the failing fields (the first 100: past them, the message says more were left out), " +
-		"with their path (body/…, querystring/…, params/…, headers/…, cookies/…), the rule and a message; " +
-		"a body that does not parse has no validation array."),
-	"Unauthorized": {"description": "The credentials are missing or invalid; the body is the authentication plugin's. " +
-		"bearer-auth answers a request with several Authorization headers 400 instead (code FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS)."},
-	"NotFound": errorResponse("No route matches: for instance, a path parameter longer than the limit (100 bytes by default). " +
-		"The body is {\"message\":\"Route <method>:<target> not found\",\"error\":\"Not Found\",\"statusCode\":404}, " +
-		"with the request's method and target (its first 1 KiB)."),
-	"PayloadTooLarge":      errorResponse("The body is larger than the limit (1 MiB by default): code FST_ERR_CTP_BODY_TOO_LARGE."),
-	"UnsupportedMediaType": errorResponse("No parser reads the body's media type: code FST_ERR_CTP_INVALID_MEDIA_TYPE."),
+// burrowResponse is one of Burrow's own answers, by name, as a
+// component. Its body is the default error handler's (an error handler
+// of the server's own may answer otherwise): an ErrorBody, or with
+// problems, a Problem.
+func burrowResponse(name string, problems bool) obj {
+	switch name {
+	case "BadRequest":
+		return errorResponse("The input is invalid. On a validation failure (code FST_ERR_VALIDATION), "+
+			"validation lists the failing fields (the first 100: past them, the "+detail(problems)+" says more were left out), "+
+			"with their path (body/…, querystring/…, params/…, headers/…, cookies/…), the rule and a message; "+
+			"a body that does not parse has no validation array.", problems)
+	case "Unauthorized":
+		return obj{"description": "The credentials are missing or invalid; the body is the authentication plugin's. " +
+			"bearer-auth answers a request with several Authorization headers 400 instead (code FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS)."}
+	case "NotFound":
+		body := "{\"message\":\"Route <method>:<target> not found\",\"error\":\"Not Found\",\"statusCode\":404}, " +
+			"with the request's method and target (its first 1 KiB)."
+		if problems {
+			body = "problem details whose detail is \"Route <method>:<target> not found\", " +
+				"with the request's method and target (its first 1 KiB)."
+		}
+		return errorResponse("No route matches: for instance, a path parameter longer than the limit (100 bytes by default). "+
+			"The body is "+body, problems)
+	case "PayloadTooLarge":
+		return errorResponse("The body is larger than the limit (1 MiB by default): code FST_ERR_CTP_BODY_TOO_LARGE.", problems)
+	case "UnsupportedMediaType":
+		return errorResponse("No parser reads the body's media type: code FST_ERR_CTP_INVALID_MEDIA_TYPE.", problems)
+	}
+	panic("openapi: no response " + name) // a typo in this package
 }
 
-func errorResponse(desc string) obj {
-	return obj{"description": desc, "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
+// detail is the name of an error body's message.
+func detail(problems bool) string {
+	if problems {
+		return "detail"
+	}
+	return "message"
 }
 
-// finish adds Burrow's error body to the components if a response uses
-// it, and names the component schemas. The error body's name, "Error",
-// is reserved before the user's types are named (burrowResponses refer
-// to it by that name), so a type of the user's called Error gets another.
+func errorResponse(desc string, problems bool) obj {
+	mt, schema := "application/json", "Error"
+	if problems {
+		mt, schema = httpx.ContentTypeProblem, "Problem"
+	}
+	return obj{"description": desc, "content": obj{mt: obj{"schema": obj{"$ref": "#/components/schemas/" + schema}}}}
+}
+
+// errorSchemas are the component names of Burrow's error bodies, which
+// burrowResponse refers to by name.
+var errorSchemas = map[reflect.Type]string{typeErrorBody: "Error", typeProblem: "Problem"}
+
+// finish adds Burrow's error bodies to the components where a response
+// uses them, and names the component schemas. The error bodies' names,
+// "Error" and "Problem", are reserved before the user's types are named
+// (burrowResponse refers to them by name), so a type of the user's
+// called Error gets another.
 func (b *builder) finish() map[schemaKey]string {
 	for _, r := range b.responses {
-		if _, ok := r.(obj)["content"]; ok {
+		content, ok := r.(obj)["content"].(obj)
+		if !ok {
+			continue
+		}
+		if _, ok := content[httpx.ContentTypeProblem]; ok {
+			b.schemas.of(typeProblem, out)
+		} else {
 			b.schemas.of(typeErrorBody, out)
-			break
 		}
 	}
-	return b.schemas.names(map[reflect.Type]string{typeErrorBody: "Error"})
+	return b.schemas.names(errorSchemas)
 }
 
 // document assembles what the routes added, as 3.1 or, with v30, as its

@@ -206,5 +206,5 @@ func storeErrors(rep *httpx.Reply, err error) error {
 	default:
 		return err
 	}
-	return rep.Code(he.StatusCode).Send(httpx.BodyOf(he))
+	return rep.SendError(he) // in the server's error format, as the default handler's
 }
