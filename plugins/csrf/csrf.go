@@ -108,4 +108,3 @@ func (c *config) check(req *httpx.Request) error {
 	}
 	return nil
 }
-
