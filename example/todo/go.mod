@@ -5,7 +5,9 @@ go 1.26.0
 replace github.com/burrow-go/burrow => ../..
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
+	github.com/klauspost/compress v1.20.4
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	modernc.org/sqlite v1.62.0
