@@ -83,7 +83,7 @@ type newArticle struct {
 type createArticleIn struct {
 	app.In
 	Body struct {
-		Article newArticle `json:"article" validate:"required"`
+		Article newArticle `json:"article"`
 	} `body:""`
 	Viewer viewer
 	Tx     tx
@@ -97,7 +97,7 @@ type updateArticleIn struct {
 			Title       *string `json:"title" validate:"min=1,max=256"`
 			Description *string `json:"description" validate:"min=1,max=1024"`
 			Body        *string `json:"body" validate:"min=1,max=65536"`
-		} `json:"article" validate:"required"`
+		} `json:"article"`
 	} `body:""`
 	Viewer viewer
 	Tx     tx

@@ -31,7 +31,7 @@ type addCommentIn struct {
 	Body struct {
 		Comment struct {
 			Body string `json:"body" validate:"required,max=16384"`
-		} `json:"comment" validate:"required"`
+		} `json:"comment"`
 	} `body:""`
 	Viewer viewer
 	Tx     tx

@@ -32,7 +32,7 @@ type registerIn struct {
 			Username string `json:"username" validate:"required,max=64"`
 			Email    string `json:"email" validate:"required,format=email,max=256"`
 			Password string `json:"password" validate:"required,min=8,max=72"`
-		} `json:"user" validate:"required"`
+		} `json:"user"`
 	} `body:""`
 	Tx     tx
 	Tokens *tokens
@@ -44,7 +44,7 @@ type loginIn struct {
 		User struct {
 			Email    string `json:"email" validate:"required,max=256"`
 			Password string `json:"password" validate:"required,max=72"`
-		} `json:"user" validate:"required"`
+		} `json:"user"`
 	} `body:""`
 	Tx     tx
 	Tokens *tokens
@@ -65,7 +65,7 @@ type updateUserIn struct {
 			Password *string `json:"password" validate:"min=8,max=72"`
 			Bio      *string `json:"bio" validate:"max=4096"`
 			Image    *string `json:"image" validate:"max=2048"`
-		} `json:"user" validate:"required"`
+		} `json:"user"`
 	} `body:""`
 	Viewer viewer
 	Tx     tx
