@@ -12,6 +12,7 @@
 package pgtest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -43,13 +44,17 @@ func (s *Server) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), db)
 }
 
-func binDir(t testing.TB) string {
+// ErrNotInstalled is Launch's error where the server binaries are
+// missing.
+var ErrNotInstalled = errors.New("PostgreSQL is not installed: apt-get install -y postgresql")
+
+func binDir() (string, error) {
 	// initdb may be a link (some images link it into /usr/local/bin):
 	// the other binaries are beside its target.
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(real), "pg_isready")); err == nil {
-				return filepath.Dir(real)
+				return filepath.Dir(real), nil
 			}
 		}
 	}
@@ -57,80 +62,102 @@ func binDir(t testing.TB) string {
 	sort.Strings(dirs)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if _, err := os.Stat(filepath.Join(dirs[i], "initdb")); err == nil {
-			return dirs[i]
+			return dirs[i], nil
 		}
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("PostgreSQL is not installed: apt-get install -y postgresql")
-	}
-	t.Skip("PostgreSQL is not installed: apt-get install -y postgresql")
-	return ""
+	return "", ErrNotInstalled
 }
 
-// Start starts a cluster for t with one database, "test" besides the
-// default ones.
+// Start starts a cluster for t, stopped when t ends, with one database
+// "test" besides the default ones. Where PostgreSQL is missing, t is
+// skipped, or failed when the environment has CI set.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{Host: "127.0.0.1", bin: binDir(t)}
-	base := t.TempDir()
-	s.dir = filepath.Join(base, "data")
+	s, err := Launch(t.TempDir())
+	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Launch starts a cluster in dir (which it fills), for a TestMain that
+// shares one between tests; Stop ends it.
+func Launch(dir string) (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Host: "127.0.0.1", bin: bin, dir: filepath.Join(dir, "data")}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("running as root, PostgreSQL needs the postgres user: %v", err)
+			return nil, fmt.Errorf("running as root, PostgreSQL needs the postgres user: %w", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(base, uid, gid); err != nil {
-			t.Fatal(err)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return nil, err
 		}
-		// The temporary directories above must be searchable by postgres.
-		for d := filepath.Dir(base); d != "/" && d != "."; d = filepath.Dir(d) {
+		// The directories above must be searchable by postgres.
+		for d := filepath.Dir(dir); d != "/" && d != "."; d = filepath.Dir(d) {
 			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
 				os.Chmod(d, fi.Mode().Perm()|0o011)
 			}
 		}
 	}
 	if out, err := s.command("initdb", "-D", s.dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C").CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
+		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
+	logName := filepath.Join(dir, "postgres.log")
 	for range 5 { // a free port can be taken between the probe and the start
-		s.Port = freePort(t)
+		if s.Port, err = freePort(); err != nil {
+			return nil, err
+		}
 		s.cmd = s.command("postgres", "-D", s.dir, "-p", strconv.Itoa(s.Port), "-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off", "-c", "max_connections=200")
-		log, err := os.Create(filepath.Join(base, "postgres.log"))
+		log, err := os.Create(logName)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		s.cmd.Stdout, s.cmd.Stderr = log, log
 		if err := s.cmd.Start(); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		s.done = make(chan struct{})
 		go func(cmd *exec.Cmd, done chan struct{}) { cmd.Wait(); log.Close(); close(done) }(s.cmd, s.done)
 		if s.waitReady(30 * time.Second) {
-			t.Cleanup(s.stop)
-			if out, err := s.command("createdb", "-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", "test").CombinedOutput(); err != nil {
-				t.Fatalf("createdb: %v\n%s", err, out)
+			if err := s.createDB("test"); err != nil {
+				s.Stop()
+				return nil, err
 			}
-			return s
+			return s, nil
 		}
-		s.stop()
+		s.Stop()
 	}
-	b, _ := os.ReadFile(filepath.Join(base, "postgres.log"))
-	t.Fatalf("postgres did not start:\n%s", b)
-	return nil
+	b, _ := os.ReadFile(logName)
+	return nil, fmt.Errorf("postgres did not start:\n%s", b)
 }
 
 // CreateDB creates database name on the cluster and returns its URL.
 func (s *Server) CreateDB(t testing.TB, name string) string {
 	t.Helper()
-	if out, err := s.command("createdb", "-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", name).CombinedOutput(); err != nil {
-		t.Fatalf("createdb %s: %v\n%s", name, err, out)
+	if err := s.createDB(name); err != nil {
+		t.Fatal(err)
 	}
 	return s.URL(name)
+}
+
+func (s *Server) createDB(name string) error {
+	if out, err := s.command("createdb", "-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", name).CombinedOutput(); err != nil {
+		return fmt.Errorf("createdb %s: %w\n%s", name, err, out)
+	}
+	return nil
 }
 
 func (s *Server) command(name string, args ...string) *exec.Cmd {
@@ -159,7 +186,8 @@ func (s *Server) waitReady(limit time.Duration) bool {
 	return false
 }
 
-func (s *Server) stop() {
+// Stop ends the cluster at once; its data is thrown away.
+func (s *Server) Stop() {
 	s.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown: the data is thrown away
 	select {
 	case <-s.done:
@@ -169,11 +197,11 @@ func (s *Server) stop() {
 	}
 }
 
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -89,7 +89,9 @@ func write(name string, b []byte) error {
 		new func(io.Writer) (io.WriteCloser, error)
 	}{
 		{".gz", func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriterLevel(w, gzip.BestCompression) }},
-		{".br", func(w io.Writer) (io.WriteCloser, error) { return brotli.NewWriterLevel(w, brotli.BestCompression), nil }},
+		{".br", func(w io.Writer) (io.WriteCloser, error) {
+			return brotli.NewWriterLevel(w, brotli.BestCompression), nil
+		}},
 		{".zst", func(w io.Writer) (io.WriteCloser, error) {
 			return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 		}},
