@@ -7,10 +7,10 @@
 //	go run -C example/todo . -db todo.db -users alice:tokenA,bob:tokenB
 //
 // Flags: -port (env PORT, default 8080), -host (default 127.0.0.1),
-// -db (SQLite file; default a fresh in-memory database), -users
-// name:token,… (env TODO_USERS; with none, one user "demo" with a random
-// token, logged once at start), -openapi (print the OpenAPI document,
-// what GET /openapi.json serves, and exit).
+// -db (a SQLite file or a postgres:// URL; default a fresh in-memory
+// SQLite database), -users name:token,… (env TODO_USERS; with none, one
+// user "demo" with a random token, logged once at start), -openapi
+// (print the OpenAPI document, what GET /openapi.json serves, and exit).
 //
 // Every route but GET /healthz and the description (GET /openapi.json,
 // /openapi-3.0.json, /docs) needs "authorization: Bearer <token>" and
@@ -80,7 +80,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	}
 	fs.StringVar(&port, "port", port, "port to listen on (env PORT)")
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
-	fs.StringVar(&c.db, "db", "", "SQLite database file; empty for a fresh in-memory database")
+	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
 	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
 	if err := fs.Parse(args); err != nil {

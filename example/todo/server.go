@@ -76,9 +76,16 @@ func dbPlugin(db *sql.DB) *app.Plugin {
 		if err := s.Decorate(db); err != nil {
 			return err
 		}
+		if err := s.Decorate(dialect(postgres(db))); err != nil {
+			return err
+		}
 		return s.ProvideRequest(app.Provider(beginTx))
 	}, app.Name("db"))
 }
+
+// dialect is true on PostgreSQL: a service, so that the store's
+// statements are written for the database once, at start-up.
+type dialect bool
 
 // txIn is what beginning a request's transaction takes.
 type txIn struct {
@@ -166,14 +173,15 @@ func authPlugin(users []user, ids []int64) *app.Plugin {
 // userTodosIn is what the request's todos take.
 type userTodosIn struct {
 	app.In
-	Tx   *sql.Tx
-	User userID
+	Tx       *sql.Tx
+	User     userID
+	Postgres dialect
 }
 
 // userTodos is the request's user's todos, in the request's transaction:
 // what every todo handler takes.
 func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, error) {
-	return todos{q: in.Tx, user: int64(in.User)}, nil, nil
+	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres)}, nil, nil
 }
 
 // todosPlugin serves the todo routes for the users it is given.

@@ -2,24 +2,58 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/internal/pgtest"
 )
 
 // TestMain fails the package if a test leaves a goroutine behind: a
-// server not closed, a connection of the pool not released.
-func TestMain(m *testing.M) { apptest.Main(m) }
+// server not closed, a connection of the pool not released. With
+// TODO_TEST_DB=postgres, the contract tests run on PostgreSQL: one
+// throwaway cluster for the package, a fresh database per server.
+func TestMain(m *testing.M) {
+	if os.Getenv("TODO_TEST_DB") != "postgres" {
+		apptest.Main(m)
+		return
+	}
+	dir, err := os.MkdirTemp("", "todo-postgres-")
+	if err == nil {
+		pg, err = pgtest.Launch(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "TODO_TEST_DB=postgres:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pg.Stop()
+	os.RemoveAll(dir)
+	if err := goleak.Find(); code == 0 && err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// pg is the cluster of a run with TODO_TEST_DB=postgres, nil otherwise.
+var pg *pgtest.Server
+
+// databases numbers the databases made on pg.
+var databases atomic.Int64
 
 // The users of every server the contract tests start.
 const (
@@ -82,6 +116,10 @@ func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ..
 // startUsers starts a server for alice and bob with a fresh in-memory
 // database.
 func startUsers(t *testing.T) *service {
+	if pg != nil {
+		db := pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1)))
+		return start(t, env(), zap.NewNop(), "-users", users, "-db", db)
+	}
 	return start(t, env(), zap.NewNop(), "-users", users)
 }
 

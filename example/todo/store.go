@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -41,9 +43,42 @@ CREATE TABLE IF NOT EXISTS todos (
 	UNIQUE (user_id, title)
 );`
 
-// openDB opens the SQLite database at path, or a fresh in-memory one when
-// path is empty (or SQLite's own name for one, ":memory:"), and applies
-// the schema.
+// pgSchema is schema on PostgreSQL: the same tables, with a boolean, and
+// todo ids from a counter row rather than a sequence. A sequence is not
+// rolled back with its transaction: a refused batch would use up ids,
+// where SQLite's AUTOINCREMENT gives them again after a rollback (and
+// never after a commit). The counter row is, and is never decreased, so
+// ids are the same on both databases. The row lock it takes serializes
+// the creation of todos, which a todo list can afford.
+const pgSchema = `
+CREATE TABLE IF NOT EXISTS users (
+	id   BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS todo_ids (
+	one  BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+	last BIGINT NOT NULL
+);
+INSERT INTO todo_ids (last) VALUES (0) ON CONFLICT DO NOTHING;
+CREATE TABLE IF NOT EXISTS todos (
+	id      BIGINT PRIMARY KEY,
+	user_id BIGINT NOT NULL REFERENCES users(id),
+	title   TEXT NOT NULL,
+	done    BOOLEAN NOT NULL DEFAULT false,
+	UNIQUE (user_id, title)
+);`
+
+// pgInsert is create's INSERT on PostgreSQL: the next id from the
+// counter row, in the request's transaction.
+const pgInsert = `WITH n AS (UPDATE todo_ids SET last = last + 1 RETURNING last)
+INSERT INTO todos (id, user_id, title, done) SELECT last, ?, ?, ? FROM n RETURNING id`
+
+// openDB opens the database path names: a postgres:// URL, or a SQLite
+// file, or a fresh in-memory SQLite database when path is empty (or
+// SQLite's own name for one, ":memory:"); and applies the schema. The
+// store's statements are written once, for both: the differences are
+// the schema, the placeholders (postgres rebinds them) and the error of
+// a duplicate title (conflict).
 //
 // An in-memory SQLite database lives and dies with its connection: a
 // second connection of the pool would see another, empty, database. So
@@ -54,6 +89,9 @@ CREATE TABLE IF NOT EXISTS todos (
 // can fail at once with SQLITE_BUSY when another writer went first,
 // where an immediate one waits its turn.
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+		return openPostgres(ctx, path)
+	}
 	if path == ":memory:" {
 		path = ""
 	}
@@ -86,16 +124,67 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 
 func pragmas(p ...string) string { return strings.Join(p, "&") }
 
+// openPostgres opens the PostgreSQL database at url through pgx's
+// database/sql driver, so that the store's code is the same on both
+// databases, and applies the schema. Instances starting together on one
+// database take turns through an advisory lock.
+func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, `SELECT pg_advisory_lock(7470)`)
+		if err == nil {
+			_, err = conn.ExecContext(ctx, pgSchema)
+			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7470)`)
+			err = errors.Join(err, uerr)
+		}
+		err = errors.Join(err, conn.Close())
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("opening the PostgreSQL database: %w", err)
+	}
+	return db, nil
+}
+
+// postgres reports whether db is a PostgreSQL database, whose
+// placeholders are $1, $2, … where SQLite's are ?.
+func postgres(db *sql.DB) bool {
+	_, ok := db.Driver().(*stdlib.Driver)
+	return ok
+}
+
+// rebind returns query with its ? placeholders numbered, for PostgreSQL.
+func rebind(query string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}
+
 // addUsers makes sure every name has a row and returns their ids in the
 // order given. Names keep their rows across runs, so a user's todos in a
 // database file survive a change of token.
 func addUsers(ctx context.Context, db *sql.DB, names []string) ([]int64, error) {
 	ids := make([]int64, len(names))
+	t := todos{q: db, postgres: postgres(db)}
 	for i, name := range names {
-		if _, err := db.ExecContext(ctx, `INSERT INTO users (name) VALUES (?) ON CONFLICT (name) DO NOTHING`, name); err != nil {
+		if _, err := db.ExecContext(ctx, t.sql(`INSERT INTO users (name) VALUES (?) ON CONFLICT (name) DO NOTHING`), name); err != nil {
 			return nil, fmt.Errorf("adding user %q: %w", name, err)
 		}
-		if err := db.QueryRowContext(ctx, `SELECT id FROM users WHERE name = ?`, name).Scan(&ids[i]); err != nil {
+		if err := db.QueryRowContext(ctx, t.sql(`SELECT id FROM users WHERE name = ?`), name).Scan(&ids[i]); err != nil {
 			return nil, fmt.Errorf("adding user %q: %w", name, err)
 		}
 	}
@@ -120,8 +209,17 @@ type querier interface {
 // names the user: another user's todo is not found, exactly as a missing
 // one, so ids leak nothing.
 type todos struct {
-	q    querier
-	user int64
+	q        querier
+	user     int64
+	postgres bool
+}
+
+// sql returns query as the database writes it.
+func (t todos) sql(query string) string {
+	if t.postgres {
+		return rebind(query)
+	}
+	return query
 }
 
 // list returns up to limit todos after skipping offset, ordered by id;
@@ -133,7 +231,7 @@ func (t todos) list(ctx context.Context, limit, offset int, done *bool) ([]todo,
 		query = `SELECT id, title, done FROM todos WHERE user_id = ? AND done = ? ORDER BY id LIMIT ? OFFSET ?`
 		args = []any{t.user, *done, limit, offset}
 	}
-	rows, err := t.q.QueryContext(ctx, query, args...)
+	rows, err := t.q.QueryContext(ctx, t.sql(query), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +250,11 @@ func (t todos) list(ctx context.Context, limit, offset int, done *bool) ([]todo,
 // create adds a todo.
 func (t todos) create(ctx context.Context, title string, done bool) (todo, error) {
 	td := todo{Title: title, Done: done}
-	err := t.q.QueryRowContext(ctx, `INSERT INTO todos (user_id, title, done) VALUES (?, ?, ?) RETURNING id`,
-		t.user, title, done).Scan(&td.ID)
+	insert := `INSERT INTO todos (user_id, title, done) VALUES (?, ?, ?) RETURNING id`
+	if t.postgres {
+		insert = pgInsert
+	}
+	err := t.q.QueryRowContext(ctx, t.sql(insert), t.user, title, done).Scan(&td.ID)
 	if err != nil {
 		return todo{}, conflict(err, title)
 	}
@@ -163,7 +264,7 @@ func (t todos) create(ctx context.Context, title string, done bool) (todo, error
 // get returns the todo id.
 func (t todos) get(ctx context.Context, id int64) (todo, error) {
 	td := todo{ID: id}
-	err := t.q.QueryRowContext(ctx, `SELECT title, done FROM todos WHERE id = ? AND user_id = ?`, id, t.user).
+	err := t.q.QueryRowContext(ctx, t.sql(`SELECT title, done FROM todos WHERE id = ? AND user_id = ?`), id, t.user).
 		Scan(&td.Title, &td.Done)
 	if errors.Is(err, sql.ErrNoRows) {
 		return todo{}, errNotFound
@@ -176,7 +277,7 @@ func (t todos) get(ctx context.Context, id int64) (todo, error) {
 func (t todos) update(ctx context.Context, id int64, title *string, done *bool) (todo, error) {
 	td := todo{ID: id}
 	err := t.q.QueryRowContext(ctx,
-		`UPDATE todos SET title = coalesce(?, title), done = coalesce(?, done) WHERE id = ? AND user_id = ? RETURNING title, done`,
+		t.sql(`UPDATE todos SET title = coalesce(?, title), done = coalesce(?, done) WHERE id = ? AND user_id = ? RETURNING title, done`),
 		title, done, id, t.user).Scan(&td.Title, &td.Done)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -191,7 +292,7 @@ func (t todos) update(ctx context.Context, id int64, title *string, done *bool) 
 
 // remove deletes the todo id.
 func (t todos) remove(ctx context.Context, id int64) error {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM todos WHERE id = ? AND user_id = ?`, id, t.user)
+	res, err := t.q.ExecContext(ctx, t.sql(`DELETE FROM todos WHERE id = ? AND user_id = ?`), id, t.user)
 	if err != nil {
 		return err
 	}
@@ -208,7 +309,9 @@ func (t todos) remove(ctx context.Context, id int64) error {
 // returns any other error as it is.
 func conflict(err error, title string) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+	var pe *pgconn.PgError
+	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE ||
+		errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
 		return fmt.Errorf("%w: %q", errConflict, title)
 	}
 	return err

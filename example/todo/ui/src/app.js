@@ -1,0 +1,112 @@
+// The todo list's page: it logs in with POST /session (the server sets
+// an HttpOnly session cookie; the page keeps no credential), then lists,
+// adds and ticks off the user's todos through the same API a program
+// uses. Only same-origin requests, no inline code: the page runs under a
+// strict Content-Security-Policy.
+'use strict';
+
+const $ = (selector) => document.querySelector(selector);
+
+function say(text) {
+  $('#status').textContent = text;
+}
+
+async function call(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (body instanceof URLSearchParams) {
+    init.body = body;
+  } else if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  return fetch(path, init);
+}
+
+// message reads the error body the API answers with.
+async function message(res) {
+  try {
+    const body = await res.json();
+    return body.message || res.statusText;
+  } catch {
+    return res.statusText;
+  }
+}
+
+function show(loggedIn) {
+  $('#login').hidden = loggedIn;
+  $('#app').hidden = !loggedIn;
+}
+
+function item(todo) {
+  const li = document.createElement('li');
+  li.dataset.id = String(todo.id);
+  const label = document.createElement('label');
+  const box = document.createElement('input');
+  box.type = 'checkbox';
+  box.checked = todo.done;
+  box.addEventListener('change', async () => {
+    const res = await call('PATCH', `/todos/${todo.id}`, { done: box.checked });
+    if (!res.ok) {
+      box.checked = !box.checked;
+      say(await message(res));
+    }
+  });
+  const title = document.createElement('span');
+  title.textContent = todo.title;
+  label.append(box, ' ', title);
+  li.append(label);
+  return li;
+}
+
+async function refresh() {
+  const res = await call('GET', '/todos?limit=100');
+  if (res.status === 401) {
+    show(false);
+    return;
+  }
+  if (!res.ok) {
+    say(await message(res));
+    return;
+  }
+  const todos = await res.json();
+  $('#todos').replaceChildren(...todos.map(item));
+  show(true);
+}
+
+$('#login').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const res = await call('POST', '/session', new URLSearchParams(new FormData(form)));
+  if (!res.ok) {
+    say(await message(res));
+    return;
+  }
+  form.reset();
+  say('');
+  await refresh();
+});
+
+$('#new-todo').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const res = await call('POST', '/todos', { title: form.elements.title.value });
+  if (!res.ok) {
+    say(await message(res));
+    return;
+  }
+  form.reset();
+  say('');
+  await refresh();
+});
+
+$('#logout').addEventListener('click', async () => {
+  const res = await call('DELETE', '/session');
+  if (!res.ok) {
+    say(await message(res));
+    return;
+  }
+  $('#todos').replaceChildren();
+  show(false);
+});
+
+refresh().catch((err) => say(`Cannot reach the server: ${err.message}`));

@@ -1,0 +1,161 @@
+// Package sessiontest is the conformance suite every session.Store
+// passes: the plugin's memory and cookie stores, the Redis store, and a
+// store of your own.
+package sessiontest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/burrow-go/burrow/plugins/session"
+)
+
+// Caps says what a store can do beyond the common ground.
+type Caps struct {
+	// Revocable: Delete makes a token unknown (false for a cookie store).
+	Revocable bool
+}
+
+// Run runs the suite against stores made by newStore, one per subtest.
+func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
+	ctx := context.Background()
+	t.Run("SaveThenLoad", func(t *testing.T) {
+		st := newStore(t)
+		tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
+		must(t, err)
+		if tok == "" {
+			t.Fatal("Save of a new session returned no token")
+		}
+		got, err := st.Load(ctx, tok)
+		must(t, err)
+		equal(t, "one", string(got))
+	})
+	t.Run("SaveAgainReplaces", func(t *testing.T) {
+		st := newStore(t)
+		tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
+		must(t, err)
+		tok2, err := st.Save(ctx, tok, []byte("two"), time.Minute)
+		must(t, err)
+		got, err := st.Load(ctx, tok2)
+		must(t, err)
+		equal(t, "two", string(got))
+	})
+	t.Run("NewTokensDiffer", func(t *testing.T) {
+		st := newStore(t)
+		seen := map[string]bool{}
+		for range 100 {
+			tok, err := st.Save(ctx, "", []byte("x"), time.Minute)
+			must(t, err)
+			if seen[tok] {
+				t.Fatalf("token %q given twice", tok)
+			}
+			seen[tok] = true
+		}
+	})
+	t.Run("UnknownTokens", func(t *testing.T) {
+		st := newStore(t)
+		for _, tok := range []string{"nope", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "a b", "%00", string(make([]byte, 300))} {
+			if _, err := st.Load(ctx, tok); !errors.Is(err, session.ErrNotFound) {
+				t.Errorf("Load(%.20q) = %v, want ErrNotFound", tok, err)
+			}
+			if err := st.Delete(ctx, tok); err != nil {
+				t.Errorf("Delete(%.20q) = %v, want nil", tok, err)
+			}
+		}
+	})
+	t.Run("DataIsCopied", func(t *testing.T) {
+		st := newStore(t)
+		data := []byte("abc")
+		tok, err := st.Save(ctx, "", data, time.Minute)
+		must(t, err)
+		data[0] = 'X'
+		got, err := st.Load(ctx, tok)
+		must(t, err)
+		equal(t, "abc", string(got))
+	})
+	if caps.Revocable {
+		t.Run("DeleteForgets", func(t *testing.T) {
+			st := newStore(t)
+			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
+			must(t, err)
+			must(t, st.Delete(ctx, tok))
+			if _, err := st.Load(ctx, tok); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("Load after Delete = %v, want ErrNotFound", err)
+			}
+		})
+	}
+	t.Run("Expires", func(t *testing.T) {
+		st := newStore(t)
+		tok, err := st.Save(ctx, "", []byte("one"), 1500*time.Millisecond)
+		must(t, err)
+		long, err := st.Save(ctx, "", []byte("two"), time.Hour)
+		must(t, err)
+		// Waits for the condition, bounded; a store that never expires fails.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, err := st.Load(ctx, tok)
+			if errors.Is(err, session.ErrNotFound) {
+				break
+			}
+			must(t, err)
+			if time.Now().After(deadline) {
+				t.Fatal("a session saved for 1.5 s still loads after 30 s")
+			}
+			time.Sleep(50 * time.Millisecond) // polling interval, not a timing assertion
+		}
+		_, err = st.Load(ctx, long)
+		must(t, err)
+	})
+	t.Run("Concurrent", func(t *testing.T) {
+		st := newStore(t)
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for g := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 50 {
+					v := fmt.Sprintf("%d-%d", g, i)
+					tok, err := st.Save(ctx, "", []byte(v), time.Minute)
+					if err == nil {
+						var got []byte
+						got, err = st.Load(ctx, tok)
+						if err == nil && string(got) != v {
+							err = fmt.Errorf("loaded %q, saved %q", got, v)
+						}
+					}
+					if err == nil {
+						err = st.Delete(ctx, tok)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equal(t *testing.T, want, got string) {
+	t.Helper()
+	if want != got {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
