@@ -102,7 +102,12 @@
 // 100), and the handler does not run. The body is read only for routes
 // that take Body, after the OnRequest and PreParsing hooks, up to a limit
 // ([WithMaxBodyBytes], [Server.SetBodyLimit], [BodyLimit]; 1 MiB by
-// default) and a time ([WithBodyTimeout]); beyond it, a 413.
+// default) and a time ([WithBodyTimeout]); beyond it, a 413. An In
+// struct's body field carries rules of the body itself, which has no
+// field of its own to hold them — an array's or a map's size, or that
+// it is required (a request without a body is then a 400 naming body):
+//
+//	Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //
 // # Describing routes
 //

@@ -437,12 +437,17 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	case src != "":
 		fp.src = fromText
 		return fp, nil
-	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
-		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header and cookie fields; "+
-			"a body's rules go on its type's fields", t, f.Name)
+	case isBody && f.Tag.Get("default") != "":
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: a body takes no default; an absent body is refused with validate:\"required\" "+
+			"or decoded as the zero value", t, f.Name)
 	case isBody:
 		fp.src, fp.input = fromInput, inputBody
-		return fp, needInput(opt, inputBody, f.Type, fmt.Sprintf("%v.%s (the body)", t, f.Name))
+		if err := needInput(opt, inputBody, f.Type, fmt.Sprintf("%v.%s (the body)", t, f.Name)); err != nil {
+			return fp, err
+		}
+		return fp, opt.inputs.needBodyRules(t, f)
+	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie and body fields", t, f.Name)
 	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
 		a, err := planInput(f.Type, opt)
 		if err != nil {

@@ -33,6 +33,12 @@ type RouteInfo struct {
 	// Body is the type the body is decoded into (for the handler or a
 	// hook), nil when the route decodes none.
 	Body reflect.Type
+	// BodyField is the In struct field (tagged body) that holds rules
+	// of the body itself, as validate:"required,min=1,max=50" on a body
+	// that is an array; zero when none does.
+	BodyField reflect.StructField
+	// BodyRequired says a request without a body is refused (400).
+	BodyRequired bool
 	// TypedInput says the route decodes typed input (Body, Query, Params
 	// or tagged In fields, for the handler or a hook), so Burrow may
 	// answer 400 with the validation array before the handler runs.
@@ -212,6 +218,9 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	d := describer{ri: ri}
 	if in != nil {
 		d.input(in.types)
+		if in.bodyField != nil {
+			ri.BodyField, ri.BodyRequired = *in.bodyField, in.bodyNeeded
+		}
 	}
 	if _, std := stdHandler(handler); !std {
 		d.replies(handler)

@@ -568,6 +568,18 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		{"Status 204", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, struct{}) (string, error) { return "", nil }, app.Status(204))
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204"},
+		{"a default on a body", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, bodyDefault) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, `route POST / (root) has an invalid handler: app_test.bodyDefault.Body: ` +
+			`a body takes no default; an absent body is refused with validate:"required" or decoded as the zero value`},
+		{"a bound on a struct body", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, structBound) (string, error) { return "", nil })
+		}, app.ErrInvalidConstraint, `route POST / (root) has an invalid body type: app_test.structBound.Body: min="1" on app_test.newTodo`},
+		{"a hook that declares other body rules", func(s *app.Server) error {
+			_ = s.AddHook(app.PreHandler, func(otherBatchRules) error { return nil })
+			return app.Post(s, "/", func(context.Context, batchIn) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, `route POST / (root) has an invalid preHandler hook: the body's rules are declared by ` +
+			`app_test.batchIn.Body and, differently, by app_test.otherBatchRules.Body`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

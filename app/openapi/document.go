@@ -162,7 +162,7 @@ func (b *builder) route(r app.RouteInfo) error {
 		op["parameters"] = params
 	}
 	if r.Body != nil {
-		op["requestBody"] = b.requestBody(r.Body)
+		op["requestBody"] = b.requestBody(r)
 	}
 	if len(r.Security) > 0 {
 		req := obj{}
@@ -237,13 +237,21 @@ func (b *builder) params(r app.RouteInfo) []any {
 // requestBody is the body of a route that decodes t. The text parser
 // fills a string or a []byte, those types exactly; any other type, one
 // of the user's made of them included, is read as JSON.
-func (b *builder) requestBody(t reflect.Type) obj {
+// Rules declared on the body field itself (an array's minItems) go on
+// the body's schema, unless that is a reference to a named type, whose
+// schema other routes share.
+func (b *builder) requestBody(r app.RouteInfo) obj {
+	t := r.Body
 	mt := "application/json"
 	if t == typeString || t == typeBytes {
 		mt = "text/plain"
 	}
-	rb := obj{"content": obj{mt: obj{"schema": b.bodySchema(t, mt)}}}
-	if hasRequired(t) {
+	sc := b.bodySchema(t, mt)
+	if _, ref := sc["$ref"]; r.BodyField.Name != "" && !ref {
+		applyRules(sc, r.BodyField)
+	}
+	rb := obj{"content": obj{mt: obj{"schema": sc}}}
+	if r.BodyRequired || hasRequired(t) {
 		rb["required"] = true
 	}
 	return rb

@@ -55,6 +55,7 @@ type Validator struct {
 	kind   reflect.Kind // Struct, Pointer, Slice, Array or Map
 	fields []fieldRules // Struct
 	elem   *Validator   // Pointer, Slice, Array, Map
+	self   *fieldRules  // CompileValue's: the rules of the value itself
 
 	// top holds the paths of a struct's fields spelled out under the
 	// root last validated, so that a failing field costs no string.
@@ -160,6 +161,35 @@ func (c *validatorCompiler) compile(t reflect.Type) (*Validator, error) {
 		v.fields = append(v.fields, fr)
 	}
 	return v, nil
+}
+
+// CompileValue returns the validator of a whole value of f's type that
+// holds the rules of f's validate tag itself, failing at the root path
+// ("body"): a body that is an array or a map has no field of its own to
+// carry min, max or required. Its struct fields are named by tag, as
+// Compile names them. required is kept only where the zero value is
+// what null decodes to (a pointer, a slice, a map, an interface): for
+// other kinds a zero value may be what the client sent ({} or 0), so the
+// caller judges presence. It is nil when nothing would be checked.
+func CompileValue(f reflect.StructField, tag string) (*Validator, error) {
+	fr := fieldRules{name: f.Name, typ: f.Type}
+	if err := fr.parse(f); err != nil {
+		return nil, err
+	}
+	switch f.Type.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+	default:
+		fr.required = false
+	}
+	child, err := Compile(f.Type, tag)
+	if err != nil {
+		return nil, err
+	}
+	fr.child = child
+	if !fr.required && len(fr.checks) == 0 {
+		return child, nil
+	}
+	return &Validator{kind: f.Type.Kind(), self: &fr}, nil
 }
 
 // fieldPath names the Go field at index, through embedded structs.
@@ -550,6 +580,11 @@ const MaxFailures = 100
 // than MaxFailures: then it stops, and what is left of v goes unchecked.
 func (vd *Validator) Validate(v reflect.Value, root string, out []httpx.FieldError) []httpx.FieldError {
 	at := newInputPath(root)
+	if vd.self != nil {
+		out = vd.self.validate(v, at, out)
+		at.free()
+		return out
+	}
 	at.top = vd.topPaths(root)
 	out = vd.validate(v, at, out)
 	at.free()
