@@ -113,8 +113,9 @@
 //
 // After Ready, [Server.Routes] describes the routes of a context's
 // subtree ([RouteInfo]): the parameters and body their handlers decode,
-// the replies their signatures and [Responds] declare, what
-// [OperationID], [Summary], [Tags] and the other metadata options say,
+// the replies their signatures, [Responds] and [RespondsAs] (with a media
+// type: text/event-stream, text/csv) declare, what [OperationID],
+// [Summary], [Tags] and the other metadata options say,
 // and the security schemes ([Server.DeclareSecurity]) declared where
 // they can see them — bearer-auth declares its own. Package
 // app/openapi makes an OpenAPI document of it, per context.

@@ -77,8 +77,11 @@ type ParamInfo struct {
 // ResponseInfo is one reply a route may send.
 type ResponseInfo struct {
 	Status  int
-	Type    reflect.Type // the body's type; nil for an empty body
+	Type    reflect.Type // the body's type; nil for an empty body, or one of MediaType alone
 	Headers []string     // headers the reply sets, canonical
+	// MediaType is the body's media type as declared with RespondsAs
+	// ("text/event-stream"); empty when the body's type tells it.
+	MediaType string
 }
 
 // SecurityScheme is a way of authenticating that a plugin enforces,

@@ -316,7 +316,9 @@ func (b *builder) response(x app.ResponseInfo) obj {
 		desc = "Status " + strconv.Itoa(x.Status)
 	}
 	res := obj{"description": desc}
-	if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
+	if x.MediaType != "" {
+		res["content"] = obj{x.MediaType: obj{"schema": b.mediaSchema(x)}}
+	} else if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
 		// Send writes a string as text and a []byte as bytes, those
 		// types exactly; anything else, named strings included, as JSON.
 		mt, sc := "application/json", obj(nil)
@@ -338,6 +340,20 @@ func (b *builder) response(x app.ResponseInfo) obj {
 		res["headers"] = h
 	}
 	return res
+}
+
+// mediaSchema is the schema of a reply declared with a media type: its
+// body type's, if it is JSON; else a string for text, and anything (the
+// media type says what) for bytes.
+func (b *builder) mediaSchema(x app.ResponseInfo) obj {
+	json := x.MediaType == "application/json" || strings.HasSuffix(x.MediaType, "+json")
+	switch {
+	case x.Type != nil && x.Type != typeString && x.Type != typeBytes && json:
+		return b.schemas.of(x.Type, out)
+	case strings.HasPrefix(x.MediaType, "text/") || x.Type == typeString:
+		return obj{"type": "string"}
+	}
+	return obj{}
 }
 
 var (
