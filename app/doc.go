@@ -40,6 +40,24 @@
 //
 // Out is sent with 200, or as declared: [NoContent], [Created], [Status].
 //
+// In structs compose. A field tagged with a source and no name
+// (query:"", header:"", path:"", cookie:"") is a group of that source's
+// values, each of its fields read by its own tag (or Go name), with its
+// default and rules; an embedded struct whose fields carry Burrow's
+// tags, or an embedded In struct, is flattened into the In struct, as
+// encoding/json flattens one. Either is planned at Ready into the same
+// flat plan, and described value by value:
+//
+//	type page struct {
+//		Limit  int `query:"limit" default:"20" validate:"min=1,max=100"`
+//		Offset int `query:"offset"`
+//	}
+//	type listTodos struct {
+//		app.In
+//		Page  page `query:""` // or embed page
+//		Store *Store
+//	}
+//
 // Any function is also a handler when Burrow can supply each parameter: an In
 // struct, a service, [Body], [Query] or [Params], *httpx.Request,
 // *httpx.Reply, context.Context (done when the request ends) or

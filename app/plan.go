@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 
 	"go.uber.org/dig"
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/app/internal/inputfields"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
@@ -19,7 +21,8 @@ import (
 // dig.In does: a field tagged name:"x" receives the request decorator (or
 // the named service) x; an untagged field receives the service of its type;
 // optional:"true" makes an invisible value the zero value instead of a
-// start-up error.
+// start-up error. An embedded struct holding such fields (or an embedded
+// In struct) is flattened: its fields are filled as the struct's own.
 //
 //	type deps struct {
 //		app.In
@@ -78,6 +81,7 @@ type structPlan struct {
 
 type fieldPlan struct {
 	index int
+	path  []int // a field of an embedded struct: its path (index is then its first step); nil otherwise
 	src   fieldSource
 	slot  int           // fromDecorator: the request decorator's slot
 	value reflect.Value // fromService: the service
@@ -327,8 +331,9 @@ func hasInputTags(t reflect.Type) bool {
 		return false
 	}
 	for i := range t.NumField() {
-		tag := t.Field(i).Tag
-		if inputTagged(tag) {
+		f := t.Field(i)
+		tag := f.Tag
+		if inputTagged(tag) || (f.Anonymous && hasInputTags(f.Type)) {
 			return true
 		}
 		for _, k := range [...]string{"name", "optional", "default"} {
@@ -391,29 +396,9 @@ func needInput(opt planOptions, k inputKind, t reflect.Type, what string) error 
 func planStruct(t reflect.Type, c *scope.Context, opt planOptions) (*structPlan, error) {
 	sp := &structPlan{typ: t}
 	sp.pool.New = func() any { return reflect.New(t).Interface() }
-	texts := false
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous && dig.IsIn(f.Type) {
-			if f.Type != reflect.TypeFor[dig.In]() {
-				return nil, errkind.New(ErrInvalidHandler, "%v: nested In structs are not supported", t)
-			}
-			continue
-		}
-		if !f.IsExported() {
-			return nil, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, f.Name)
-		}
-		if f.Tag.Get("group") != "" {
-			return nil, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, f.Name)
-		}
-		fp, err := planField(t, f, c, opt)
-		if err != nil {
-			return nil, err
-		}
-		texts = texts || fp.src == fromText
-		if fp.src != fromNothing {
-			sp.fields = append(sp.fields, fp)
-		}
+	texts, err := sp.planFields(t, t, nil, c, opt)
+	if err != nil {
+		return nil, err
 	}
 	if texts {
 		if err := needInput(opt, inputFields, t, fmt.Sprintf("%v (its path, query, header and cookie fields)", t)); err != nil {
@@ -421,6 +406,57 @@ func planStruct(t reflect.Type, c *scope.Context, opt planOptions) (*structPlan,
 		}
 	}
 	return sp, nil
+}
+
+// planFields plans the fields of st, which is In struct t or a struct
+// embedded in it at index: an embedded struct that holds fields Burrow
+// fills (an embedded In struct, or one whose fields carry Burrow's tags)
+// is flattened into t, as encoding/json flattens one, so a group of
+// inputs (pagination, filters) is written once and embedded where it is
+// needed. It reports whether a field takes a path, query, header or
+// cookie value.
+func (sp *structPlan) planFields(t, st reflect.Type, index []int, c *scope.Context, opt planOptions) (bool, error) {
+	texts := false
+	for i := range st.NumField() {
+		f := st.Field(i)
+		at := append(slices.Clip(index), i)
+		if f.Anonymous && f.Type == reflect.TypeFor[dig.In]() {
+			continue
+		}
+		if f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" {
+			if f.Type.Kind() == reflect.Struct && (dig.IsIn(f.Type) || hasInputTags(f.Type)) {
+				more, err := sp.planFields(t, f.Type, at, c, opt)
+				if err != nil {
+					return false, err
+				}
+				texts = texts || more
+				continue
+			}
+			if e := f.Type; e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct && (dig.IsIn(e.Elem()) || hasInputTags(e.Elem())) {
+				return false, errkind.New(ErrInvalidHandler, "%v embeds %v: embed %v by value, whose fields Burrow fills in place",
+					t, e, e.Elem())
+			}
+		}
+		if !f.IsExported() {
+			return false, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, inputfields.GoName(t, at))
+		}
+		if f.Tag.Get("group") != "" {
+			return false, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, inputfields.GoName(t, at))
+		}
+		fp, err := planField(st, f, c, opt)
+		if err != nil {
+			return false, err
+		}
+		fp.index = at[0]
+		if len(at) > 1 {
+			fp.path = at
+		}
+		texts = texts || fp.src == fromText
+		if fp.src != fromNothing {
+			sp.fields = append(sp.fields, fp)
+		}
+	}
+	return texts, nil
 }
 
 // planField plans field f of In struct t.
@@ -574,7 +610,12 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 	}
 	for i := range sp.fields {
 		f := &sp.fields[i]
-		fv := v.Field(f.index)
+		var fv reflect.Value
+		if f.path == nil {
+			fv = v.Field(f.index)
+		} else {
+			fv = v.FieldByIndex(f.path)
+		}
 		switch f.src {
 		case fromService:
 			fv.Set(f.value)
@@ -586,7 +627,11 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 			}
 		case fromText:
 			if texts.IsValid() && texts.Type() == sp.typ {
-				fv.Set(texts.Field(f.index))
+				if f.path == nil {
+					fv.Set(texts.Field(f.index))
+				} else {
+					fv.Set(texts.FieldByIndex(f.path))
+				}
 			}
 		case fromInput:
 			if d := in[f.input]; d != nil {

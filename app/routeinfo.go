@@ -260,14 +260,21 @@ func (d describer) input(types [4]reflect.Type) {
 		d.fields(t, "query", "query")
 	}
 	if t := types[inputFields]; t != nil {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			for _, src := range textSources {
-				if name, ok := f.Tag.Lookup(src.tag); ok && f.IsExported() {
-					d.param(src.tag, name, f)
-					break
-				}
+		// Every value the struct reads, through groups and embedded
+		// structs, in the order of its fields.
+		type sourced struct {
+			inputfields.Field
+			source string
+		}
+		var all []sourced
+		for _, src := range textSources {
+			for _, f := range inputfields.List(t, inputfields.Only(src.tag)) {
+				all = append(all, sourced{f, src.tag})
 			}
+		}
+		slices.SortStableFunc(all, func(a, b sourced) int { return slices.Compare(a.Path, b.Path) })
+		for _, f := range all {
+			d.param(f.source, f.Key, f.StructField)
 		}
 	}
 	if t := types[inputBody]; t != nil {

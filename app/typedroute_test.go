@@ -568,6 +568,22 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		{"Status 204", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, struct{}) (string, error) { return "", nil }, app.Status(204))
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204"},
+		{"rules on a group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, groupRule) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.groupRule.Page is a group of query values: " +
+			"a validate tag goes on its fields"},
+		{"a header field in a query group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, mixedGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.mixedGroup.Page.Trace is in a group of query values, " +
+			"so it cannot be tagged header"},
+		{"a group with a name", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, namedGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.namedGroup.Page: cannot decode app_test.pageQuery from text; " +
+			`to read its fields as query values, tag it query:""`},
+		{"an embedded pointer", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, embeddedPointer) (string, error) { return "", nil })
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.embeddedPointer embeds *app_test.Filters: " +
+			"embed app_test.Filters by value, whose fields Burrow fills in place"},
 		{"a default on a body", func(s *app.Server) error {
 			return app.Post(s, "/", func(context.Context, bodyDefault) (string, error) { return "", nil })
 		}, app.ErrInvalidInput, `route POST / (root) has an invalid handler: app_test.bodyDefault.Body: ` +

@@ -147,3 +147,33 @@ func TestBodyFieldRules(t *testing.T) {
 	assert.Equal(t, true, one["required"])
 	assert.Equal(t, doc{"$ref": "#/components/schemas/Note"}, at(t, one, "content", "application/json", "schema"))
 }
+
+type paging struct {
+	Limit int `query:"limit" default:"20" validate:"min=1,max=100"`
+	Page  int `query:"page"`
+}
+
+type ownerFilter struct {
+	Owner string `header:"x-owner" validate:"required"`
+}
+
+type listItems struct {
+	app.In
+	ownerFilter
+	Paging paging `query:""`
+}
+
+// TestComposedInStruct: a group (query:"") and an embedded struct are
+// documented as their values, one parameter each, with their rules.
+func TestComposedInStruct(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Get(s, "/items", func(context.Context, listItems) (int, error) { return 0, nil })
+	v31, _ := build(t, s)
+	params := at(t, v31, "paths", "/items", "get", "parameters").([]any)
+	assert.Equal(t, []any{
+		doc{"name": "X-Owner", "in": "header", "required": true, "schema": doc{"type": "string", "minLength": 1.0}},
+		doc{"name": "limit", "in": "query", "schema": doc{"type": "integer", "format": "int64", "minimum": 1.0, "maximum": 100.0, "default": 20.0}},
+		doc{"name": "page", "in": "query", "schema": doc{"type": "integer", "format": "int64"}},
+	}, params)
+}

@@ -151,7 +151,7 @@ func (c *validatorCompiler) compile(t reflect.Type) (*Validator, error) {
 	for _, f := range inputfields.List(t, c.tag) {
 		fr := fieldRules{index: f.Path, name: f.Key, typ: f.Type}
 		if err := fr.parse(f.StructField); err != nil {
-			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.Path), err)
+			return nil, fmt.Errorf("%v.%s: %w", t, inputfields.GoName(t, f.Path), err)
 		}
 		child, err := c.compile(f.Type)
 		if err != nil {
@@ -190,19 +190,6 @@ func CompileValue(f reflect.StructField, tag string) (*Validator, error) {
 		return child, nil
 	}
 	return &Validator{kind: f.Type.Kind(), self: &fr}, nil
-}
-
-// fieldPath names the Go field at index, through embedded structs.
-func fieldPath(t reflect.Type, index []int) string {
-	names := make([]string, len(index))
-	for i, x := range index {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		f := t.Field(x)
-		names[i], t = f.Name, f.Type
-	}
-	return strings.Join(names, ".")
 }
 
 // prune finds which struct validators have a rule in or below them (a
