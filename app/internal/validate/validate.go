@@ -10,6 +10,7 @@ package validate
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"net"
 	"net/mail"
 	"net/url"
@@ -258,6 +259,9 @@ var (
 	}
 )
 
+// formatNames lists the formats for a message: "date, date-time, …".
+var formatNames = strings.Join(slices.Sorted(maps.Keys(formats)), ", ")
+
 // Rule is one rule of a validate tag, in Burrow's spelling.
 type Rule struct{ Name, Arg string }
 
@@ -420,8 +424,11 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 			fr.checks = append(fr.checks, check{"enum", ok, "must be equal to one of the allowed values: " + valueList(allowed)})
 		case "format":
 			ok := formats[arg]
-			if ok == nil || t.Kind() != reflect.String {
-				return fmt.Errorf("format %q on %v", arg, t)
+			if ok == nil {
+				return fmt.Errorf("unknown format %q: Burrow's formats are %s", arg, formatNames)
+			}
+			if t.Kind() != reflect.String {
+				return fmt.Errorf("format %q on %v: formats apply to strings", arg, t)
 			}
 			fr.checks = append(fr.checks, check{"format", func(v reflect.Value) bool { return ok(v.String()) },
 				fmt.Sprintf("must match format %q", arg)})
