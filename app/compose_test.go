@@ -206,3 +206,28 @@ type (
 		*Filters
 	}
 )
+
+// In structs whose untagged fields Burrow cannot fill, named so the
+// messages are stable: each error names the tag that was meant.
+type (
+	untaggedID struct {
+		app.In
+		ID int64
+	}
+	untaggedOneOfTwo struct {
+		app.In
+		Slug string
+	}
+	untaggedBody struct {
+		app.In
+		Todo newTodo
+	}
+	paramTagged struct {
+		app.In
+		ID int64 `param:"id"`
+	}
+	untaggedGroup struct {
+		app.In
+		Page pageQuery
+	}
+)

@@ -2,16 +2,19 @@ package app
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.uber.org/dig"
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
@@ -111,6 +114,25 @@ type planOptions struct {
 	inputPhase string      // where they may not: why, for the message
 	beside     bool        // onTimeout and onRequestAbort hooks: no reply, no decorators
 	noReply    bool        // request-scoped constructors: a hook may build the value before the handler runs; the reply is not theirs to write
+	route      *routeShape // the route's, for hints: what a field Burrow cannot fill may have meant
+}
+
+// routeShape is what a route reads that an untagged In struct field may
+// have meant to take: its path parameters, in path order, and whether
+// its method carries a body.
+type routeShape struct {
+	params []string
+	body   bool
+}
+
+func newRouteShape(method, path string) *routeShape {
+	rs := &routeShape{body: method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch}
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := routepath.Param(seg); ok {
+			rs.params = append(rs.params, name)
+		}
+	}
+	return rs
 }
 
 // errBeside refuses, at Ready, what a hook running beside the handler
@@ -467,6 +489,10 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		return fp, err
 	}
 	_, isBody := f.Tag.Lookup(bodyTag)
+	if p, ok := f.Tag.Lookup("param"); ok && src == "" && !isBody {
+		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged param:%q, as a Params struct's field is: "+
+			"an In struct's path parameter is tagged path:%q", t, f.Name, p, p)
+	}
 	switch {
 	case src != "" && isBody:
 		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged both %s and body: a field holds one value", t, f.Name, src)
@@ -567,7 +593,10 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	v, err := resolveService(c, f.Type, name, optional)
 	if err != nil {
 		if name == "" {
-			err = decoratorHint(err, f.Type, c, "tag the field "+f.Name+" name:%q")
+			if hinted := decoratorHint(err, f.Type, c, "tag the field "+f.Name+" name:%q"); hinted != err {
+				return fp, hinted
+			}
+			err = inputHint(err, f, opt)
 		}
 		return fp, err
 	}
@@ -576,6 +605,84 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	}
 	return fp, nil
 }
+
+// inputHint adds to err, a service that could not be found for the
+// untagged field f, the tag the field may have been meant to have: a
+// group's, when its type's fields carry Burrow's tags; a path
+// parameter's, when its type is a path value's and the route has one;
+// the body's, when it looks like one and the route's method carries one.
+func inputHint(err error, f reflect.StructField, opt planOptions) error {
+	if src := tagSourceOf(f.Type); src != "" {
+		return fmt.Errorf("%w; the fields of %v have Burrow's tags: tag the field %s %s:\"\" to read them, or embed %v",
+			err, f.Type, f.Name, src, f.Type)
+	}
+	rs := opt.route
+	if rs == nil || opt.inputs == nil {
+		return err
+	}
+	if len(rs.params) > 0 && textValue(f.Type) {
+		for _, p := range rs.params {
+			if strings.EqualFold(p, f.Name) {
+				return fmt.Errorf("%w; did you mean to tag the field %s path:%q?", err, f.Name, p)
+			}
+		}
+		if len(rs.params) == 1 {
+			return fmt.Errorf("%w; did you mean to tag the field %s path:%q?", err, f.Name, rs.params[0])
+		}
+		return fmt.Errorf("%w; did you mean to tag the field %s path:\"…\", one of %s?", err, f.Name, strings.Join(rs.params, ", "))
+	}
+	if rs.body && opt.inputs.types[inputBody] == nil && bodyValue(f.Type) {
+		return fmt.Errorf("%w; did you mean to tag the field %s body:\"\"?", err, f.Name)
+	}
+	return err
+}
+
+// tagSourceOf is the source tag ("query", …) of the first field of
+// struct t, or of a struct it embeds, that has one; "" for none.
+func tagSourceOf(t reflect.Type) string {
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		for _, s := range textSources {
+			if _, ok := f.Tag.Lookup(s.tag); ok {
+				return s.tag
+			}
+		}
+		if f.Anonymous {
+			if src := tagSourceOf(f.Type); src != "" {
+				return src
+			}
+		}
+	}
+	return ""
+}
+
+// textValue reports whether t is a type a path parameter decodes into.
+func textValue(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(typeTextUnmarshaler) {
+		return true
+	}
+	k := t.Kind()
+	return k == reflect.String || k == reflect.Bool || (k >= reflect.Int && k <= reflect.Uint64) || k == reflect.Float32 || k == reflect.Float64
+}
+
+// bodyValue reports whether t looks like a body rather than a service: a
+// struct, a slice or a map held by value (services are most often
+// pointers or interfaces).
+func bodyValue(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Map:
+		return !dig.IsIn(t)
+	}
+	return false
+}
+
+var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 // resolveService asks dig for a service from c. When dig cannot build it,
 // the registry explains where it is provided instead.
