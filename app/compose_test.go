@@ -234,3 +234,34 @@ type (
 		Page pageQuery
 	}
 )
+
+type scopedThing struct{ n int }
+
+// withThing is a reusable group holding a request value and a query value.
+type withThing struct {
+	app.In
+	Thing *scopedThing
+	Q     string `query:"q"`
+}
+
+// TestEmbeddedRequestValueIsBuilt: a request value taken by a field of an
+// embedded In struct is built for the request, once, as one taken by the
+// In struct's own field is.
+func TestEmbeddedRequestValueIsBuilt(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	built := 0
+	require.NoError(t, s.ProvideRequest(func() *scopedThing { built++; return &scopedThing{n: built} }))
+	require.NoError(t, app.Get(s, "/", func(_ context.Context, in struct {
+		app.In
+		withThing
+	}) (string, error) {
+		if in.Thing == nil {
+			return "no thing", nil
+		}
+		return fmt.Sprintf("thing %d, q %s", in.Thing.n, in.Q), nil
+	}))
+	status, body, _ := do(t, s, "GET", "/?q=x")
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "thing 1, q x", body)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding"
 	"fmt"
+	"iter"
 	"net/http"
 	"reflect"
 	"slices"
@@ -446,7 +447,7 @@ func (sp *structPlan) planFields(t, st reflect.Type, index []int, c *scope.Conte
 			continue
 		}
 		if f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" {
-			if f.Type.Kind() == reflect.Struct && (dig.IsIn(f.Type) || hasInputTags(f.Type)) {
+			if flattened(f) {
 				more, err := sp.planFields(t, f.Type, at, c, opt)
 				if err != nil {
 					return false, err
@@ -479,6 +480,38 @@ func (sp *structPlan) planFields(t, st reflect.Type, index []int, c *scope.Conte
 		}
 	}
 	return texts, nil
+}
+
+// flattened reports whether f, a field of an In struct, is an embedded
+// struct whose fields Burrow fills in place: an In struct, or one whose
+// fields carry Burrow's tags.
+func flattened(f reflect.StructField) bool {
+	return f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" &&
+		f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[dig.In]() && (dig.IsIn(f.Type) || hasInputTags(f.Type))
+}
+
+// flatFields are the fields of In struct t as Burrow fills them: those
+// of flattened embedded structs in their place, embedded app.In left out.
+func flatFields(t reflect.Type) iter.Seq[reflect.StructField] {
+	return func(yield func(reflect.StructField) bool) {
+		var walk func(t reflect.Type) bool
+		walk = func(t reflect.Type) bool {
+			for i := range t.NumField() {
+				f := t.Field(i)
+				switch {
+				case f.Anonymous && f.Type == reflect.TypeFor[dig.In]():
+				case flattened(f):
+					if !walk(f.Type) {
+						return false
+					}
+				case !yield(f):
+					return false
+				}
+			}
+			return true
+		}
+		walk(t)
+	}
 }
 
 // planField plans field f of In struct t.
