@@ -265,3 +265,12 @@ func TestEmbeddedRequestValueIsBuilt(t *testing.T) {
 	assert.Equal(t, 200, status)
 	assert.Equal(t, "thing 1, q x", body)
 }
+
+type hiddenInGroup struct {
+	app.In
+	Page struct {
+		Limit int `query:"limit"`
+		//lint:ignore U1000 the mistake under test
+		offset int `query:"offset"`
+	} `query:""`
+}

@@ -152,6 +152,9 @@ func checkGroups(top, t reflect.Type, index []int, group string) error {
 			return errkind.New(ErrInvalidInput, "%v.%s is in a group of %s values, so it cannot be tagged %s",
 				top, inputfields.GoName(top, at), group, other)
 		}
+		if group != "" && src != "" && !f.IsExported() && !f.Anonymous {
+			return errkind.New(ErrInvalidInput, "%v.%s is not exported, so it cannot be set", top, inputfields.GoName(top, at))
+		}
 		switch {
 		case f.Anonymous && src == "" && !isBody && f.Type.Kind() == reflect.Struct:
 			if err := checkGroups(top, f.Type, at, group); err != nil {

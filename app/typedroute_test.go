@@ -581,6 +581,9 @@ func TestMistakesNameTheirFix(t *testing.T) {
 			return app.Get(s, "/", func(context.Context, namedGroup) (string, error) { return "", nil })
 		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.namedGroup.Page: cannot decode app_test.pageQuery from text; " +
 			`to read its fields as query values, tag it query:""`},
+		{"an unexported field in a group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, hiddenInGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.hiddenInGroup.Page.offset is not exported, so it cannot be set"},
 		{"an embedded pointer", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, embeddedPointer) (string, error) { return "", nil })
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.embeddedPointer embeds *app_test.Filters: " +
