@@ -446,19 +446,18 @@ func (sp *structPlan) planFields(t, st reflect.Type, index []int, c *scope.Conte
 		if f.Anonymous && f.Type == reflect.TypeFor[dig.In]() {
 			continue
 		}
-		if f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" {
-			if flattened(f) {
-				more, err := sp.planFields(t, f.Type, at, c, opt)
-				if err != nil {
-					return false, err
-				}
-				texts = texts || more
-				continue
+		if flattened(f) {
+			more, err := sp.planFields(t, f.Type, at, c, opt)
+			if err != nil {
+				return false, err
 			}
-			if e := f.Type; e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct && (dig.IsIn(e.Elem()) || hasInputTags(e.Elem())) {
-				return false, errkind.New(ErrInvalidHandler, "%v embeds %v: embed %v by value, whose fields Burrow fills in place",
-					t, e, e.Elem())
-			}
+			texts = texts || more
+			continue
+		}
+		if e := f.Type; f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" &&
+			e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct && (dig.IsIn(e.Elem()) || hasInputTags(e.Elem())) {
+			return false, errkind.New(ErrInvalidHandler, "%v embeds %v: embed %v by value, whose fields Burrow fills in place",
+				t, e, e.Elem())
 		}
 		if !f.IsExported() {
 			return false, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, inputfields.GoName(t, at))

@@ -136,6 +136,7 @@ func TestRouteMetadataOptions(t *testing.T) {
 		{app.Responds(600, nil), "status 600"},
 		{app.RespondsAs(200, "", nil), `media type "", which is not a media type such as text/csv`},
 		{app.RespondsAs(200, "text/*", nil), `media type "text/*"`},
+		{app.RespondsAs(200, "csv", nil), `media type "csv"`},
 		{app.RespondsAs(200, "text/csv; charset=utf-8", nil), `media type "text/csv; charset=utf-8"`},
 		{app.RespondsAs(204, "text/csv", nil), "declares a 204 response with media type text/csv, but a 204 has no body"},
 	} {

@@ -120,7 +120,7 @@ func responds(status int, as bool, mediaType string, body any, headers []string)
 		res := ResponseInfo{Status: status, Headers: slices.Clone(headers)}
 		if as {
 			mt, params, err := mime.ParseMediaType(mediaType)
-			if err != nil || len(params) > 0 || strings.Contains(mt, "*") {
+			if err != nil || len(params) > 0 || !strings.Contains(mt, "/") || strings.Contains(mt, "*") {
 				r.fail(errkind.New(ErrInvalidHandler, "declares a response with media type %q, which is not a media type such as text/csv", mediaType))
 				return
 			}

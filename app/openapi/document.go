@@ -234,9 +234,9 @@ func (b *builder) params(r app.RouteInfo) []any {
 	return out
 }
 
-// requestBody is the body of a route that decodes t. The text parser
-// fills a string or a []byte, those types exactly; any other type, one
-// of the user's made of them included, is read as JSON.
+// requestBody is the body of route r, which decodes r.Body. The text
+// parser fills a string or a []byte, those types exactly; any other
+// type, one of the user's made of them included, is read as JSON.
 // Rules declared on the body field itself (an array's minItems) go on
 // the body's schema, unless that is a reference to a named type, whose
 // schema other routes share.
