@@ -170,12 +170,19 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	}
 	var err error
 	needs := &inputNeeds{}
-	withInput := planOptions{inputs: needs}
+	withInput := planOptions{inputs: needs, route: newRouteShape(method, path)}
 	rt.stdPattern = stdPattern(method, path)
 	rt.reflective = reflective(handler)
 	if th, ok := handler.(typedHandler); ok {
 		types := th.types()
 		rt.types, rt.status = &types, th.replyStatus()
+		// A preSerialization hook may replace the value before it is
+		// encoded: then the hook's answer is what must encode.
+		if len(chain(line, PreSerialization, own)) == 0 {
+			if err := checkEncodable(types.Body); err != nil {
+				return nil, fail(fmt.Errorf("has an invalid handler: %w", err))
+			}
+		}
 	}
 	if h, ok := stdHandler(handler); ok {
 		rt.handler = rt.serveStd(h)

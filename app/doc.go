@@ -40,6 +40,24 @@
 //
 // Out is sent with 200, or as declared: [NoContent], [Created], [Status].
 //
+// In structs compose. A field tagged with a source and no name
+// (query:"", header:"", path:"", cookie:"") is a group of that source's
+// values, each of its fields read by its own tag (or Go name), with its
+// default and rules; an embedded struct whose fields carry Burrow's
+// tags, or an embedded In struct, is flattened into the In struct, as
+// encoding/json flattens one. Either is planned at Ready into the same
+// flat plan, and described value by value:
+//
+//	type page struct {
+//		Limit  int `query:"limit" default:"20" validate:"min=1,max=100"`
+//		Offset int `query:"offset"`
+//	}
+//	type listTodos struct {
+//		app.In
+//		Page  page `query:""` // or embed page
+//		Store *Store
+//	}
+//
 // Any function is also a handler when Burrow can supply each parameter: an In
 // struct, a service, [Body], [Query] or [Params], *httpx.Request,
 // *httpx.Reply, context.Context (done when the request ends) or
@@ -102,14 +120,20 @@
 // 100), and the handler does not run. The body is read only for routes
 // that take Body, after the OnRequest and PreParsing hooks, up to a limit
 // ([WithMaxBodyBytes], [Server.SetBodyLimit], [BodyLimit]; 1 MiB by
-// default) and a time ([WithBodyTimeout]); beyond it, a 413.
+// default) and a time ([WithBodyTimeout]); beyond it, a 413. An In
+// struct's body field carries rules of the body itself, which has no
+// field of its own to hold them — an array's or a map's size, or that
+// it is required (a request without a body is then a 400 naming body):
+//
+//	Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //
 // # Describing routes
 //
 // After Ready, [Server.Routes] describes the routes of a context's
 // subtree ([RouteInfo]): the parameters and body their handlers decode,
-// the replies their signatures and [Responds] declare, what
-// [OperationID], [Summary], [Tags] and the other metadata options say,
+// the replies their signatures, [Responds] and [RespondsAs] (with a media
+// type: text/event-stream, text/csv) declare, what [OperationID],
+// [Summary], [Tags] and the other metadata options say,
 // and the security schemes ([Server.DeclareSecurity]) declared where
 // they can see them — bearer-auth declares its own. Package
 // app/openapi makes an OpenAPI document of it, per context.

@@ -65,6 +65,25 @@ var typeInputParam = reflect.TypeFor[inputParam]()
 // agree on each type.
 type inputNeeds struct {
 	types [4]reflect.Type
+	// body is the In struct field that declares the body's own rules
+	// (validate:"required,min=1"), with the struct it is in; nil when
+	// no field does.
+	body   *reflect.StructField
+	bodyIn reflect.Type
+}
+
+// needBodyRules records the rules of f, the body field of In struct t.
+// Every In struct of a route that declares the body's rules must
+// declare the same.
+func (in *inputNeeds) needBodyRules(t reflect.Type, f reflect.StructField) error {
+	if f.Tag.Get("validate") == "" && f.Tag.Get("pattern") == "" {
+		return nil
+	}
+	if prev := in.body; prev != nil && (prev.Tag.Get("validate") != f.Tag.Get("validate") || prev.Tag.Get("pattern") != f.Tag.Get("pattern")) {
+		return errkind.New(ErrInvalidInput, "the body's rules are declared by %v.%s and, differently, by %v.%s", in.bodyIn, prev.Name, t, f.Name)
+	}
+	in.body, in.bodyIn = &f, t
+	return nil
 }
 
 func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
@@ -78,6 +97,8 @@ func (in *inputNeeds) need(k inputKind, t reflect.Type) error {
 // inputPlan decodes and validates a route's input.
 type inputPlan struct {
 	types      [4]reflect.Type
+	bodyField  *reflect.StructField // the In struct field with the body's own rules; nil for none
+	bodyNeeded bool                 // validate:"required" on the body: an absent one is a 400
 	validators [3]*validate.Validator
 	fields     *fieldsInput // nil when no In struct has text fields
 	query      *textdecode.Decoder
@@ -93,7 +114,10 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 	if needs.types == [4]reflect.Type{} {
 		return nil, nil
 	}
-	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes, timeout: a.cfg.bodyTimeout}
+	p := &inputPlan{types: needs.types, limit: a.cfg.maxBodyBytes, timeout: a.cfg.bodyTimeout, bodyField: needs.body}
+	if needs.body != nil {
+		p.bodyNeeded = validate.Required(needs.body.Tag.Get("validate"))
+	}
 	limitSet := false
 	for _, c := range slices.Backward(a.lineage(n)) {
 		p.parsers = append(p.parsers, c.parsers...)
@@ -128,7 +152,16 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 				p.params = d
 			}
 		}
-		v, err := validate.Compile(t, tags[k])
+		var v *validate.Validator
+		var err error
+		if k == int(inputBody) && p.bodyField != nil {
+			v, err = validate.CompileValue(*p.bodyField, tags[k])
+			if err != nil {
+				err = fmt.Errorf("%v.%s: %w", needs.bodyIn, p.bodyField.Name, err)
+			}
+		} else {
+			v, err = validate.Compile(t, tags[k])
+		}
 		if err != nil {
 			return nil, fmt.Errorf("has an invalid %s type: %w", inputNames[k], errkind.New(ErrInvalidConstraint, "%w", err))
 		}
@@ -167,6 +200,9 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 		return validationError(bad)
 	}
 	if t := p.types[inputBody]; t != nil {
+		if p.bodyNeeded && absentBody(req.Raw()) {
+			return errBodyRequired()
+		}
 		v := reflect.New(t)
 		if err := p.parseBody(x, req, rep, v.Interface()); err != nil {
 			return err
@@ -184,8 +220,7 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		rep.Header()["Connection"] = closeHeader // the unread body makes the connection unusable
 		return errTooLarge
 	}
-	empty := raw.ContentLength == 0 || raw.Body == nil || raw.Body == http.NoBody
-	if empty && ct == "" {
+	if absentBody(raw) && ct == "" {
 		return nil // no body: the zero value, which validation judges
 	}
 	mt := mediaType(ct)
@@ -232,6 +267,18 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		return httpx.Errorf(http.StatusBadRequest, "request body ended early: %w", err)
 	}
 	return &httpx.Error{StatusCode: http.StatusBadRequest, Message: err.Error(), Err: err}
+}
+
+// absentBody reports whether r carries no body at all.
+func absentBody(r *http.Request) bool {
+	return r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody
+}
+
+// errBodyRequired answers a request without the body its route requires,
+// whatever the body's type: a struct's zero value could not tell an
+// absent body from {}. A new error each time: a hook may change it.
+func errBodyRequired() error {
+	return validationError([]httpx.FieldError{{Path: "body", Rule: "required", Message: "is required"}})
 }
 
 // validate runs after the preValidation hooks.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -88,6 +89,9 @@ type fieldsSource struct {
 func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 	fi := &fieldsInput{typ: t}
 	fi.pool.New = func() any { return reflect.New(t).Interface() }
+	if err := checkGroups(t, t, nil, ""); err != nil {
+		return nil, fmt.Errorf("has an invalid input struct: %w", err)
+	}
 	params := pathParams(path)
 	for i, s := range textSources {
 		tag := inputfields.Only(s.tag)
@@ -99,10 +103,10 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 			switch {
 			case s.tag == "path" && !params[f.Key]:
 				return nil, fmt.Errorf("has an invalid input struct: %w",
-					errkind.New(ErrInvalidInput, "%v.%s takes path parameter %q, which %s does not have", t, f.Name, f.Key, path))
+					errkind.New(ErrInvalidInput, "%v.%s takes path parameter %q, which %s does not have", t, inputfields.GoName(t, f.Path), f.Key, path))
 			case s.tag == "path" && f.Tag.Get("default") != "":
 				return nil, fmt.Errorf("has an invalid input struct: %w",
-					errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, f.Name))
+					errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, inputfields.GoName(t, f.Path)))
 			}
 		}
 		if dec.Empty() {
@@ -122,6 +126,53 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 		fi.sources[i] = fieldsSource{dec: dec, vd: vd}
 	}
 	return fi, nil
+}
+
+// checkGroups refuses what a composed input struct top (t is top, or a
+// struct within it at index) cannot mean: rules or a default on a group
+// field (query:"") rather than on its fields, and a field inside a group
+// of one source (group) tagged with another, or as the body.
+func checkGroups(top, t reflect.Type, index []int, group string) error {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		at := append(slices.Clip(index), i)
+		src := ""
+		for _, s := range textSources {
+			if _, ok := f.Tag.Lookup(s.tag); ok {
+				src = s.tag
+				break
+			}
+		}
+		_, isBody := f.Tag.Lookup(bodyTag)
+		if group != "" && (isBody || (src != "" && src != group)) {
+			other := src
+			if isBody {
+				other = bodyTag
+			}
+			return errkind.New(ErrInvalidInput, "%v.%s is in a group of %s values, so it cannot be tagged %s",
+				top, inputfields.GoName(top, at), group, other)
+		}
+		if group != "" && src != "" && !f.IsExported() && !f.Anonymous {
+			return errkind.New(ErrInvalidInput, "%v.%s is not exported, so it cannot be set", top, inputfields.GoName(top, at))
+		}
+		switch {
+		case f.Anonymous && src == "" && !isBody && f.Type.Kind() == reflect.Struct:
+			if err := checkGroups(top, f.Type, at, group); err != nil {
+				return err
+			}
+		case src != "" && inputfields.IsGroup(f, src):
+			for _, k := range [...]string{"default", "validate", "pattern"} {
+				if _, ok := f.Tag.Lookup(k); ok {
+					return errkind.New(ErrInvalidInput, "%v.%s is a group of %s values: a %s tag goes on its fields",
+						top, inputfields.GoName(top, at), src, k)
+				}
+			}
+			if err := checkGroups(top, f.Type, at, src); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // pathParams are the parameter names of a route path: ":id" segments,

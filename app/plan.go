@@ -2,14 +2,20 @@ package app
 
 import (
 	"context"
+	"encoding"
 	"fmt"
+	"iter"
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"go.uber.org/dig"
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
@@ -19,7 +25,8 @@ import (
 // dig.In does: a field tagged name:"x" receives the request decorator (or
 // the named service) x; an untagged field receives the service of its type;
 // optional:"true" makes an invisible value the zero value instead of a
-// start-up error.
+// start-up error. An embedded struct holding such fields (or an embedded
+// In struct) is flattened: its fields are filled as the struct's own.
 //
 //	type deps struct {
 //		app.In
@@ -78,6 +85,7 @@ type structPlan struct {
 
 type fieldPlan struct {
 	index int
+	path  []int // a field of an embedded struct: its path (index is then its first step); nil otherwise
 	src   fieldSource
 	slot  int           // fromDecorator: the request decorator's slot
 	value reflect.Value // fromService: the service
@@ -107,6 +115,25 @@ type planOptions struct {
 	inputPhase string      // where they may not: why, for the message
 	beside     bool        // onTimeout and onRequestAbort hooks: no reply, no decorators
 	noReply    bool        // request-scoped constructors: a hook may build the value before the handler runs; the reply is not theirs to write
+	route      *routeShape // the route's, for hints: what a field Burrow cannot fill may have meant
+}
+
+// routeShape is what a route reads that an untagged In struct field may
+// have meant to take: its path parameters, in path order, and whether
+// its method carries a body.
+type routeShape struct {
+	params []string
+	body   bool
+}
+
+func newRouteShape(method, path string) *routeShape {
+	rs := &routeShape{body: method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch}
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := routepath.Param(seg); ok {
+			rs.params = append(rs.params, name)
+		}
+	}
+	return rs
 }
 
 // errBeside refuses, at Ready, what a hook running beside the handler
@@ -327,8 +354,9 @@ func hasInputTags(t reflect.Type) bool {
 		return false
 	}
 	for i := range t.NumField() {
-		tag := t.Field(i).Tag
-		if inputTagged(tag) {
+		f := t.Field(i)
+		tag := f.Tag
+		if inputTagged(tag) || (f.Anonymous && hasInputTags(f.Type)) {
 			return true
 		}
 		for _, k := range [...]string{"name", "optional", "default"} {
@@ -391,29 +419,9 @@ func needInput(opt planOptions, k inputKind, t reflect.Type, what string) error 
 func planStruct(t reflect.Type, c *scope.Context, opt planOptions) (*structPlan, error) {
 	sp := &structPlan{typ: t}
 	sp.pool.New = func() any { return reflect.New(t).Interface() }
-	texts := false
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous && dig.IsIn(f.Type) {
-			if f.Type != reflect.TypeFor[dig.In]() {
-				return nil, errkind.New(ErrInvalidHandler, "%v: nested In structs are not supported", t)
-			}
-			continue
-		}
-		if !f.IsExported() {
-			return nil, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, f.Name)
-		}
-		if f.Tag.Get("group") != "" {
-			return nil, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, f.Name)
-		}
-		fp, err := planField(t, f, c, opt)
-		if err != nil {
-			return nil, err
-		}
-		texts = texts || fp.src == fromText
-		if fp.src != fromNothing {
-			sp.fields = append(sp.fields, fp)
-		}
+	texts, err := sp.planFields(t, t, nil, c, opt)
+	if err != nil {
+		return nil, err
 	}
 	if texts {
 		if err := needInput(opt, inputFields, t, fmt.Sprintf("%v (its path, query, header and cookie fields)", t)); err != nil {
@@ -421,6 +429,88 @@ func planStruct(t reflect.Type, c *scope.Context, opt planOptions) (*structPlan,
 		}
 	}
 	return sp, nil
+}
+
+// planFields plans the fields of st, which is In struct t or a struct
+// embedded in it at index: an embedded struct that holds fields Burrow
+// fills (an embedded In struct, or one whose fields carry Burrow's tags)
+// is flattened into t, as encoding/json flattens one, so a group of
+// inputs (pagination, filters) is written once and embedded where it is
+// needed. It reports whether a field takes a path, query, header or
+// cookie value.
+func (sp *structPlan) planFields(t, st reflect.Type, index []int, c *scope.Context, opt planOptions) (bool, error) {
+	texts := false
+	for i := range st.NumField() {
+		f := st.Field(i)
+		at := append(slices.Clip(index), i)
+		if f.Anonymous && f.Type == reflect.TypeFor[dig.In]() {
+			continue
+		}
+		if flattened(f) {
+			more, err := sp.planFields(t, f.Type, at, c, opt)
+			if err != nil {
+				return false, err
+			}
+			texts = texts || more
+			continue
+		}
+		if e := f.Type; f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" &&
+			e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct && (dig.IsIn(e.Elem()) || hasInputTags(e.Elem())) {
+			return false, errkind.New(ErrInvalidHandler, "%v embeds %v: embed %v by value, whose fields Burrow fills in place",
+				t, e, e.Elem())
+		}
+		if !f.IsExported() {
+			return false, errkind.New(ErrInvalidHandler, "%v.%s is not exported", t, inputfields.GoName(t, at))
+		}
+		if f.Tag.Get("group") != "" {
+			return false, errkind.New(ErrInvalidHandler, "%v.%s: value groups are not supported in handlers", t, inputfields.GoName(t, at))
+		}
+		fp, err := planField(st, f, c, opt)
+		if err != nil {
+			return false, err
+		}
+		fp.index = at[0]
+		if len(at) > 1 {
+			fp.path = at
+		}
+		texts = texts || fp.src == fromText
+		if fp.src != fromNothing {
+			sp.fields = append(sp.fields, fp)
+		}
+	}
+	return texts, nil
+}
+
+// flattened reports whether f, a field of an In struct, is an embedded
+// struct whose fields Burrow fills in place: an In struct, or one whose
+// fields carry Burrow's tags.
+func flattened(f reflect.StructField) bool {
+	return f.Anonymous && !inputTagged(f.Tag) && f.Tag.Get("name") == "" &&
+		f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[dig.In]() && (dig.IsIn(f.Type) || hasInputTags(f.Type))
+}
+
+// flatFields are the fields of In struct t as Burrow fills them: those
+// of flattened embedded structs in their place, embedded app.In left out.
+func flatFields(t reflect.Type) iter.Seq[reflect.StructField] {
+	return func(yield func(reflect.StructField) bool) {
+		var walk func(t reflect.Type) bool
+		walk = func(t reflect.Type) bool {
+			for i := range t.NumField() {
+				f := t.Field(i)
+				switch {
+				case f.Anonymous && f.Type == reflect.TypeFor[dig.In]():
+				case flattened(f):
+					if !walk(f.Type) {
+						return false
+					}
+				case !yield(f):
+					return false
+				}
+			}
+			return true
+		}
+		walk(t)
+	}
 }
 
 // planField plans field f of In struct t.
@@ -431,18 +521,27 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		return fp, err
 	}
 	_, isBody := f.Tag.Lookup(bodyTag)
+	if p, ok := f.Tag.Lookup("param"); ok && src == "" && !isBody {
+		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged param:%q, as a Params struct's field is: "+
+			"an In struct's path parameter is tagged path:%q", t, f.Name, p, p)
+	}
 	switch {
 	case src != "" && isBody:
 		return fp, errkind.New(ErrInvalidInput, "%v.%s is tagged both %s and body: a field holds one value", t, f.Name, src)
 	case src != "":
 		fp.src = fromText
 		return fp, nil
-	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
-		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header and cookie fields; "+
-			"a body's rules go on its type's fields", t, f.Name)
+	case isBody && f.Tag.Get("default") != "":
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: a body takes no default; an absent body is refused with validate:\"required\" "+
+			"or decoded as the zero value", t, f.Name)
 	case isBody:
 		fp.src, fp.input = fromInput, inputBody
-		return fp, needInput(opt, inputBody, f.Type, fmt.Sprintf("%v.%s (the body)", t, f.Name))
+		if err := needInput(opt, inputBody, f.Type, fmt.Sprintf("%v.%s (the body)", t, f.Name)); err != nil {
+			return fp, err
+		}
+		return fp, opt.inputs.needBodyRules(t, f)
+	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie and body fields", t, f.Name)
 	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
 		a, err := planInput(f.Type, opt)
 		if err != nil {
@@ -526,7 +625,10 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	v, err := resolveService(c, f.Type, name, optional)
 	if err != nil {
 		if name == "" {
-			err = decoratorHint(err, f.Type, c, "tag the field "+f.Name+" name:%q")
+			if hinted := decoratorHint(err, f.Type, c, "tag the field "+f.Name+" name:%q"); hinted != err {
+				return fp, hinted
+			}
+			err = inputHint(err, f, opt)
 		}
 		return fp, err
 	}
@@ -535,6 +637,84 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 	}
 	return fp, nil
 }
+
+// inputHint adds to err, a service that could not be found for the
+// untagged field f, the tag the field may have been meant to have: a
+// group's, when its type's fields carry Burrow's tags; a path
+// parameter's, when its type is a path value's and the route has one;
+// the body's, when it looks like one and the route's method carries one.
+func inputHint(err error, f reflect.StructField, opt planOptions) error {
+	if src := tagSourceOf(f.Type); src != "" {
+		return fmt.Errorf("%w; the fields of %v have Burrow's tags: tag the field %s %s:\"\" to read them, or embed %v",
+			err, f.Type, f.Name, src, f.Type)
+	}
+	rs := opt.route
+	if rs == nil || opt.inputs == nil {
+		return err
+	}
+	if len(rs.params) > 0 && textValue(f.Type) {
+		for _, p := range rs.params {
+			if strings.EqualFold(p, f.Name) {
+				return fmt.Errorf("%w; did you mean to tag the field %s path:%q?", err, f.Name, p)
+			}
+		}
+		if len(rs.params) == 1 {
+			return fmt.Errorf("%w; did you mean to tag the field %s path:%q?", err, f.Name, rs.params[0])
+		}
+		return fmt.Errorf("%w; did you mean to tag the field %s path:\"…\", one of %s?", err, f.Name, strings.Join(rs.params, ", "))
+	}
+	if rs.body && opt.inputs.types[inputBody] == nil && bodyValue(f.Type) {
+		return fmt.Errorf("%w; did you mean to tag the field %s body:\"\"?", err, f.Name)
+	}
+	return err
+}
+
+// tagSourceOf is the source tag ("query", …) of the first field of
+// struct t, or of a struct it embeds, that has one; "" for none.
+func tagSourceOf(t reflect.Type) string {
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		for _, s := range textSources {
+			if _, ok := f.Tag.Lookup(s.tag); ok {
+				return s.tag
+			}
+		}
+		if f.Anonymous {
+			if src := tagSourceOf(f.Type); src != "" {
+				return src
+			}
+		}
+	}
+	return ""
+}
+
+// textValue reports whether t is a type a path parameter decodes into.
+func textValue(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(typeTextUnmarshaler) {
+		return true
+	}
+	k := t.Kind()
+	return k == reflect.String || k == reflect.Bool || (k >= reflect.Int && k <= reflect.Uint64) || k == reflect.Float32 || k == reflect.Float64
+}
+
+// bodyValue reports whether t looks like a body rather than a service: a
+// struct, a slice or a map held by value (services are most often
+// pointers or interfaces).
+func bodyValue(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Map:
+		return !dig.IsIn(t)
+	}
+	return false
+}
+
+var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 // resolveService asks dig for a service from c. When dig cannot build it,
 // the registry explains where it is provided instead.
@@ -569,7 +749,12 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 	}
 	for i := range sp.fields {
 		f := &sp.fields[i]
-		fv := v.Field(f.index)
+		var fv reflect.Value
+		if f.path == nil {
+			fv = v.Field(f.index)
+		} else {
+			fv = v.FieldByIndex(f.path)
+		}
 		switch f.src {
 		case fromService:
 			fv.Set(f.value)
@@ -581,7 +766,11 @@ func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
 			}
 		case fromText:
 			if texts.IsValid() && texts.Type() == sp.typ {
-				fv.Set(texts.Field(f.index))
+				if f.path == nil {
+					fv.Set(texts.Field(f.index))
+				} else {
+					fv.Set(texts.FieldByIndex(f.path))
+				}
 			}
 		case fromInput:
 			if d := in[f.input]; d != nil {

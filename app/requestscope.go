@@ -379,8 +379,8 @@ func (a *instance) needs(ft reflect.Type, c *scope.Context) []*provider {
 			add(t, "")
 			continue
 		}
-		for j := range t.NumField() {
-			if f := t.Field(j); f.IsExported() && !f.Anonymous && !inputTagged(f.Tag) {
+		for f := range flatFields(t) {
+			if f.IsExported() && !inputTagged(f.Tag) {
 				add(f.Type, f.Tag.Get("name"))
 			}
 		}

@@ -33,6 +33,12 @@ type RouteInfo struct {
 	// Body is the type the body is decoded into (for the handler or a
 	// hook), nil when the route decodes none.
 	Body reflect.Type
+	// BodyField is the In struct field (tagged body) that holds rules
+	// of the body itself, as validate:"required,min=1,max=50" on a body
+	// that is an array; zero when none does.
+	BodyField reflect.StructField
+	// BodyRequired says a request without a body is refused (400).
+	BodyRequired bool
 	// TypedInput says the route decodes typed input (Body, Query, Params
 	// or tagged In fields, for the handler or a hook), so Burrow may
 	// answer 400 with the validation array before the handler runs.
@@ -76,8 +82,11 @@ type ParamInfo struct {
 // ResponseInfo is one reply a route may send.
 type ResponseInfo struct {
 	Status  int
-	Type    reflect.Type // the body's type; nil for an empty body
+	Type    reflect.Type // the body's type; nil for an empty body, or one of MediaType alone
 	Headers []string     // headers the reply sets, canonical
+	// MediaType is the body's media type as declared with RespondsAs
+	// ("text/event-stream"); empty when the body's type tells it.
+	MediaType string
 }
 
 // SecurityScheme is a way of authenticating that a plugin enforces,
@@ -217,6 +226,9 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	d := describer{ri: ri}
 	if in != nil {
 		d.input(in.types)
+		if in.bodyField != nil {
+			ri.BodyField, ri.BodyRequired = *in.bodyField, in.bodyNeeded
+		}
 	}
 	if _, std := stdHandler(handler); !std {
 		d.replies(handler)
@@ -253,14 +265,21 @@ func (d describer) input(types [4]reflect.Type) {
 		d.fields(t, "query", "query")
 	}
 	if t := types[inputFields]; t != nil {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			for _, src := range textSources {
-				if name, ok := f.Tag.Lookup(src.tag); ok && f.IsExported() {
-					d.param(src.tag, name, f)
-					break
-				}
+		// Every value the struct reads, through groups and embedded
+		// structs, in the order of its fields.
+		type sourced struct {
+			inputfields.Field
+			source string
+		}
+		var all []sourced
+		for _, src := range textSources {
+			for _, f := range inputfields.List(t, inputfields.Only(src.tag)) {
+				all = append(all, sourced{f, src.tag})
 			}
+		}
+		slices.SortStableFunc(all, func(a, b sourced) int { return slices.Compare(a.Path, b.Path) })
+		for _, f := range all {
+			d.param(f.source, f.Key, f.StructField)
 		}
 	}
 	if t := types[inputBody]; t != nil {

@@ -124,7 +124,8 @@ func TestRouteMetadataOptions(t *testing.T) {
 	s := app.New()
 	require.NoError(t, s.Delete("/x/:id", func() error { return nil },
 		app.OperationID("removeX"), app.Summary("Remove"), app.Description("Gone."), app.Tags("x", "", "x", "y"),
-		app.Deprecated(), app.Responds(204, nil), app.Responds(404, httpx.ErrorBody{}, " x-reason "), app.Undocumented()))
+		app.Deprecated(), app.Responds(204, nil), app.Responds(404, httpx.ErrorBody{}, " x-reason "), app.Undocumented(),
+		app.RespondsAs(200, "Text/CSV", nil, "content-disposition")))
 	for _, tt := range []struct {
 		opt  app.RouteOption
 		want string
@@ -133,6 +134,11 @@ func TestRouteMetadataOptions(t *testing.T) {
 		{app.OperationID(""), `invalid operation id ""`},
 		{app.Responds(42, nil), "status 42, which is not an HTTP status"},
 		{app.Responds(600, nil), "status 600"},
+		{app.RespondsAs(200, "", nil), `media type "", which is not a media type such as text/csv`},
+		{app.RespondsAs(200, "text/*", nil), `media type "text/*"`},
+		{app.RespondsAs(200, "csv", nil), `media type "csv"`},
+		{app.RespondsAs(200, "text/csv; charset=utf-8", nil), `media type "text/csv; charset=utf-8"`},
+		{app.RespondsAs(204, "text/csv", nil), "declares a 204 response with media type text/csv, but a 204 has no body"},
 	} {
 		err := app.New().Get("/y", func() error { return nil }, tt.opt)
 		require.Error(t, err, tt.want)
@@ -150,6 +156,7 @@ func TestRouteMetadataOptions(t *testing.T) {
 	assert.True(t, r.Deprecated)
 	assert.True(t, r.Undocumented)
 	assert.Equal(t, []app.ResponseInfo{
+		{Status: 200, MediaType: "text/csv", Headers: []string{"Content-Disposition"}},
 		{Status: 204},
 		{Status: 404, Type: reflect.TypeFor[httpx.ErrorBody](), Headers: []string{"X-Reason"}},
 	}, r.Responses)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"mime"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -96,12 +97,39 @@ func Undocumented() RouteOption {
 //	s.Get("/one", reply, app.Responds(200, body{}))
 //	s.Post("/users", create, app.Responds(201, user{}, "Location"), app.Responds(409, httpx.ErrorBody{}))
 func Responds(status int, body any, headers ...string) RouteOption {
+	return responds(status, false, "", body, headers)
+}
+
+// RespondsAs is [Responds] for a reply whose media type the body's type
+// cannot tell: a stream of Server-Sent Events, a CSV export, a file.
+// body may be nil: the reply still has a body, of that media type.
+//
+//	s.Get("/events", events, app.RespondsAs(200, "text/event-stream", nil))
+//	s.Get("/export", export, app.RespondsAs(200, "text/csv", nil, "Content-Disposition"))
+//	s.Get("/files/*", file, app.RespondsAs(200, "application/octet-stream", nil))
+func RespondsAs(status int, mediaType string, body any, headers ...string) RouteOption {
+	return responds(status, true, mediaType, body, headers)
+}
+
+func responds(status int, as bool, mediaType string, body any, headers []string) RouteOption {
 	return func(r *routeDef) {
 		if status < 100 || status > 599 {
 			r.fail(errkind.New(ErrInvalidHandler, "declares a response with status %d, which is not an HTTP status (100-599)", status))
 			return
 		}
 		res := ResponseInfo{Status: status, Headers: slices.Clone(headers)}
+		if as {
+			mt, params, err := mime.ParseMediaType(mediaType)
+			if err != nil || len(params) > 0 || !strings.Contains(mt, "/") || strings.Contains(mt, "*") {
+				r.fail(errkind.New(ErrInvalidHandler, "declares a response with media type %q, which is not a media type such as text/csv", mediaType))
+				return
+			}
+			if status == http.StatusNoContent || status == http.StatusNotModified {
+				r.fail(errkind.New(ErrInvalidHandler, "declares a %d response with media type %s, but a %d has no body", status, mt, status))
+				return
+			}
+			res.MediaType = mt
+		}
 		if body != nil {
 			res.Type = reflect.TypeOf(body)
 		}

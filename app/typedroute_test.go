@@ -15,6 +15,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/scope"
 )
 
 type todoStore struct{ prefix string }
@@ -568,6 +569,60 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		{"Status 204", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, struct{}) (string, error) { return "", nil }, app.Status(204))
 		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204"},
+		{"rules on a group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, groupRule) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.groupRule.Page is a group of query values: " +
+			"a validate tag goes on its fields"},
+		{"a header field in a query group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, mixedGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.mixedGroup.Page.Trace is in a group of query values, " +
+			"so it cannot be tagged header"},
+		{"a group with a name", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, namedGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.namedGroup.Page: cannot decode app_test.pageQuery from text; " +
+			`to read its fields as query values, tag it query:""`},
+		{"an unexported field in a group", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, hiddenInGroup) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.hiddenInGroup.Page.offset is not exported, so it cannot be set"},
+		{"an embedded pointer", func(s *app.Server) error {
+			return app.Get(s, "/", func(context.Context, embeddedPointer) (string, error) { return "", nil })
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid handler: app_test.embeddedPointer embeds *app_test.Filters: " +
+			"embed app_test.Filters by value, whose fields Burrow fills in place"},
+		{"an untagged field where a path parameter is", func(s *app.Server) error {
+			return app.Get(s, "/todos/:id", func(context.Context, untaggedID) (string, error) { return "", nil })
+		}, scope.ErrNotVisible, "route GET /todos/:id (root) needs service int64, which no context provides; " +
+			`did you mean to tag the field ID path:"id"?`},
+		{"an untagged field where two path parameters are", func(s *app.Server) error {
+			return app.Get(s, "/:owner/:name", func(context.Context, untaggedOneOfTwo) (string, error) { return "", nil })
+		}, scope.ErrNotVisible, "route GET /:owner/:name (root) needs service string, which no context provides; " +
+			`did you mean to tag the field Slug path:"…", one of owner, name?`},
+		{"an untagged field where a body is", func(s *app.Server) error {
+			return app.Post(s, "/todos", func(context.Context, untaggedBody) (string, error) { return "", nil })
+		}, scope.ErrNotVisible, "route POST /todos (root) needs service app_test.newTodo, which no context provides; " +
+			`did you mean to tag the field Todo body:""?`},
+		{"no body hint on a GET", func(s *app.Server) error {
+			return app.Get(s, "/todos", func(context.Context, untaggedBody) (string, error) { return "", nil })
+		}, scope.ErrNotVisible, "route GET /todos (root) needs service app_test.newTodo, which no context provides"},
+		{"Params' tag in an In struct", func(s *app.Server) error {
+			return app.Get(s, "/todos/:id", func(context.Context, paramTagged) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, `route GET /todos/:id (root) has an invalid handler: app_test.paramTagged.ID is tagged param:"id", ` +
+			`as a Params struct's field is: an In struct's path parameter is tagged path:"id"`},
+		{"a group without its tag", func(s *app.Server) error {
+			return app.Get(s, "/todos", func(context.Context, untaggedGroup) (string, error) { return "", nil })
+		}, scope.ErrNotVisible, "route GET /todos (root) needs service app_test.pageQuery, which no context provides; " +
+			`the fields of app_test.pageQuery have Burrow's tags: tag the field Page query:"" to read them, or embed app_test.pageQuery`},
+		{"a default on a body", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, bodyDefault) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, `route POST / (root) has an invalid handler: app_test.bodyDefault.Body: ` +
+			`a body takes no default; an absent body is refused with validate:"required" or decoded as the zero value`},
+		{"a bound on a struct body", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, structBound) (string, error) { return "", nil })
+		}, app.ErrInvalidConstraint, `route POST / (root) has an invalid body type: app_test.structBound.Body: min="1" on app_test.newTodo`},
+		{"a hook that declares other body rules", func(s *app.Server) error {
+			_ = s.AddHook(app.PreHandler, func(otherBatchRules) error { return nil })
+			return app.Post(s, "/", func(context.Context, batchIn) (string, error) { return "", nil })
+		}, app.ErrInvalidInput, `route POST / (root) has an invalid preHandler hook: the body's rules are declared by ` +
+			`app_test.batchIn.Body and, differently, by app_test.otherBatchRules.Body`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

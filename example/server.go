@@ -148,7 +148,7 @@ func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *a
 		s.DecorateRequest("foo", "foo")
 		app.Get(s, "/two", reply)
 		app.Post(s, "/echo", echo)
-		s.Get("/events", app.Typed(events(tick)))
+		s.Get("/events", app.Typed(events(tick)), app.RespondsAs(http.StatusOK, "text/event-stream", nil))
 		if share {
 			return s.Register(app.Wrap(grandchild, app.Name("grandchildContext")))
 		}

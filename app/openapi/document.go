@@ -162,7 +162,7 @@ func (b *builder) route(r app.RouteInfo) error {
 		op["parameters"] = params
 	}
 	if r.Body != nil {
-		op["requestBody"] = b.requestBody(r.Body)
+		op["requestBody"] = b.requestBody(r)
 	}
 	if len(r.Security) > 0 {
 		req := obj{}
@@ -234,16 +234,24 @@ func (b *builder) params(r app.RouteInfo) []any {
 	return out
 }
 
-// requestBody is the body of a route that decodes t. The text parser
-// fills a string or a []byte, those types exactly; any other type, one
-// of the user's made of them included, is read as JSON.
-func (b *builder) requestBody(t reflect.Type) obj {
+// requestBody is the body of route r, which decodes r.Body. The text
+// parser fills a string or a []byte, those types exactly; any other
+// type, one of the user's made of them included, is read as JSON.
+// Rules declared on the body field itself (an array's minItems) go on
+// the body's schema, unless that is a reference to a named type, whose
+// schema other routes share.
+func (b *builder) requestBody(r app.RouteInfo) obj {
+	t := r.Body
 	mt := "application/json"
 	if t == typeString || t == typeBytes {
 		mt = "text/plain"
 	}
-	rb := obj{"content": obj{mt: obj{"schema": b.bodySchema(t, mt)}}}
-	if hasRequired(t) {
+	sc := b.bodySchema(t, mt)
+	if _, ref := sc["$ref"]; r.BodyField.Name != "" && !ref {
+		applyRules(sc, r.BodyField)
+	}
+	rb := obj{"content": obj{mt: obj{"schema": sc}}}
+	if r.BodyRequired || hasRequired(t) {
 		rb["required"] = true
 	}
 	return rb
@@ -308,7 +316,9 @@ func (b *builder) response(x app.ResponseInfo) obj {
 		desc = "Status " + strconv.Itoa(x.Status)
 	}
 	res := obj{"description": desc}
-	if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
+	if x.MediaType != "" {
+		res["content"] = obj{x.MediaType: obj{"schema": b.mediaSchema(x)}}
+	} else if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
 		// Send writes a string as text and a []byte as bytes, those
 		// types exactly; anything else, named strings included, as JSON.
 		mt, sc := "application/json", obj(nil)
@@ -332,6 +342,20 @@ func (b *builder) response(x app.ResponseInfo) obj {
 		res["headers"] = h
 	}
 	return res
+}
+
+// mediaSchema is the schema of a reply declared with a media type: its
+// body type's, if it is JSON; else a string for text, and anything (the
+// media type says what) for bytes.
+func (b *builder) mediaSchema(x app.ResponseInfo) obj {
+	json := x.MediaType == "application/json" || strings.HasSuffix(x.MediaType, "+json")
+	switch {
+	case x.Type != nil && x.Type != typeString && x.Type != typeBytes && json:
+		return b.schemas.of(x.Type, out)
+	case strings.HasPrefix(x.MediaType, "text/") || x.Type == typeString:
+		return obj{"type": "string"}
+	}
+	return obj{}
 }
 
 var (

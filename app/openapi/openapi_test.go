@@ -325,6 +325,27 @@ func TestRespondsAndMetadata(t *testing.T) {
 	assert.NotContains(t, v31["paths"], "/hidden")
 }
 
+// TestRespondsAs: a reply declared with its media type is documented
+// with it; the schema is the body type's for JSON, a string for text,
+// and anything for bytes.
+func TestRespondsAs(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Get("/events", func() error { return nil }, app.RespondsAs(200, "text/event-stream", nil))
+	s.Get("/export", func() error { return nil }, app.RespondsAs(200, "text/csv", "", "Content-Disposition"))
+	s.Get("/file", func() error { return nil }, app.RespondsAs(200, "application/octet-stream", nil))
+	s.Get("/item", func() error { return nil }, app.RespondsAs(200, "application/merge-patch+json", item{}))
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		assert.Equal(t, doc{"text/event-stream": doc{"schema": doc{"type": "string"}}}, at(t, d, "paths", "/events", "get", "responses", "200", "content"))
+		assert.Equal(t, doc{"text/csv": doc{"schema": doc{"type": "string"}}}, at(t, d, "paths", "/export", "get", "responses", "200", "content"))
+		assert.Equal(t, doc{"schema": doc{"type": "string"}}, at(t, d, "paths", "/export", "get", "responses", "200", "headers", "Content-Disposition"))
+		assert.Equal(t, doc{"application/octet-stream": doc{"schema": doc{}}}, at(t, d, "paths", "/file", "get", "responses", "200", "content"))
+		assert.Equal(t, "#/components/schemas/Item", at(t, d, "paths", "/item", "get", "responses", "200", "content",
+			"application/merge-patch+json", "schema", "$ref"))
+	}
+}
+
 // TestDuplicateOperationIDFailsReady: two routes with one id cannot be in
 // one document; the plugin says so at Ready.
 func TestDuplicateOperationIDFailsReady(t *testing.T) {

@@ -114,3 +114,66 @@ func TestDefaultsAreWhatTheServerApplies(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"name": "", "n": 0.0}, got["body"], "the body's default tags do nothing")
 }
+
+type itemBatch struct {
+	app.In
+	Body []item `body:"" validate:"required,min=1,max=50"`
+}
+
+// note has no required field: only its body field makes it required.
+type note struct {
+	Text string `json:"text"`
+}
+
+type requiredNote struct {
+	app.In
+	Body note `body:"" validate:"required"`
+}
+
+// TestBodyFieldRules: rules on a body field itself are the body's
+// schema's (an array's minItems and maxItems), and required makes the
+// request body required; a named type's shared schema is left alone.
+func TestBodyFieldRules(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/items/batch", func(context.Context, itemBatch) (int, error) { return 0, nil })
+	app.Post(s, "/notes", func(context.Context, requiredNote) (int, error) { return 0, nil })
+	v31, _ := build(t, s)
+	batch := at(t, v31, "paths", "/items/batch", "post", "requestBody").(doc)
+	assert.Equal(t, true, batch["required"])
+	assert.Equal(t, doc{"type": "array", "items": doc{"$ref": "#/components/schemas/Item"}, "minItems": 1.0, "maxItems": 50.0},
+		at(t, batch, "content", "application/json", "schema"))
+	one := at(t, v31, "paths", "/notes", "post", "requestBody").(doc)
+	assert.Equal(t, true, one["required"])
+	assert.Equal(t, doc{"$ref": "#/components/schemas/Note"}, at(t, one, "content", "application/json", "schema"))
+}
+
+type paging struct {
+	Limit int `query:"limit" default:"20" validate:"min=1,max=100"`
+	Page  int `query:"page"`
+}
+
+type ownerFilter struct {
+	Owner string `header:"x-owner" validate:"required"`
+}
+
+type listItems struct {
+	app.In
+	ownerFilter
+	Paging paging `query:""`
+}
+
+// TestComposedInStruct: a group (query:"") and an embedded struct are
+// documented as their values, one parameter each, with their rules.
+func TestComposedInStruct(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Get(s, "/items", func(context.Context, listItems) (int, error) { return 0, nil })
+	v31, _ := build(t, s)
+	params := at(t, v31, "paths", "/items", "get", "parameters").([]any)
+	assert.Equal(t, []any{
+		doc{"name": "X-Owner", "in": "header", "required": true, "schema": doc{"type": "string", "minLength": 1.0}},
+		doc{"name": "limit", "in": "query", "schema": doc{"type": "integer", "format": "int64", "minimum": 1.0, "maximum": 100.0, "default": 20.0}},
+		doc{"name": "page", "in": "query", "schema": doc{"type": "integer", "format": "int64"}},
+	}, params)
+}

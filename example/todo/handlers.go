@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
-
-// maxBatch is the most todos one POST /todos/batch may create.
-const maxBatch = 50
 
 // Each handler's input is one struct: the values it reads from the
 // request, checked and converted before it runs, and the caller's todos
@@ -51,9 +47,11 @@ func create(ctx context.Context, in createTodo) (app.Created[todo], error) {
 	return app.Created[todo]{Location: "/todos/" + strconv.FormatInt(td.ID, 10), Value: td}, nil
 }
 
+// createBatch is POST /todos/batch's input: 1 to 50 todos, a rule the
+// body field carries (400 before the handler runs, and in the document).
 type createBatch struct {
 	app.In
-	Body  []newTodo `body:""`
+	Body  []newTodo `body:"" validate:"required,min=1,max=50"`
 	Todos todos
 }
 
@@ -62,9 +60,6 @@ type createBatch struct {
 // the transaction's cleanup rolls back what was created before it.
 // Registered with app.Status(201).
 func batch(ctx context.Context, in createBatch) ([]todo, error) {
-	if n := len(in.Body); n < 1 || n > maxBatch {
-		return nil, batchSizeError(n)
-	}
 	created := make([]todo, len(in.Body))
 	for i, n := range in.Body {
 		var err error
@@ -73,24 +68,6 @@ func batch(ctx context.Context, in createBatch) ([]todo, error) {
 		}
 	}
 	return created, nil
-}
-
-// batchSizeError is the 400 for a batch of n todos, in the shape of
-// Burrow's validation errors: the size of a body that is an array has no
-// tag to carry its rule.
-func batchSizeError(n int) error {
-	f := httpx.FieldError{Path: "body", Rule: "min", Message: "must NOT have fewer than 1 items"}
-	if n > maxBatch {
-		f = httpx.FieldError{Path: "body", Rule: "max", Message: fmt.Sprintf("must NOT have more than %d items", maxBatch)}
-	}
-	return fieldError(f)
-}
-
-// fieldError is the 400 of one failing field, as Burrow's validation
-// answers.
-func fieldError(f httpx.FieldError) error {
-	return &httpx.Error{StatusCode: http.StatusBadRequest, Code: "FST_ERR_VALIDATION",
-		Message: f.Path + " " + f.Message, Validation: []httpx.FieldError{f}}
 }
 
 // oneTodo is the input of GET and DELETE /todos/:id: a positive id.
@@ -127,4 +104,11 @@ func patch(ctx context.Context, in patchTodo) (todo, error) {
 		return todo{}, fieldError(httpx.FieldError{Path: "body", Rule: "minProperties", Message: "must have title or done"})
 	}
 	return in.Todos.update(ctx, in.ID, in.Body.Title, in.Body.Done)
+}
+
+// fieldError is the 400 of one failing field, as Burrow's validation
+// answers.
+func fieldError(f httpx.FieldError) error {
+	return &httpx.Error{StatusCode: http.StatusBadRequest, Code: "FST_ERR_VALIDATION",
+		Message: f.Path + " " + f.Message, Validation: []httpx.FieldError{f}}
 }

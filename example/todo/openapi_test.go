@@ -55,6 +55,31 @@ func TestOpenAPIDocument(t *testing.T) {
 	assert.Contains(t, doc.Paths["/todos/{id}"]["delete"].Responses, "204")
 	assert.Contains(t, doc.Paths["/todos/{id}"]["get"].Responses, "404")
 
+	// The batch's size is the body field's rule, so the document says it.
+	var batch struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Required bool `json:"required"`
+				Content  map[string]struct {
+					Schema struct {
+						Type     string `json:"type"`
+						MinItems *int   `json:"minItems"`
+						MaxItems *int   `json:"maxItems"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.body), &batch))
+	rb := batch.Paths["/todos/batch"]["post"].RequestBody
+	assert.True(t, rb.Required, "a batch without a body is refused")
+	sc := rb.Content["application/json"].Schema
+	assert.Equal(t, "array", sc.Type)
+	if assert.NotNil(t, sc.MinItems) && assert.NotNil(t, sc.MaxItems) {
+		assert.Equal(t, 1, *sc.MinItems)
+		assert.Equal(t, 50, *sc.MaxItems)
+	}
+
 	db, err := openDB(context.Background(), "")
 	require.NoError(t, err)
 	defer db.Close()

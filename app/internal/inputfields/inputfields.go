@@ -6,6 +6,7 @@
 package inputfields
 
 import (
+	"encoding"
 	"reflect"
 	"slices"
 	"strings"
@@ -27,14 +28,13 @@ type Field struct {
 // name still claimed twice belongs to no field. Query and path values
 // have no nesting, so for them embedding means nothing.
 func List(t reflect.Type, tag string) []Field {
+	if base, only := strings.CutSuffix(tag, onlySuffix); only {
+		return listSource(t, base, nil, false, nil)
+	}
 	if tag != "json" {
-		base, only := strings.CutSuffix(tag, onlySuffix)
 		var out []Field
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if _, has := f.Tag.Lookup(base); only && !has {
-				continue
-			}
 			if name := Name(f, tag); f.IsExported() && name != "-" {
 				out = append(out, Field{name, []int{i}, f})
 			}
@@ -121,6 +121,60 @@ func List(t reflect.Type, tag string) []Field {
 	return out
 }
 
+// listSource lists the fields of input struct t (at index prefix) that
+// read from source tag: those it tags, and in a group every exported
+// field, named by the tag or else by its Go name. A field tagged with
+// the source and no name whose type is a struct that does not decode
+// itself from text is a group: its fields are listed in its place. An
+// embedded struct the tag does not name is flattened, as encoding/json
+// flattens one, by value only: through a pointer there may be nothing to
+// fill.
+func listSource(t reflect.Type, tag string, prefix []int, group bool, out []Field) []Field {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		index := append(slices.Clip(prefix), i)
+		v, has := f.Tag.Lookup(tag)
+		switch {
+		case v == "-":
+			continue
+		case f.Anonymous && !has && f.Type.Kind() == reflect.Struct:
+			out = listSource(f.Type, tag, index, group, out)
+			continue
+		case !f.IsExported() || (!has && !group):
+			continue
+		case has && IsGroup(f, tag):
+			out = listSource(f.Type, tag, index, true, out)
+			continue
+		}
+		out = append(out, Field{Name(f, tag), index, f})
+	}
+	return out
+}
+
+// IsGroup reports whether f, a field tagged tag, is a group of values of
+// that source: tagged with no name (query:""), of a struct type that does
+// not decode itself from text.
+func IsGroup(f reflect.StructField, tag string) bool {
+	name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
+	return name == "" && f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(textUnmarshaler)
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// GoName names the Go field of t at index, through embedded structs and
+// groups: "listIn.Page.Limit" is "Page.Limit".
+func GoName(t reflect.Type, index []int) string {
+	names := make([]string, len(index))
+	for i, x := range index {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f := t.Field(x)
+		names[i], t = f.Name, f.Type
+	}
+	return strings.Join(names, ".")
+}
+
 // jsonName is the member name encoding/json gives f, whether a tag chose
 // it, and whether f takes part in decoding at all.
 func jsonName(f reflect.StructField) (name string, tagged, ok bool) {
@@ -164,8 +218,13 @@ const onlySuffix = "!"
 // Only is tag restricted to the fields that carry it: an input struct
 // mixes path, query, header and cookie fields with services, so an
 // untagged field is none of its query values. List and Name accept it
-// wherever they accept tag.
+// wherever they accept tag. For it, List reads groups (a struct field
+// tagged query:"", whose fields are all query values) and flattens
+// embedded structs: an input struct composes.
 func Only(tag string) string { return tag + onlySuffix }
+
+// OnlyOf is the tag Only restricted, and whether tag is one Only made.
+func OnlyOf(tag string) (string, bool) { return strings.CutSuffix(tag, onlySuffix) }
 
 // Name is the name the client uses for f under tag.
 func Name(f reflect.StructField, tag string) string {

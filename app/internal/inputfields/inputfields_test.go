@@ -2,6 +2,7 @@ package inputfields
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -61,4 +62,40 @@ func TestInputFieldsAgreeWithEncodingJSON(t *testing.T) {
 		}
 		assert.Equal(t, slices.Sorted(maps.Keys(members)), slices.Sorted(slices.Values(names)), "%T", v)
 	}
+}
+
+type (
+	pageGroup struct {
+		Limit int `query:"limit"`
+		Sort  string
+		Skip  int `query:"-"`
+		//lint:ignore U1000 unexported: never a value, which is what is tested
+		priv int
+	}
+	embeddedQuery struct {
+		Tag string `query:"tag"`
+	}
+	composed struct {
+		Untagged int
+		embeddedQuery
+		Page  pageGroup `query:""`
+		Named int       `query:"n"`
+		Other string    `header:"x"`
+		*ptrInner
+		When textish `query:""` // decodes itself: a value, not a group
+	}
+	textish struct{ s string }
+)
+
+func (t *textish) UnmarshalText(b []byte) error { t.s = string(b); return nil }
+
+// TestOnlyReadsGroupsAndEmbeddedStructs: for an input struct's source,
+// List reads a group's fields (all of them, by tag or Go name) and an
+// embedded struct's tagged fields, in field order, each with its path.
+func TestOnlyReadsGroupsAndEmbeddedStructs(t *testing.T) {
+	var got []string
+	for _, f := range List(reflect.TypeFor[composed](), Only("query")) {
+		got = append(got, fmt.Sprintf("%s%v", f.Key, f.Path))
+	}
+	assert.Equal(t, []string{"tag[1 0]", "limit[2 0]", "Sort[2 1]", "n[3]", "When[6]"}, got)
 }

@@ -26,7 +26,8 @@ type Decoder struct {
 }
 
 type textField struct {
-	index int
+	index int                                                           // the field's, in the struct
+	path  []int                                                         // or, for one in an embedded struct or a group, its path; nil otherwise
 	name  string                                                        // for messages, as the tag spells it
 	key   string                                                        // what get is asked for: name, or its canonical form
 	def   []string                                                      // the default tag's value, used when the name is absent; nil without
@@ -48,9 +49,15 @@ func Compile(t reflect.Type, tag string) (*Decoder, error) {
 	for _, f := range inputfields.List(t, tag) {
 		one, many, err := textSetter(f.Type)
 		if err != nil {
-			return nil, fmt.Errorf("%v.%s: %w", t, f.Name, err)
+			if base, only := inputfields.OnlyOf(tag); only && f.Type.Kind() == reflect.Struct {
+				err = fmt.Errorf("%w; to read its fields as %s values, tag it %s:\"\"", err, base, base)
+			}
+			return nil, fmt.Errorf("%v.%s: %w", t, inputfields.GoName(t, f.Path), err)
 		}
 		tf := textField{index: f.Path[0], name: f.Key, key: f.Key, one: one, many: many}
+		if len(f.Path) > 1 {
+			tf.path = f.Path
+		}
 		if def, ok := f.Tag.Lookup("default"); ok {
 			tf.def = []string{def}
 			if _, ok := tf.setAll(reflect.New(f.Type).Elem(), tf.def); !ok {
@@ -185,6 +192,14 @@ func parsed[T any](kind string, parse func(string) (T, error), set func(reflect.
 	}
 }
 
+// field is tf's field in v, a struct of the compiled type.
+func (tf *textField) field(v reflect.Value) reflect.Value {
+	if tf.path != nil {
+		return v.FieldByIndex(tf.path)
+	}
+	return v.Field(tf.index)
+}
+
 // setAll sets f from values, of which a single-valued field takes the first.
 func (tf *textField) setAll(f reflect.Value, values []string) (string, bool) {
 	if tf.many != nil {
@@ -217,7 +232,7 @@ func (d *Decoder) Decode(v reflect.Value, prefix string, get func(name string) [
 				continue
 			}
 		}
-		f := v.Field(tf.index)
+		f := tf.field(v)
 		if kind, ok := tf.setAll(f, vs); !ok {
 			f.SetZero()
 			out = append(out, httpx.FieldError{Path: prefix + "/" + tf.name, Rule: "type", Message: "must be " + kind})
@@ -244,7 +259,7 @@ func (d *Decoder) DecodeOne(v reflect.Value, prefix string, get func(name string
 			}
 			s, list = tf.def[0], nil
 		}
-		f := v.Field(tf.index)
+		f := tf.field(v)
 		var kind string
 		if list != nil {
 			kind, ok = tf.many(f, list)

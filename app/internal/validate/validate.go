@@ -10,6 +10,7 @@ package validate
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"net"
 	"net/mail"
 	"net/url"
@@ -55,6 +56,7 @@ type Validator struct {
 	kind   reflect.Kind // Struct, Pointer, Slice, Array or Map
 	fields []fieldRules // Struct
 	elem   *Validator   // Pointer, Slice, Array, Map
+	self   *fieldRules  // CompileValue's: the rules of the value itself
 
 	// top holds the paths of a struct's fields spelled out under the
 	// root last validated, so that a failing field costs no string.
@@ -150,7 +152,7 @@ func (c *validatorCompiler) compile(t reflect.Type) (*Validator, error) {
 	for _, f := range inputfields.List(t, c.tag) {
 		fr := fieldRules{index: f.Path, name: f.Key, typ: f.Type}
 		if err := fr.parse(f.StructField); err != nil {
-			return nil, fmt.Errorf("%v.%s: %w", t, fieldPath(t, f.Path), err)
+			return nil, fmt.Errorf("%v.%s: %w", t, inputfields.GoName(t, f.Path), err)
 		}
 		child, err := c.compile(f.Type)
 		if err != nil {
@@ -162,17 +164,33 @@ func (c *validatorCompiler) compile(t reflect.Type) (*Validator, error) {
 	return v, nil
 }
 
-// fieldPath names the Go field at index, through embedded structs.
-func fieldPath(t reflect.Type, index []int) string {
-	names := make([]string, len(index))
-	for i, x := range index {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		f := t.Field(x)
-		names[i], t = f.Name, f.Type
+// CompileValue returns the validator of a whole value of f's type that
+// holds the rules of f's validate tag itself, failing at the root path
+// ("body"): a body that is an array or a map has no field of its own to
+// carry min, max or required. Its struct fields are named by tag, as
+// Compile names them. required is kept only where the zero value is
+// what null decodes to (a pointer, a slice, a map, an interface): for
+// other kinds a zero value may be what the client sent ({} or 0), so the
+// caller judges presence. It is nil when nothing would be checked.
+func CompileValue(f reflect.StructField, tag string) (*Validator, error) {
+	fr := fieldRules{name: f.Name, typ: f.Type}
+	if err := fr.parse(f); err != nil {
+		return nil, err
 	}
-	return strings.Join(names, ".")
+	switch f.Type.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+	default:
+		fr.required = false
+	}
+	child, err := Compile(f.Type, tag)
+	if err != nil {
+		return nil, err
+	}
+	fr.child = child
+	if !fr.required && len(fr.checks) == 0 {
+		return child, nil
+	}
+	return &Validator{kind: f.Type.Kind(), self: &fr}, nil
 }
 
 // prune finds which struct validators have a rule in or below them (a
@@ -240,6 +258,9 @@ var (
 		"ipv6": func(s string) bool { ip := net.ParseIP(s); return ip != nil && strings.Contains(s, ":") },
 	}
 )
+
+// formatNames lists the formats for a message: "date, date-time, …".
+var formatNames = strings.Join(slices.Sorted(maps.Keys(formats)), ", ")
 
 // Rule is one rule of a validate tag, in Burrow's spelling.
 type Rule struct{ Name, Arg string }
@@ -403,8 +424,11 @@ func (fr *fieldRules) parse(f reflect.StructField) error {
 			fr.checks = append(fr.checks, check{"enum", ok, "must be equal to one of the allowed values: " + valueList(allowed)})
 		case "format":
 			ok := formats[arg]
-			if ok == nil || t.Kind() != reflect.String {
-				return fmt.Errorf("format %q on %v", arg, t)
+			if ok == nil {
+				return fmt.Errorf("unknown format %q: Burrow's formats are %s", arg, formatNames)
+			}
+			if t.Kind() != reflect.String {
+				return fmt.Errorf("format %q on %v: formats apply to strings", arg, t)
 			}
 			fr.checks = append(fr.checks, check{"format", func(v reflect.Value) bool { return ok(v.String()) },
 				fmt.Sprintf("must match format %q", arg)})
@@ -550,6 +574,11 @@ const MaxFailures = 100
 // than MaxFailures: then it stops, and what is left of v goes unchecked.
 func (vd *Validator) Validate(v reflect.Value, root string, out []httpx.FieldError) []httpx.FieldError {
 	at := newInputPath(root)
+	if vd.self != nil {
+		out = vd.self.validate(v, at, out)
+		at.free()
+		return out
+	}
 	at.top = vd.topPaths(root)
 	out = vd.validate(v, at, out)
 	at.free()

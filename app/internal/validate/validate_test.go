@@ -47,6 +47,13 @@ func TestCompileRefuses(t *testing.T) {
 			A int `pattern:"x"`
 		}](), `struct { A int "pattern:\"x\"" }.A: pattern on int`},
 		{reflect.TypeFor[struct {
+			A string `validate:"format=e-mail"`
+		}](), `struct { A string "validate:\"format=e-mail\"" }.A: unknown format "e-mail": ` +
+			`Burrow's formats are date, date-time, email, ipv4, ipv6, uri, uuid`},
+		{reflect.TypeFor[struct {
+			A int `validate:"format=email"`
+		}](), `struct { A int "validate:\"format=email\"" }.A: format "email" on int: formats apply to strings`},
+		{reflect.TypeFor[struct {
 			A string `validate:"min=x"`
 		}](), `struct { A string "validate:\"min=x\"" }.A: min="x" on string`},
 		{reflect.TypeFor[struct {
