@@ -120,9 +120,9 @@ func Get(tb testing.TB, s *app.Server, target string, header ...string) *Respons
 
 // Fetch sends method url, with the headers given as name, value pairs,
 // over a real connection (to a Serve URL, say) and returns the answer
-// as it came: the client asks for no compression of its own and decodes
-// none, so a request without Accept-Encoding sends none and an encoded
-// body stays encoded.
+// as it came: the client follows no redirect, asks for no compression
+// of its own and decodes none, so a request without Accept-Encoding
+// sends none and an encoded body stays encoded.
 func Fetch(tb testing.TB, method, url string, header ...string) *Response {
 	tb.Helper()
 	if len(header)%2 != 0 {
@@ -149,7 +149,10 @@ func Fetch(tb testing.TB, method, url string, header ...string) *Response {
 
 // fetchClient is Fetch's: net/http's default transport would add
 // "Accept-Encoding: gzip" to a request without one and decode the answer.
-var fetchClient = &http.Client{Transport: &http.Transport{DisableCompression: true, Proxy: nil}}
+var fetchClient = &http.Client{
+	Transport:     &http.Transport{DisableCompression: true, Proxy: nil},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
 
 // Inject sends req to s as it is and returns the answer.
 func Inject(tb testing.TB, s *app.Server, req *http.Request) *Response {

@@ -34,7 +34,7 @@ func Encoding(header []string, offered []string) int {
 			if name == "" {
 				continue
 			}
-			v := qvalue(params)
+			v := QValue(params)
 			if name == "*" {
 				star = v
 				continue
@@ -62,9 +62,10 @@ func Encoding(header []string, offered []string) int {
 	return best
 }
 
-// qvalue reads the "q" parameter among params (";q=0.5"), in
-// thousandths: 1000 when absent, 0 when malformed.
-func qvalue(params string) int {
+// QValue reads the "q" parameter among an element's params (";q=0.5",
+// what follows the first ";"), in thousandths: 1000 when absent, 0 when
+// malformed.
+func QValue(params string) int {
 	for params != "" {
 		var p string
 		p, params, _ = strings.Cut(params, ";")

@@ -1,6 +1,7 @@
 package negotiate
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,22 @@ func FuzzEncoding(f *testing.F) {
 			t.Fatalf("index %d", i)
 		}
 	})
+}
+
+func TestVary(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ before, after []string }{
+		{nil, []string{"Accept-Encoding"}},
+		{[]string{"Origin"}, []string{"Origin", "Accept-Encoding"}},
+		{[]string{"Origin, accept-encoding"}, []string{"Origin, accept-encoding"}},
+		{[]string{"*"}, []string{"*"}},
+	} {
+		h := http.Header{}
+		if c.before != nil {
+			h["Vary"] = c.before
+		}
+		Vary(h)
+		Vary(h)
+		assert.Equal(t, c.after, h["Vary"])
+	}
 }

@@ -62,8 +62,7 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cw := writers.Get().(*writer)
-		cw.w, cw.m, cw.head = w, m, r.Method == http.MethodHead
+		cw := &writer{w: w, m: m, head: r.Method == http.MethodHead}
 		// A Range request is answered in ranges of the identity bytes
 		// (206), or in full when If-Range fails: either way, as it is.
 		if _, ranged := r.Header["Range"]; !ranged {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/burrow-go/burrow/internal/negotiate"
 )
 
 // Writer states: what the answer's bytes do.
@@ -19,19 +21,24 @@ const (
 	headOnly        // compressed HEAD: headers sent, bytes dropped
 )
 
-var varyValue = []string{"Accept-Encoding"}
-
 // writer is the response writer the middleware hands on: it decides at
 // the first moment it can — the status, the headers, the minimum size
 // reached, a flush, the end — whether the answer is compressed, then
-// writes it through the encoder or as it is. Writers are pooled: one
-// costs an answer no allocation.
+// writes it through the encoder or as it is.
+//
+// A writer is an answer's own allocation, never pooled: Burrow's reply
+// still reaches the writer the middleware handed on after the middleware
+// returns (ending a stream, it sets the connection's write deadline
+// through Unwrap), and a pooled one would by then be another answer's.
+// What costs — the encoders, the buffer — is pooled, and given back when
+// the middleware returns.
 type writer struct {
 	w      http.ResponseWriter
 	m      *middleware
 	coding *coding // the negotiated coding; nil for none
 	enc    encoder
 	buf    []byte
+	pooled *[]byte // where buf came from
 	status int
 	state  int8
 	head   bool
@@ -39,7 +46,17 @@ type writer struct {
 	wrote  bool // a final status was recorded
 }
 
-var writers = sync.Pool{New: func() any { return new(writer) }}
+// buffers hold answers until they reach the minimum size.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// buffer appends p to the pending body, taking a pooled buffer first.
+func (cw *writer) buffer(p []byte) {
+	if cw.buf == nil {
+		cw.pooled = buffers.Get().(*[]byte)
+		cw.buf = (*cw.pooled)[:0]
+	}
+	cw.buf = append(cw.buf, p...)
+}
 
 func (cw *writer) Header() http.Header { return cw.w.Header() }
 
@@ -96,12 +113,12 @@ func (cw *writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if len(cw.buf)+len(p) < cw.m.cfg.minSize || cw.m.cfg.minSize == 0 && len(p) == 0 {
-		cw.buf = append(cw.buf, p...)
+		cw.buffer(p)
 		return len(p), nil
 	}
 	body := p // written at once: no copy
 	if len(cw.buf) > 0 {
-		cw.buf = append(cw.buf, p...)
+		cw.buffer(p)
 		body = cw.buf
 	}
 	if err := cw.decide(body, false); err != nil {
@@ -235,19 +252,7 @@ func (cw *writer) vary(h http.Header) {
 	if cw.off {
 		return
 	}
-	v, ok := h["Vary"]
-	if !ok {
-		h["Vary"] = varyValue
-		return
-	}
-	for _, line := range v {
-		for tok := range strings.SplitSeq(line, ",") {
-			if tok = strings.TrimSpace(tok); tok == "*" || strings.EqualFold(tok, "Accept-Encoding") {
-				return
-			}
-		}
-	}
-	h["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
+	negotiate.Vary(h)
 }
 
 // finish ends the answer once the handler returned: a pending one is
@@ -261,17 +266,21 @@ func (cw *writer) finish() {
 	}
 }
 
-// release gives the encoder and the writer back to their pools.
+// release gives the encoder and the buffer back to their pools. The
+// writer keeps its ResponseWriter, which Burrow may still reach.
 func (cw *writer) release() {
 	if cw.enc != nil {
 		cw.coding.put(cw.enc)
+		cw.enc = nil
 	}
-	buf := cw.buf[:0]
-	if cap(buf) > 64<<10 {
-		buf = nil
+	if cw.pooled != nil {
+		if cap(cw.buf) <= 64<<10 {
+			*cw.pooled = cw.buf[:0]
+			buffers.Put(cw.pooled)
+		}
+		cw.pooled, cw.buf = nil, nil
 	}
-	*cw = writer{buf: buf}
-	writers.Put(cw)
+	cw.state = identity // what is written from now on goes as it is
 }
 
 func has(h http.Header, key string) bool {
