@@ -368,3 +368,26 @@ func TestDisableOutsideThePlugin(t *testing.T) {
 	apptest.Get(t, s, "/")
 	assert.False(t, <-found)
 }
+
+// A handler that takes the connection over (an upgrade) gets it through
+// the plugin's writer, and what it writes goes as it is.
+func TestHijackPassesThrough(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(compress.Plugin())
+	s.Get("/upgrade", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 8\r\nConnection: close\r\n\r\nhijacked")
+		rw.Flush()
+	}))
+	url := apptest.Serve(t, s)
+	res := apptest.Fetch(t, "GET", url+"/upgrade", "Accept-Encoding", "gzip")
+	assert.Equal(t, 200, res.StatusCode)
+	assert.Equal(t, "hijacked", res.Body)
+	assert.Empty(t, res.Header.Get("Content-Encoding"))
+}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -257,4 +258,31 @@ func TestANonceOutsideThePluginFailsReady(t *testing.T) {
 	err := s.Ready()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "secure.Nonce")
+}
+
+// The request time-out's 503 and a body too large's 413, both Burrow's
+// own answers inside the route, carry the headers too.
+func TestBurrowsOwnAnswersCarryTheHeaders(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t, app.WithRequestTimeout(50*time.Millisecond), app.WithMaxBodyBytes(8))
+	s.Register(secure.Plugin())
+	s.Get("/slow", func(ctx context.Context) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	s.Post("/body", func(b app.Body[map[string]string]) (string, error) { return "", nil })
+	url := apptest.Serve(t, s)
+	res := apptest.Fetch(t, "GET", url+"/slow")
+	assert.Equal(t, 503, res.StatusCode)
+	assert.Equal(t, helmetCSP, res.Header.Get("Content-Security-Policy"))
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+
+	req, err := http.NewRequest("POST", url+"/body", strings.NewReader(`{"a":"bbbbbbbbbbbbbbbbbb"}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	r, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	r.Body.Close()
+	assert.Equal(t, 413, r.StatusCode)
+	assert.Equal(t, "SAMEORIGIN", r.Header.Get("X-Frame-Options"))
 }
