@@ -89,6 +89,14 @@ func server(t *testing.T, opts ...compress.Option) string {
 		rep.SetHeader("Content-Encoding", "gzip")
 		return rep.Type("application/json").Send(bytes.Repeat([]byte("x"), 2048))
 	})
+	s.Get("/vary", func(rep *httpx.Reply) error {
+		rep.SetHeader("Vary", "Origin")
+		return rep.Send(items())
+	})
+	s.Get("/vary-ae", func(rep *httpx.Reply) error {
+		rep.SetHeader("Vary", "accept-encoding")
+		return rep.Send(items())
+	})
 	s.Get("/nocontent", func(rep *httpx.Reply) error { return rep.Code(204).Send(nil) })
 	s.Get("/etag", func(rep *httpx.Reply) error {
 		rep.SetHeader("ETag", `"v1"`)
@@ -164,6 +172,7 @@ func TestNegotiation(t *testing.T) {
 		{"*", "zstd"}, {"zstd;q=0, *", "br"},
 		{"identity", ""}, {"*;q=0", ""}, {"gzip;q=0", ""}, {"deflate", ""}, {"gzip;q=x", ""},
 		{"identity;q=1, *;q=0", ""},
+		{"invalid,br,gzip", "br"}, {"  gzip  ", "gzip"}, {"GZip", "gzip"}, {"*, *;q=0.5", "zstd"},
 	} {
 		t.Run(c.accept, func(t *testing.T) {
 			res := apptest.Fetch(t, "GET", url+"/json", "Accept-Encoding", c.accept)
@@ -229,6 +238,18 @@ func TestWhatIsNotCompressed(t *testing.T) {
 			assert.Equal(t, c.vary, res.Header.Get("Vary") == "Accept-Encoding")
 		})
 	}
+}
+
+// Ported from @fastify/compress: Accept-Encoding is added to a Vary the
+// handler set, once.
+func TestVaryIsKept(t *testing.T) {
+	t.Parallel()
+	url := server(t)
+	res := apptest.Fetch(t, "GET", url+"/vary", "Accept-Encoding", "gzip")
+	assert.Equal(t, []string{"Origin", "Accept-Encoding"}, res.Header.Values("Vary"))
+	res = apptest.Fetch(t, "GET", url+"/vary-ae", "Accept-Encoding", "gzip")
+	assert.Equal(t, []string{"accept-encoding"}, res.Header.Values("Vary"))
+	assert.Equal(t, "gzip", res.Header.Get("Content-Encoding"))
 }
 
 // A compressed answer's ETag is weak; a 304 has no body and no coding,

@@ -42,6 +42,18 @@ func Plugin(opts ...Option) *app.Plugin {
 	}, app.Name(PluginName), app.Check(func() error { return c.err }))
 }
 
+// Off returns a plugin that removes, for the context registering it and
+// its descendants, the headers an ancestor's plugin sets: helmet's
+// defaults and both CSP headers, plus the headers named in extra (one an
+// ancestor added with Header). What routes set themselves stays.
+func Off(extra ...string) *app.Plugin {
+	opts := []Option{none()}
+	for _, name := range extra {
+		opts = append(opts, Header(name, ""))
+	}
+	return Plugin(opts...)
+}
+
 // NonceOf returns the nonce of the request whose context is ctx: the one
 // the nearest plugin with NonceSource in its policy put in the header,
 // empty where none did.

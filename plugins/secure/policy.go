@@ -25,7 +25,13 @@ const NonceSource = "'nonce'"
 // break); Register and Ready report it.
 var ErrInvalidOption = errors.New("invalid security header option")
 
-// defaultCSP is helmet v8's policy, its directives in helmet's order.
+// DefaultCSP is helmet v8's Content-Security-Policy, the plugin's
+// default, as it is sent.
+const DefaultCSP = "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';" +
+	"frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';" +
+	"style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
+
+// defaultCSP is DefaultCSP's directives, in helmet's order.
 var defaultCSP = []directive{
 	{"default-src", "'self'"},
 	{"base-uri", "'self'"},
@@ -151,6 +157,16 @@ func API() Option {
 	return func(c *config) {
 		c.csp, c.cspOff = []directive{{"default-src", "'none'"}, {"frame-ancestors", "'none'"}}, false
 		c.headers["X-Frame-Options"] = "DENY"
+	}
+}
+
+// none turns every default header and the policy off.
+func none() Option {
+	return func(c *config) {
+		for _, h := range defaultHeaders {
+			c.headers[h[0]] = ""
+		}
+		c.csp, c.cspOff = nil, true
 	}
 }
 

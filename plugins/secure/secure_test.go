@@ -26,6 +26,11 @@ const helmetCSP = "default-src 'self';base-uri 'self';font-src 'self' https: dat
 	"frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';" +
 	"style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests"
 
+func TestDefaultCSPIsHelmets(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, helmetCSP, secure.DefaultCSP)
+}
+
 // helmetHeaders are the headers helmet v8 sets by default.
 var helmetHeaders = map[string]string{
 	"Content-Security-Policy":           helmetCSP,
@@ -285,4 +290,26 @@ func TestBurrowsOwnAnswersCarryTheHeaders(t *testing.T) {
 	r.Body.Close()
 	assert.Equal(t, 413, r.StatusCode)
 	assert.Equal(t, "SAMEORIGIN", r.Header.Get("X-Frame-Options"))
+}
+
+// Off removes an ancestor's headers for a context; its siblings keep
+// them.
+func TestOffRemovesAnAncestorsHeaders(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(secure.Plugin(secure.Header("Permissions-Policy", "camera=()")))
+	s.Register(func(s *app.Server) error {
+		s.Register(secure.Off("Permissions-Policy"))
+		return s.Get("/embed", func() (string, error) { return "", nil })
+	})
+	s.Get("/page", func() (string, error) { return "", nil })
+	url := apptest.Serve(t, s)
+	res := apptest.Fetch(t, "GET", url+"/embed")
+	for k := range helmetHeaders {
+		assert.NotContains(t, res.Header, k)
+	}
+	assert.NotContains(t, res.Header, "Permissions-Policy")
+	res = apptest.Fetch(t, "GET", url+"/page")
+	assert.Equal(t, "camera=()", res.Header.Get("Permissions-Policy"))
+	assert.Equal(t, helmetCSP, res.Header.Get("Content-Security-Policy"))
 }

@@ -369,3 +369,23 @@ func TestHashedName(t *testing.T) {
 		assert.Equal(t, want, static.HashedName(name), name)
 	}
 }
+
+// Ported from @fastify/static: names with spaces, brackets and non-ASCII
+// letters are served at their percent-encoded URLs; an encoded slash is
+// not a separator.
+func TestPercentEncodedNames(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"[...]/a .md": {Data: []byte("brackets")},
+		"café/ü.txt":  {Data: []byte("unicode")},
+		"a/b.txt":     {Data: []byte("nested")},
+	}
+	s := apptest.New(t)
+	s.Register(static.Plugin(m))
+	url := apptest.Serve(t, s)
+	assert.Equal(t, "brackets", apptest.Fetch(t, "GET", url+"/%5B...%5D/a%20.md").Body)
+	assert.Equal(t, "brackets", apptest.Fetch(t, "GET", url+"/[...]/a%20.md").Body)
+	assert.Equal(t, "unicode", apptest.Fetch(t, "GET", url+"/caf%C3%A9/%C3%BC.txt").Body)
+	assert.Equal(t, "nested", apptest.Fetch(t, "GET", url+"/a/b.txt").Body)
+	assert.Equal(t, 404, apptest.Fetch(t, "GET", url+"/a%2Fb.txt").StatusCode)
+}
