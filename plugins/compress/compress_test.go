@@ -412,3 +412,24 @@ func TestHijackPassesThrough(t *testing.T) {
 	assert.Equal(t, "hijacked", res.Body)
 	assert.Empty(t, res.Header.Get("Content-Encoding"))
 }
+
+// A second status is ignored, as net/http ignores it, whether the answer
+// is still pending or compressed.
+func TestASecondStatusIsIgnored(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(compress.Plugin())
+	s.Get("/twice", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(201)
+		w.WriteHeader(500)
+		io.WriteString(w, page)
+		w.WriteHeader(502)
+	}))
+	url := apptest.Serve(t, s)
+	for _, accept := range []string{"gzip", "identity"} {
+		res := apptest.Fetch(t, "GET", url+"/twice", "Accept-Encoding", accept)
+		assert.Equal(t, 201, res.StatusCode, accept)
+		assert.Equal(t, page, decode(t, res.Header.Get("Content-Encoding"), res.Body))
+	}
+}

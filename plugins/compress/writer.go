@@ -65,11 +65,12 @@ func (cw *writer) Header() http.Header { return cw.w.Header() }
 func (cw *writer) Unwrap() http.ResponseWriter { return cw.w }
 
 func (cw *writer) WriteHeader(status int) {
-	if cw.wrote || cw.state != pending {
-		if cw.state == identity || cw.state == pending {
-			cw.w.WriteHeader(status) // net/http logs the superfluous call, as it would
-		}
+	if cw.state == identity {
+		cw.w.WriteHeader(status) // a second one: net/http logs it as superfluous
 		return
+	}
+	if cw.wrote || cw.state != pending {
+		return // the first status stands, as net/http has it
 	}
 	if status < 200 { // informational (103 Early Hints): the answer is still to come
 		cw.w.WriteHeader(status)
