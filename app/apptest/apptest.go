@@ -13,6 +13,8 @@
 //
 // Requests go through Server.Inject: no socket, the whole request path
 // (routing, hooks, typed input, the error handler) as a client meets it.
+// Serve and Fetch do the same over a real socket, for what only a
+// connection shows (framing, flushes arriving, compressed bodies).
 // ReadEvent reads a streamed answer's server-sent events one by one.
 //
 // The helpers fail the test themselves when the request cannot be made
