@@ -49,9 +49,9 @@ func WithConfig(v any) RouteOption {
 }
 
 // RouteConfig is the route's config value of type T (given with
-// WithConfig), and whether it has one; an OnRoute hook calls it, which
-// marks the value read. T may be an interface: the first value that
-// implements it is returned.
+// WithConfig, or set by an earlier OnRoute hook), and whether it has one;
+// an OnRoute hook calls it, which marks the value read. T may be an
+// interface: the first value that implements it is returned.
 func RouteConfig[T any](spec *RouteSpec) (T, bool) {
 	var zero T
 	if spec == nil || spec.config == nil {
@@ -66,6 +66,32 @@ func RouteConfig[T any](spec *RouteSpec) (T, bool) {
 	return zero, false
 }
 
+// SetRouteConfig gives the route v in an OnRoute hook, replacing its
+// value of v's type: a plugin resolves what the route asked for (a
+// setting of its own, merged with its context's) once, at Ready, into
+// the value its middleware reads per request with RouteConfigOf. A hook
+// running later (a descendant context's) sees the value and may replace
+// it in turn, so the nearest context's plugin has the last word. A value
+// set here counts as read; a nil v is ignored.
+func SetRouteConfig(spec *RouteSpec, v any) {
+	if spec == nil || v == nil {
+		return
+	}
+	if spec.config == nil {
+		spec.config = &routeConfig{}
+	}
+	c := spec.config
+	t := reflect.TypeOf(v)
+	for i, have := range c.values {
+		if reflect.TypeOf(have) == t {
+			c.values[i], c.read[i] = v, true
+			return
+		}
+	}
+	c.values = append(c.values, v)
+	c.read = append(c.read, true)
+}
+
 // RouteConfigOf is the config value of type T of the route r is served
 // by, as a middleware sees r (Use), and whether it has one. For a request
 // answered 405 it is the config of the route the preflight asks about:
@@ -75,10 +101,10 @@ func RouteConfig[T any](spec *RouteSpec) (T, bool) {
 func RouteConfigOf[T any](r *http.Request) (T, bool) {
 	var zero T
 	c, _ := r.Context().Value(callKey{}).(*call)
-	if c == nil || c.rt == nil {
+	if c == nil || c.rt == nil || c.rt.config == nil {
 		return zero, false
 	}
-	for _, v := range c.rt.config {
+	for _, v := range c.rt.config.values {
 		if t, ok := v.(T); ok {
 			return t, true
 		}
@@ -86,14 +112,14 @@ func RouteConfigOf[T any](r *http.Request) (T, bool) {
 	return zero, false
 }
 
-// checkConfig fails for a config value of def's that no OnRoute hook
+// checkConfig fails for a config value of a route's that no OnRoute hook
 // read.
-func checkConfig(def *routeDef, method, path, ctx string) error {
-	if def.config == nil {
+func checkConfig(c *routeConfig, method, path, ctx string) error {
+	if c == nil {
 		return nil
 	}
-	for i, v := range def.config.values {
-		if !def.config.read[i] {
+	for i, v := range c.values {
+		if !c.read[i] {
 			return &RouteError{Method: method, Path: path, Context: ctx, Err: errkind.New(ErrUnreadConfig,
 				"has config %s, which no OnRoute hook of its contexts reads: the plugin it is for is not registered in %s or an ancestor",
 				configString(v), ctx)}
@@ -115,11 +141,11 @@ func configString(v any) string {
 // configLine is PrintRoutes' line for the route's config values, empty
 // for none.
 func (rt *route) configLine() string {
-	if len(rt.config) == 0 {
+	if rt.config == nil || len(rt.config.values) == 0 {
 		return ""
 	}
-	parts := make([]string, len(rt.config))
-	for i, v := range rt.config {
+	parts := make([]string, len(rt.config.values))
+	for i, v := range rt.config.values {
 		parts[i] = configString(v)
 	}
 	return "config: " + strings.Join(parts, ", ")

@@ -3,12 +3,14 @@ package app_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 )
 
 // limit and off are two plugins' config types.
@@ -219,4 +221,49 @@ func TestPreflightIsAnsweredByTheRequestedMethodsContext(t *testing.T) {
 		assert.Equal(t, []string{"writer"}, send("PATCH", "/items/1", "Access-Control-Request-Method", "GET").Header.Values("X-Seen"),
 			"only an OPTIONS request is a preflight")
 	})
+}
+
+// owner is a value OnRoute hooks set: the name of the nearest context
+// whose hook saw the route.
+type owner string
+
+func TestSetRouteConfigNearestHookWins(t *testing.T) {
+	t.Parallel()
+	claim := func(name string) func(*app.RouteSpec) error {
+		return func(spec *app.RouteSpec) error {
+			if _, ok := app.RouteConfig[limit](spec); ok {
+				app.SetRouteConfig(spec, owner(name+"+limit"))
+				return nil
+			}
+			app.SetRouteConfig(spec, owner(name))
+			return nil
+		}
+	}
+	s := app.New()
+	require.NoError(t, s.OnRoute(claim("root")))
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			o, _ := app.RouteConfigOf[owner](r)
+			w.Header().Set("X-Owner", string(o))
+			next.ServeHTTP(w, r)
+		})
+	}))
+	ok := func() {}
+	require.NoError(t, s.Get("/a", ok))
+	require.NoError(t, s.Register(func(c *app.Server) error {
+		if err := c.OnRoute(claim("child")); err != nil {
+			return err
+		}
+		if err := c.Get("/b", ok); err != nil {
+			return err
+		}
+		return c.Put("/c", ok, app.WithConfig(limit{1}))
+	}))
+	require.NoError(t, s.Ready())
+	for path, want := range map[string]string{"GET /a": "root", "HEAD /a": "root", "GET /b": "child", "HEAD /b": "child", "PUT /c": "child+limit"} {
+		method, target, _ := strings.Cut(path, " ")
+		res := apptest.Do(t, s, method, target, nil)
+		assert.Equal(t, want, res.Header.Get("X-Owner"), path)
+	}
+	assert.Contains(t, s.PrintRoutes(), "config: app_test.limit max 1/min, app_test.owner")
 }
