@@ -135,6 +135,7 @@ func server(t *testing.T, opts ...compress.Option) string {
 		compress.Disable(rep.Raw())
 		return rep.Send(items())
 	})
+	s.Get("/skipped", func() ([]item, error) { return items(), nil }, compress.Skip())
 	s.Get("/fail", func() (string, error) { return "", httpx.NewError(500, "BIG", strings.Repeat("error ", 300)) })
 	s.Mount("/std", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -225,6 +226,7 @@ func TestWhatIsNotCompressed(t *testing.T) {
 		{"/nocontent", "a 204", 204, false},
 		{"/off/secret", "a context with Off", 200, false},
 		{"/disabled", "Disable in the handler", 200, false},
+		{"/skipped", "a route with Skip", 200, false},
 	} {
 		t.Run(c.why, func(t *testing.T) {
 			res := apptest.Fetch(t, "GET", url+c.path, "Accept-Encoding", "gzip, br, zstd")
@@ -366,6 +368,10 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, "br", res.Header.Get("Content-Encoding"), "no zstd, no minimum size")
 	res = apptest.Fetch(t, "GET", url+"/sniffed", "Accept-Encoding", "gzip")
 	assert.Empty(t, res.Header.Get("Content-Encoding"), "html is off the list")
+
+	unread := app.New()
+	unread.Get("/", func() (string, error) { return "", nil }, compress.Skip())
+	assert.ErrorIs(t, unread.Ready(), app.ErrUnreadConfig, "Skip without a plugin to apply it")
 
 	for _, o := range []compress.Option{
 		compress.MinSize(-1), compress.Types("json"), compress.Encodings("deflate"), compress.Encodings(),

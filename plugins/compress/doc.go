@@ -14,7 +14,8 @@
 // Answers of an allowed type get "Vary: Accept-Encoding" whether they
 // are compressed or not; a compressed one loses its Content-Length and
 // Accept-Ranges, and its ETag becomes weak. HEAD gets the headers GET
-// would get.
+// would get. Compression is turned off for a context with Off, for a
+// route with Skip, and for one answer with Disable.
 //
 // It lives in a module of its own, so that the framework's go.mod keeps
 // its dependencies: github.com/klauspost/compress for gzip and zstd,

@@ -16,8 +16,12 @@ const PluginName = "compress"
 // that registers it. An invalid option makes Register refuse it.
 func Plugin(opts ...Option) *app.Plugin {
 	mw, err := Middleware(opts...)
-	return app.Wrap(func(s *app.Server) error { return s.Use(mw) },
-		app.Name(PluginName), app.Check(func() error { return err }))
+	return app.Wrap(func(s *app.Server) error {
+		if err := s.OnRoute(readSkip); err != nil {
+			return err
+		}
+		return s.Use(mw)
+	}, app.Name(PluginName), app.Check(func() error { return err }))
 }
 
 // Off returns a plugin that turns off, for the context that registers it
@@ -26,6 +30,9 @@ func Plugin(opts ...Option) *app.Plugin {
 // whose answers are already compressed.
 func Off() *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
+		if err := s.OnRoute(readSkip); err != nil {
+			return err
+		}
 		return s.Use(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				Disable(w)
@@ -62,7 +69,7 @@ func (m *middleware) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cw := &writer{w: w, m: m, head: r.Method == http.MethodHead}
+		cw := &writer{w: w, m: m, head: r.Method == http.MethodHead, off: skipped(r)}
 		// A Range request is answered in ranges of the identity bytes
 		// (206), or in full when If-Range fails: either way, as it is.
 		if _, ranged := r.Header["Range"]; !ranged {

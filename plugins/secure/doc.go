@@ -12,5 +12,7 @@
 // sets its own Content-Security-Policy keeps it (the OpenAPI /docs page
 // does). A context registering it again replaces its ancestor's policy
 // for its own answers, header by header: an API context can send a
-// stricter policy than the HTML one above it.
+// stricter policy than the HTML one above it. A route changes its own
+// with the route options Override and Skip; a context drops an
+// ancestor's headers with Off.
 package secure

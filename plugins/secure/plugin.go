@@ -28,9 +28,10 @@ type Nonce string
 // defaults; an invalid one makes Register refuse the plugin.
 func Plugin(opts ...Option) *app.Plugin {
 	c := newConfig(opts)
-	p := compile(c)
+	in := &instance{opts: append([]Option{}, opts...), pol: compile(c)}
 	return app.Wrap(func(s *app.Server) error {
-		if p.nonce {
+		in.context = s.Path()
+		if in.pol.nonce {
 			err := s.ProvideRequest(app.Provider(func(ctx context.Context, _ struct{}) (Nonce, func(bool) error, error) {
 				return Nonce(NonceOf(ctx)), nil, nil
 			}))
@@ -38,7 +39,10 @@ func Plugin(opts ...Option) *app.Plugin {
 				return err
 			}
 		}
-		return s.Use(p.middleware)
+		if err := s.OnRoute(in.resolve); err != nil {
+			return err
+		}
+		return s.Use(in.middleware)
 	}, app.Name(PluginName), app.Check(func() error { return c.err }))
 }
 
@@ -114,27 +118,35 @@ func compile(c *config) *policy {
 	return p
 }
 
-func (p *policy) middleware(next http.Handler) http.Handler {
+func (in *instance) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		for _, k := range p.off {
-			delete(h, k)
-		}
-		for _, kv := range p.set {
-			h[kv.key] = kv.value
-		}
-		switch {
-		case p.nonce:
-			n := newNonce()
-			h[p.cspKey] = []string{strings.Join(p.parts, "'nonce-"+n+"'")}
-			r = r.WithContext(context.WithValue(r.Context(), nonceKey{}, n))
-		case NonceOf(r.Context()) != "":
-			// An ancestor's nonce is not in this policy: handlers must
-			// not put it in a page.
-			r = r.WithContext(context.WithValue(r.Context(), nonceKey{}, ""))
+		if p := in.policyFor(r); p != nil {
+			r = p.apply(w.Header(), r)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// apply sets p's headers in h, before the route writes its own, and
+// returns r carrying the request's nonce when p makes one.
+func (p *policy) apply(h http.Header, r *http.Request) *http.Request {
+	for _, k := range p.off {
+		delete(h, k)
+	}
+	for _, kv := range p.set {
+		h[kv.key] = kv.value
+	}
+	switch {
+	case p.nonce:
+		n := newNonce()
+		h[p.cspKey] = []string{strings.Join(p.parts, "'nonce-"+n+"'")}
+		return r.WithContext(context.WithValue(r.Context(), nonceKey{}, n))
+	case NonceOf(r.Context()) != "":
+		// An ancestor's nonce is not in this policy: handlers must not
+		// put it in a page.
+		return r.WithContext(context.WithValue(r.Context(), nonceKey{}, ""))
+	}
+	return r
 }
 
 // newNonce returns 128 random bits in base64url, as CSP's nonce grammar

@@ -313,3 +313,60 @@ func TestOffRemovesAnAncestorsHeaders(t *testing.T) {
 	assert.Equal(t, "camera=()", res.Header.Get("Permissions-Policy"))
 	assert.Equal(t, helmetCSP, res.Header.Get("Content-Security-Policy"))
 }
+
+// Ported from @fastify/helmet's route tests: a route's options over the
+// context's, a route without the headers, checked at Ready.
+func TestRouteOverrideAndSkip(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(secure.Plugin(secure.Header("Permissions-Policy", "camera=()")))
+	s.Get("/embed", func() (string, error) { return "", nil },
+		secure.Override(secure.Header("X-Frame-Options", ""), secure.Directive("frame-ancestors", "https://a.example")))
+	s.Get("/raw", func() (string, error) { return "", nil }, secure.Skip())
+	s.Get("/page", func() (string, error) { return "", nil })
+	s.Register(func(s *app.Server) error {
+		s.Register(secure.Plugin(secure.API()))
+		s.Get("/api/raw", func() (string, error) { return "", nil }, secure.Skip())
+		s.Get("/api/nonce", func(req *httpx.Request) (string, error) { return secure.NonceOf(req.Context()), nil },
+			secure.Override(secure.Directive("script-src", secure.NonceSource)))
+		return s.Get("/api/items", func() (string, error) { return "", nil })
+	})
+	url := apptest.Serve(t, s)
+
+	res := apptest.Fetch(t, "GET", url+"/embed")
+	assert.NotContains(t, res.Header, "X-Frame-Options")
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors https://a.example;")
+	assert.Equal(t, "camera=()", res.Header.Get("Permissions-Policy"), "the context's options stay")
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+	for _, p := range []string{"/raw", "/api/raw"} {
+		res = apptest.Fetch(t, "GET", url+p)
+		for k := range helmetHeaders {
+			assert.NotContains(t, res.Header, k, p)
+		}
+		assert.NotContains(t, res.Header, "Permissions-Policy", p)
+	}
+	res = apptest.Fetch(t, "POST", url+"/raw")
+	assert.Equal(t, 405, res.StatusCode)
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"), "a 405 is the context's")
+	res = apptest.Fetch(t, "GET", url+"/page")
+	assert.Equal(t, "SAMEORIGIN", res.Header.Get("X-Frame-Options"))
+	res = apptest.Fetch(t, "GET", url+"/api/items")
+	assert.Equal(t, "DENY", res.Header.Get("X-Frame-Options"))
+	res = apptest.Fetch(t, "GET", url+"/api/nonce")
+	assert.Equal(t, "default-src 'none';frame-ancestors 'none';script-src 'nonce-"+res.Body+"'", res.Header.Get("Content-Security-Policy"))
+	assert.Len(t, res.Body, 22)
+
+	assert.Contains(t, s.PrintRoutes(), "*secure.Route skip")
+}
+
+func TestRouteSettingsAreCheckedAtReady(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(secure.Plugin())
+	s.Get("/", func() (string, error) { return "", nil }, secure.Override(secure.Header("X Y", "z")))
+	assert.ErrorIs(t, s.Ready(), secure.ErrInvalidOption)
+
+	s = app.New()
+	s.Get("/", func() (string, error) { return "", nil }, secure.Skip()) // no plugin to read it
+	assert.ErrorIs(t, s.Ready(), app.ErrUnreadConfig)
+}
