@@ -389,3 +389,27 @@ func TestPercentEncodedNames(t *testing.T) {
 	assert.Equal(t, "nested", apptest.Fetch(t, "GET", url+"/a/b.txt").Body)
 	assert.Equal(t, 404, apptest.Fetch(t, "GET", url+"/a%2Fb.txt").StatusCode)
 }
+
+type brokenFS struct{}
+
+func (brokenFS) Open(string) (fs.File, error) { return nil, fs.ErrPermission }
+
+// What cannot work fails Ready with a sentence, not a request: an
+// unreadable tree, a fallback in a context that cannot own 404s.
+func TestStartUpFailures(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(static.Plugin(brokenFS{}))
+	err := s.Ready()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrPermission)
+	assert.Contains(t, err.Error(), "static: reading the files")
+
+	s = app.New()
+	s.Register(func(s *app.Server) error {
+		return s.Register(static.Plugin(site(t), static.Fallback("index.html")))
+	})
+	err = s.Ready()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "app.Prefix")
+}
