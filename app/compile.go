@@ -38,6 +38,7 @@ type route struct {
 	status        int          // the success status of Status; 0 for none
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
+	config        *routeConfig // WithConfig's values, and OnRoute hooks'; nil for none
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -78,7 +79,7 @@ func (a *instance) compile() error {
 			if errs != nil {
 				return
 			}
-			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
+			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path(), config: def.config}
 			if err := a.runOnRoute(n, &ro); err != nil {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
@@ -96,6 +97,7 @@ func (a *instance) compile() error {
 				errs = err
 				return
 			}
+			rt.config = ro.config
 			paths := []string{ro.Path}
 			if def.alias != "" && ro.Path == def.path {
 				// A prefixed "/" route also answers at the prefix with a
@@ -113,17 +115,23 @@ func (a *instance) compile() error {
 			}
 			a.routes = append(a.routes, rt)
 			if ro.Method != http.MethodGet {
+				if errs = checkConfig(ro.config, ro.Method, ro.Path, n.ctx.Path()); errs != nil {
+					return
+				}
 				continue
 			}
 			// The HEAD twin shares the GET's compiled route (net/http drops
 			// the body). OnRoute hooks see it too; of their edits, only
 			// Path and an emptied Method (no twin) apply.
-			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
+			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true, config: ro.config}
 			if err := a.runOnRoute(n, &tro); err != nil {
 				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
-			if tro.Method == "" {
+			// The twin is the GET's compiled route: what its hooks set
+			// is the GET's too.
+			rt.config = tro.config
+			if errs = checkConfig(tro.config, ro.Method, ro.Path, n.ctx.Path()); errs != nil || tro.Method == "" {
 				continue
 			}
 			tw := headTwin{paths: []string{tro.Path}, rt: rt}

@@ -30,6 +30,8 @@ type config struct {
 	replyTimeout      time.Duration
 	errors            httpx.ErrorFormat
 	protocols         *http.Protocols
+	trustedProxies    []string
+	clientIPHeader    string
 }
 
 // Option configures New.

@@ -13,6 +13,8 @@
 //
 // Requests go through Server.Inject: no socket, the whole request path
 // (routing, hooks, typed input, the error handler) as a client meets it.
+// Serve and Fetch do the same over a real socket, for what only a
+// connection shows (framing, flushes arriving, compressed bodies).
 // ReadEvent reads a streamed answer's server-sent events one by one.
 //
 // The helpers fail the test themselves when the request cannot be made
@@ -25,6 +27,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -53,6 +56,31 @@ func New(tb testing.TB, opts ...app.Option) *app.Server {
 		}
 	})
 	return s
+}
+
+// Serve serves s on a fresh loopback port until tb ends and returns its
+// base URL ("http://127.0.0.1:port"), for tests that need a real socket:
+// a client's own framing, streaming as it arrives, compression
+// negotiated by a real transport. The server is closed by New's cleanup
+// when s comes from New, and by Serve's otherwise.
+func Serve(tb testing.TB, s *app.Server) string {
+	tb.Helper()
+	if err := s.Ready(); err != nil {
+		tb.Fatalf("apptest: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("apptest: listening: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		_ = s.Close(ctx) // a second Close (New's) returns at once
+		<-done
+	})
+	return "http://" + ln.Addr().String()
 }
 
 // Response is an answer with its body read.
@@ -90,6 +118,42 @@ func Do(tb testing.TB, s *app.Server, method, target string, body io.Reader, hea
 func Get(tb testing.TB, s *app.Server, target string, header ...string) *Response {
 	tb.Helper()
 	return Do(tb, s, http.MethodGet, target, nil, header...)
+}
+
+// Fetch sends method url, with the headers given as name, value pairs,
+// over a real connection (to a Serve URL, say) and returns the answer
+// as it came: the client follows no redirect, asks for no compression
+// of its own and decodes none, so a request without Accept-Encoding
+// sends none and an encoded body stays encoded.
+func Fetch(tb testing.TB, method, url string, header ...string) *Response {
+	tb.Helper()
+	if len(header)%2 != 0 {
+		tb.Fatalf("apptest: headers come in name, value pairs; %q has no value", header[len(header)-1])
+	}
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		tb.Fatalf("apptest: %v", err)
+	}
+	for i := 0; i < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	res, err := fetchClient.Do(req)
+	if err != nil {
+		tb.Fatalf("apptest: %s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatalf("apptest: reading the answer to %s %s: %v", method, url, err)
+	}
+	return &Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(b)}
+}
+
+// fetchClient is Fetch's: net/http's default transport would add
+// "Accept-Encoding: gzip" to a request without one and decode the answer.
+var fetchClient = &http.Client{
+	Transport:     &http.Transport{DisableCompression: true, Proxy: nil},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
 // Inject sends req to s as it is and returns the answer.

@@ -59,6 +59,29 @@ func TestDoSendsTheRequestAndReadsTheAnswer(t *testing.T) {
 	}
 }
 
+// Serve puts the server on a real socket; Fetch answers as the client
+// got it: no redirect followed, no Accept-Encoding added, nothing
+// decoded.
+func TestServeAndFetch(t *testing.T) {
+	t.Parallel()
+	s := echoServer(t)
+	require.NoError(t, s.Get("/moved", func(rep *httpx.Reply) error {
+		return rep.Code(302).SetHeader("Location", "/echo").Send(nil)
+	}))
+	require.NoError(t, s.Get("/ae", func(req *httpx.Request) (string, error) { return req.Header("Accept-Encoding"), nil }))
+	url := apptest.Serve(t, s)
+	res := apptest.Fetch(t, "GET", url+"/echo", "X-Test", "yes")
+	assert.Equal(t, 200, res.StatusCode)
+	var got echoed
+	res.JSON(t, &got)
+	assert.Equal(t, echoed{"GET", "yes", ""}, got)
+	res = apptest.Fetch(t, "GET", url+"/moved")
+	assert.Equal(t, 302, res.StatusCode)
+	assert.Equal(t, "/echo", res.Header.Get("Location"))
+	assert.Empty(t, apptest.Fetch(t, "GET", url+"/ae").Body)
+	assert.Equal(t, "gzip", apptest.Fetch(t, "GET", url+"/ae", "Accept-Encoding", "gzip").Body)
+}
+
 func TestNewClosesTheServerWhenTheTestEnds(t *testing.T) {
 	t.Parallel()
 	closed := false
