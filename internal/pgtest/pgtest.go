@@ -97,10 +97,16 @@ func Launch(dir string) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("running as root, PostgreSQL needs the postgres user: %w", err)
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(dir, uid, gid); err != nil {
+		uid, err := strconv.ParseUint(u.Uid, 10, 32)
+		if err != nil {
+			return nil, err
+		}
+		gid, err := strconv.ParseUint(u.Gid, 10, 32)
+		if err != nil {
+			return nil, err
+		}
+		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)} // #nosec G115 -- parsed as 32-bit
+		if err := os.Chown(dir, int(uid), int(gid)); err != nil {
 			return nil, err
 		}
 		// The directories above must be searchable by postgres.
@@ -121,7 +127,7 @@ func Launch(dir string) (*Server, error) {
 		s.cmd = s.command("postgres", "-D", s.dir, "-p", strconv.Itoa(s.Port), "-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off", "-c", "max_connections=200")
-		log, err := os.Create(logName)
+		log, err := os.Create(logName) // #nosec G304 -- the cluster's log, in the caller's directory
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +146,7 @@ func Launch(dir string) (*Server, error) {
 		}
 		s.Stop()
 	}
-	b, _ := os.ReadFile(logName)
+	b, _ := os.ReadFile(logName) // #nosec G304 -- the cluster's log, in the caller's directory
 	return nil, fmt.Errorf("postgres did not start:\n%s", b)
 }
 
@@ -161,7 +167,7 @@ func (s *Server) createDB(name string) error {
 }
 
 func (s *Server) command(name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(s.bin, name), args...)
+	cmd := exec.Command(filepath.Join(s.bin, name), args...) // #nosec G204 -- PostgreSQL's own binaries, for tests
 	if s.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	}

@@ -56,8 +56,8 @@ func New(name, value string) *http.Cookie {
 // attributes, an empty value and Max-Age=0. The Path (and Domain, if the
 // cookie had one) must be those it was set with.
 func Expire(name string) *http.Cookie {
-	c := New(name, "")
-	c.MaxAge = -1 // written as Max-Age=0
+	c := New(name, "") // #nosec G124 -- New sets HttpOnly, Secure and SameSite
+	c.MaxAge = -1      // written as Max-Age=0
 	return c
 }
 

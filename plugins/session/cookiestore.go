@@ -48,18 +48,20 @@ const sealName = "burrow session"
 // Load implements Store.
 func (c *CookieStore) Load(_ context.Context, token string) ([]byte, error) {
 	raw, err := c.sealer.Open(sealName, token)
-	if err != nil || len(raw) < 8 {
+	if err != nil {
 		return nil, ErrNotFound
 	}
-	if c.now().Unix() >= int64(binary.BigEndian.Uint64(raw)) {
+	expires, n := binary.Varint(raw)
+	if n <= 0 || c.now().Unix() >= expires {
 		return nil, ErrNotFound
 	}
-	return raw[8:], nil
+	return raw[n:], nil
 }
 
-// Save implements Store: the token is the sealed data and its expiry.
+// Save implements Store: the token is the sealed expiry (Unix seconds,
+// a varint) and data.
 func (c *CookieStore) Save(_ context.Context, _ string, data []byte, ttl time.Duration) (string, error) {
-	raw := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(data)), uint64(c.now().Add(ttl).Unix()))
+	raw := binary.AppendVarint(make([]byte, 0, binary.MaxVarintLen64+len(data)), c.now().Add(ttl).Unix())
 	token := c.sealer.Seal(sealName, append(raw, data...))
 	if len(token) > maxCookieToken {
 		return "", fmt.Errorf("%w: %d bytes sealed, a cookie holds %d", ErrTooLarge, len(token), maxCookieToken)

@@ -173,7 +173,7 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 		return fmt.Errorf("session: saving: %w", err)
 	}
 	if next != s.token || m.persistent {
-		c := m.cookie(next)
+		c := m.cookie(next) // #nosec G124 -- made by manager.cookie
 		if m.persistent {
 			c.MaxAge = int(ttl / time.Second)
 		}
@@ -242,7 +242,7 @@ type manager struct {
 }
 
 func (m *manager) cookie(value string) *http.Cookie {
-	c := cookie.New(m.name, value)
+	c := cookie.New(m.name, value) // #nosec G124 -- HttpOnly always; Secure unless Insecure, SameSite Lax unless set
 	c.Path, c.Domain, c.Secure, c.SameSite = m.path, m.domain, !m.insecure, m.sameSite
 	return c
 }
@@ -268,7 +268,7 @@ func Plugin[T any](store Store, opts ...Option) *app.Plugin {
 	if m.idle <= 0 || m.absolute <= 0 {
 		m.err = errors.New("session: time-outs must be positive")
 	}
-	exp := m.cookie("")
+	exp := m.cookie("") // #nosec G124 -- made by manager.cookie
 	exp.MaxAge = -1
 	m.expired = exp.String()
 
