@@ -34,8 +34,8 @@ func newClock() *clock {
 	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	return c
 }
-func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *clock) add(d time.Duration)     { c.ns.Add(int64(d)) }
+func (c *clock) now() time.Time           { return time.Unix(0, c.ns.Load()) }
+func (c *clock) add(d time.Duration)      { c.ns.Add(int64(d)) }
 func (c *clock) store() *ratelimit.Memory { return ratelimit.NewMemory(ratelimit.Clock(c.now)) }
 
 func perIP(limit int) ratelimit.Policy {
