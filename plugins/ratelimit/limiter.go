@@ -126,7 +126,11 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 			return verdict{status: http.StatusServiceUnavailable, retry: time.Second}
 		}
 		l.storeAnswered()
-		h["Ratelimit-Policy"] = append(h["Ratelimit-Policy"], p.header)
+		if old := h["Ratelimit-Policy"]; old == nil {
+			h["Ratelimit-Policy"] = p.header
+		} else {
+			h["Ratelimit-Policy"] = append(old, p.header...)
+		}
 		h["Ratelimit"] = append(h["Ratelimit"], p.state(d))
 		if d.Allowed {
 			continue

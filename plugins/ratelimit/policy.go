@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -65,9 +67,14 @@ func ByDecorator[T any](name string, key func(T) string) Key {
 // policy is a Policy checked and with its header values written once.
 type policy struct {
 	Policy
-	prefix string // the store key's prefix: name and ":"
-	header string // the RateLimit-Policy item
+	prefix string   // the store key's prefix: name and ":"
+	header []string // the RateLimit-Policy item, shared: never appended to in place (its capacity is 1)
 }
+
+// maxKeyLen bounds a key as a store holds it: a longer one (a client's
+// header, say) is held as its SHA-256, so a flood of megabyte keys costs
+// what short ones cost.
+const maxKeyLen = 64
 
 func compile(p Policy) (policy, error) {
 	switch {
@@ -83,7 +90,7 @@ func compile(p Policy) (policy, error) {
 		return policy{}, fmt.Errorf("ratelimit: policy %q: ByDecorator needs a decorator name", p.Name)
 	}
 	header := strconv.Quote(p.Name) + ";q=" + strconv.Itoa(p.Limit) + ";w=" + strconv.FormatInt(int64(p.Window/time.Second), 10)
-	return policy{Policy: p, prefix: p.Name + ":", header: header}, nil
+	return policy{Policy: p, prefix: p.Name + ":", header: []string{header}}, nil
 }
 
 // validName keeps names within what a Structured Field string holds
@@ -111,20 +118,25 @@ func (p *policy) storeKey(r *http.Request, ip netip.Addr, decorator func(string)
 		var a [80]byte
 		return string(ip.AppendTo(append(a[:0], p.prefix...)))
 	case p.Key.request != nil:
-		if k := p.Key.request(r); k != "" {
-			return p.prefix + k
-		}
-	default:
-		if decorator == nil {
-			return ""
-		}
+		return p.join(p.Key.request(r))
+	case decorator != nil:
 		if v, ok := decorator(p.Key.decorator); ok {
-			if k := p.Key.value(v); k != "" {
-				return p.prefix + k
-			}
+			return p.join(p.Key.value(v))
 		}
 	}
 	return ""
+}
+
+// join is the store key of k: "" for none, k's SHA-256 past maxKeyLen.
+func (p *policy) join(k string) string {
+	switch {
+	case k == "":
+		return ""
+	case len(k) > maxKeyLen:
+		sum := sha256.Sum256([]byte(k))
+		return p.prefix + "#" + base64.RawURLEncoding.EncodeToString(sum[:])
+	}
+	return p.prefix + k
 }
 
 // state is the RateLimit item of d: remaining units and whole seconds

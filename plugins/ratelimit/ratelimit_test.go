@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -455,4 +456,54 @@ func TestMemoryStoreIsBounded(t *testing.T) {
 	assert.False(t, d.Allowed, "the live key was kept while spent ones were evicted")
 	assert.Equal(t, 1, d.Denied)
 	assert.Equal(t, 1024, m.Len())
+}
+
+// keyStore records the keys it is given.
+type keyStore struct {
+	ratelimit.Store
+	mu   sync.Mutex
+	keys []string
+}
+
+func (k *keyStore) Take(ctx context.Context, key string, limit int, window time.Duration) (ratelimit.Decision, error) {
+	k.mu.Lock()
+	k.keys = append(k.keys, key)
+	k.mu.Unlock()
+	return k.Store.Take(ctx, key, limit, window)
+}
+
+func TestLongKeysAreHashed(t *testing.T) {
+	t.Parallel()
+	store := &keyStore{Store: ratelimit.NewMemory()}
+	apiKey := ratelimit.ByRequest(func(r *http.Request) string { return r.Header.Get("X-Api-Key") })
+	s := server(t, ratelimit.WithStore(store), ratelimit.Limit(ratelimit.Policy{Name: "key", Limit: 1, Window: time.Minute, Key: apiKey}))
+	long := strings.Repeat("k", 4096)
+	assert.Equal(t, http.StatusOK, get(t, s, "/a", "X-Api-Key", long).StatusCode)
+	assert.Equal(t, http.StatusTooManyRequests, get(t, s, "/a", "X-Api-Key", long).StatusCode, "one long key is one budget")
+	assert.Equal(t, http.StatusOK, get(t, s, "/a", "X-Api-Key", long+"x").StatusCode, "another long key is another")
+	assert.Equal(t, http.StatusOK, get(t, s, "/a", "X-Api-Key", "short").StatusCode)
+	require.Len(t, store.keys, 4)
+	for _, k := range store.keys[:3] {
+		assert.LessOrEqual(t, len(k), 64, "a client's long key is stored as its hash")
+	}
+	assert.Equal(t, "key:short", store.keys[3])
+}
+
+func TestLimitOneRoute(t *testing.T) {
+	t.Parallel()
+	// A route-level limit: the limiter's hook on one route only (a login).
+	login, err := ratelimit.New(ratelimit.AsHook(app.OnRequest),
+		ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()}))
+	require.NoError(t, err)
+	s := apptest.New(t)
+	s.Post("/session", ok, app.WithHook(app.OnRequest, login.Hook))
+	s.Get("/a", ok)
+	require.NoError(t, s.Ready())
+	assert.Equal(t, http.StatusOK, apptest.Do(t, s, http.MethodPost, "/session", nil).StatusCode)
+	r := apptest.Do(t, s, http.MethodPost, "/session", nil)
+	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+	assert.JSONEq(t, `{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 60 seconds"}`, r.Body)
+	r = get(t, s, "/a")
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Empty(t, r.Header.Get("RateLimit"), "other routes are not limited")
 }
