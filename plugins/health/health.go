@@ -58,9 +58,9 @@ const pending = "pending"
 
 // Checks is a set of named checks and the probes that report them.
 type Checks struct {
-	mu     sync.Mutex
-	checks map[string]*check
-	server atomic.Pointer[app.Server] // whose closing fails readiness
+	mu      sync.Mutex
+	checks  map[string]*check
+	servers []*app.Server // whose closing fails readiness: those the checks and probes were registered on
 }
 
 type check struct {
@@ -114,6 +114,7 @@ func (cs *Checks) Check(name string, fn func(context.Context) error, opts ...Che
 		_, dup := cs.checks[name]
 		if !dup {
 			cs.checks[name] = c
+			cs.servers = append(cs.servers, s)
 		}
 		cs.mu.Unlock()
 		if dup {
@@ -218,10 +219,12 @@ type Report struct {
 }
 
 // Report returns the checks' last results; ready is true when all
-// passed and the server whose Routes serve them is not closing.
+// passed and no server the checks or the probes were registered on is
+// closing (or not started yet).
 func (cs *Checks) Report() (r Report, ready bool) {
 	cs.mu.Lock()
 	list := slices.Collect(maps.Values(cs.checks))
+	servers := slices.Clone(cs.servers)
 	cs.mu.Unlock()
 	r.Checks = make(map[string]string, len(list))
 	ready = true
@@ -230,9 +233,11 @@ func (cs *Checks) Report() (r Report, ready bool) {
 		r.Checks[c.name] = st
 		ready = ready && st == "ok"
 	}
-	if s := cs.server.Load(); s != nil && !s.IsReady() {
-		r.Checks["server"] = "closing"
-		ready = false
+	for _, s := range servers {
+		if !s.IsReady() {
+			r.Checks["server"] = "closing"
+			ready = false
+		}
 	}
 	r.Status = "failing"
 	if ready {
@@ -252,16 +257,18 @@ func Paths(live, ready string) RoutesOption {
 }
 
 // Routes returns a wrapped plugin serving the probes, GET and HEAD, in
-// the context that registers it. Readiness fails too while that server
-// closes (Close turns IsReady false first, so a load balancer stops
-// sending before the drain).
+// the context that registers it. Readiness fails too while that server,
+// or one a check was registered on, closes (Close turns IsReady false
+// first, so a load balancer stops sending before the drain).
 func (cs *Checks) Routes(opts ...RoutesOption) *app.Plugin {
 	r := routes{live: "/healthz", ready: "/readyz"}
 	for _, o := range opts {
 		o(&r)
 	}
 	return app.Wrap(func(s *app.Server) error {
-		cs.server.CompareAndSwap(nil, s)
+		cs.mu.Lock()
+		cs.servers = append(cs.servers, s)
+		cs.mu.Unlock()
 		if err := s.Get(r.live, func(rep *httpx.Reply) error {
 			return rep.Send(map[string]string{"status": "ok"})
 		}); err != nil {

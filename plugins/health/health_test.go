@@ -139,7 +139,7 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 	db := &dependency{}
 	db.fail(errors.New("db down"))
 	public := apptest.New(t, app.WithRequestLogging(false))
-	public.Register(checks.Check("db", db.ping))
+	public.Register(checks.Check("db", db.ping, health.Interval(time.Millisecond)))
 	public.Get("/", func() (string, error) { return "hi", nil })
 	require.NoError(t, public.Ready())
 	admin := apptest.New(t, app.WithRequestLogging(false))
@@ -149,6 +149,13 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, apptest.Get(t, public, "/readyz").StatusCode, "not on the public port")
 	r := eventually(t, admin, http.StatusServiceUnavailable)
 	assert.JSONEq(t, `{"status":"failing","checks":{"db":"db down"}}`, r.Body)
+
+	db.err.Store(nil)
+	eventually(t, admin, http.StatusOK)
+	require.NoError(t, public.Close(context.Background()))
+	r = apptest.Get(t, admin, "/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, r.StatusCode, "the public server closing fails readiness on the admin one")
+	assert.JSONEq(t, `{"status":"failing","checks":{"db":"ok","server":"closing"}}`, r.Body)
 }
 
 func TestClosingFailsReadiness(t *testing.T) {
