@@ -38,6 +38,8 @@ type RouteSpec struct {
 	// for a GET route. "Twin" means only that; a prefixed plugin's "/"
 	// route served at a second path is one route, not a twin.
 	Twin bool
+
+	config *routeConfig // WithConfig's values, read with RouteConfig
 }
 
 // RouteOptions is RouteSpec.

@@ -38,6 +38,7 @@ type route struct {
 	status        int          // the success status of Status; 0 for none
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
+	config        []any        // WithConfig's values
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -78,7 +79,7 @@ func (a *instance) compile() error {
 			if errs != nil {
 				return
 			}
-			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path()}
+			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path(), config: def.config}
 			if err := a.runOnRoute(n, &ro); err != nil {
 				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
@@ -95,6 +96,9 @@ func (a *instance) compile() error {
 			if err != nil {
 				errs = err
 				return
+			}
+			if def.config != nil {
+				rt.config = def.config.values
 			}
 			paths := []string{ro.Path}
 			if def.alias != "" && ro.Path == def.path {
@@ -113,17 +117,20 @@ func (a *instance) compile() error {
 			}
 			a.routes = append(a.routes, rt)
 			if ro.Method != http.MethodGet {
+				if errs = checkConfig(def, ro.Method, ro.Path, n.ctx.Path()); errs != nil {
+					return
+				}
 				continue
 			}
 			// The HEAD twin shares the GET's compiled route (net/http drops
 			// the body). OnRoute hooks see it too; of their edits, only
 			// Path and an emptied Method (no twin) apply.
-			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true}
+			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true, config: def.config}
 			if err := a.runOnRoute(n, &tro); err != nil {
 				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
 				return
 			}
-			if tro.Method == "" {
+			if errs = checkConfig(def, ro.Method, ro.Path, n.ctx.Path()); errs != nil || tro.Method == "" {
 				continue
 			}
 			tw := headTwin{paths: []string{tro.Path}, rt: rt}

@@ -52,6 +52,14 @@ var (
 	// cannot be described, or that differs from one of the same name its
 	// context already sees.
 	ErrInvalidSecurity = errors.New("invalid security scheme")
+	// ErrInvalidOption is returned by Ready for an option of New given an
+	// argument the server cannot take (WithTrustedProxies,
+	// WithClientIPHeader).
+	ErrInvalidOption = errors.New("invalid option")
+	// ErrUnreadConfig is returned by Ready for a route carrying a
+	// WithConfig value that no OnRoute hook of its contexts read: the
+	// plugin it is meant for is not registered where the route is.
+	ErrUnreadConfig = errors.New("route config not read")
 )
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads

@@ -53,7 +53,10 @@ type middlewareDef struct {
 // owning the path before it is answered, so a CORS middleware answers
 // the preflights of its context's paths. A path's owner is the context
 // of its route compiled first: a context's routes before its
-// children's, children in registration order.
+// children's, children in registration order. A CORS preflight (OPTIONS
+// with an Access-Control-Request-Method the path serves) goes through
+// the middleware of the context of that method's route instead, whoever
+// owns the path: see Preflight and RouteConfigOf.
 func (s *Server) Use(mw Middleware) error {
 	return s.mutate(func() error {
 		if mw == nil {
@@ -125,6 +128,10 @@ type call struct {
 	context.Context
 	x     *httpx.Exchange
 	allow string // the Allow header of a 405
+	// rt is the route whose config RouteConfigOf reads: the route served,
+	// or for a 405 the route serving the method a preflight names (nil
+	// when none does).
+	rt    *route
 	state atomic.Int32
 	fail  bool // the lifecycle failed (for the request values' cleanups)
 
@@ -166,9 +173,12 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // or answered itself, with the status and size that left through the
 // middleware; a route's request (allow empty) runs the onResponse hooks
 // too, a 405 (allow set) none, as it matched no route.
-func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
+//
+// target is the route whose config the middleware reads (RouteConfigOf):
+// rt itself for a route's request, the preflight's route for a 405.
+func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string, target *route) bool {
 	c := newCall(r.Context(), x)
-	c.allow = allow
+	c.allow, c.rt = allow, target
 	c.tw.W = w
 	c.reply = rt.a.replyTimeout
 	if c.id, c.began = rt.logStart(r); c.id == "" && allow == "" {

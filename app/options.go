@@ -30,6 +30,8 @@ type config struct {
 	replyTimeout      time.Duration
 	hideServerErrors  bool
 	protocols         *http.Protocols
+	trustedProxies    []string
+	clientIPHeader    string
 }
 
 // Option configures New.

@@ -27,8 +27,9 @@ func IncludeHooks() PrintOption { return func(o *printOptions) { o.hooks = true 
 // PrintRoutes draws the routes as a tree of path segments, each with its
 // methods and context path. The routes of a path share a line while they
 // agree, and are drawn on lines of their own where they differ: in
-// context or, with IncludeHooks, in hook chain, request values or
-// reflective handler. Call it after Ready; before, it is empty.
+// context, in config values (WithConfig, listed under the route) or,
+// with IncludeHooks, in hook chain, request values or reflective
+// handler. Call it after Ready; before, it is empty.
 func (s *Server) PrintRoutes(opts ...PrintOption) string {
 	var o printOptions
 	for _, opt := range opts {
@@ -104,8 +105,11 @@ type routeGroup struct {
 // like, or to a new one.
 func addToGroup(groups []*routeGroup, method string, rt *route, hooks bool) []*routeGroup {
 	var details []string
+	if line := rt.configLine(); line != "" {
+		details = append(details, line)
+	}
 	if hooks {
-		details = rt.printDetails()
+		details = append(details, rt.printDetails()...)
 	}
 	for _, g := range groups {
 		if g.rt == rt || g.rt.info.Context == rt.info.Context && slices.Equal(g.details, details) {

@@ -18,9 +18,10 @@ type routeDef struct {
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
-	status    int        // Status: a typed route's success status
-	err       error      // from options, reported by Route
-	meta      *routeMeta // what the route says about itself (routemeta.go)
+	status    int          // Status: a typed route's success status
+	err       error        // from options, reported by Route
+	meta      *routeMeta   // what the route says about itself (routemeta.go)
+	config    *routeConfig // WithConfig's values; nil for none
 }
 
 // RouteOption configures one route as Route registers it. Like every

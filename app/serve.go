@@ -77,10 +77,18 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
 		// rt owns the path: its context's middleware answers first (a
-		// CORS preflight), then the 405.
+		// CORS preflight), then the 405. A preflight naming a method the
+		// path serves is answered by the middleware of that method's
+		// route's context instead.
 		*ps = (*ps)[:0]
+		var target *route
+		if r.Method == http.MethodOptions {
+			if target = a.preflightTarget(r, path, escaped, ps); target != nil {
+				rt = target
+			}
+		}
 		if h := rt.node.notAllowed; h != nil {
-			if !rt.serveThrough(x, w, r, h, "", allow) {
+			if !rt.serveThrough(x, w, r, h, "", allow, target) {
 				a.boundDrain(w, r) // x is the middleware's next to end, still running
 				return
 			}
@@ -98,7 +106,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rt == nil:
 	case rt.mw != nil:
-		if !rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "") {
+		if !rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "", rt) {
 			// x is the middleware's next to end, still running; net/http
 			// ends the response, and reads the body, once we return.
 			a.boundDrain(w, r)
@@ -171,7 +179,15 @@ func (a *instance) clientID(r *http.Request) string {
 }
 
 // logIncoming writes the access log's first line.
+// With trusted proxies, it adds the client's address as clientIp;
+// remoteAddress stays the peer's, the proxy that sent the request.
 func (rt *route) logIncoming(id string, r *http.Request) {
+	if rt.a.clientIP != nil {
+		rt.node.log.Info("incoming request", zap.String("reqId", id),
+			zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr),
+			zap.Stringer("clientIp", rt.a.clientIP(r)))
+		return
+	}
 	rt.node.log.Info("incoming request", zap.String("reqId", id),
 		zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"slices"
 	"sync"
@@ -59,6 +60,9 @@ type instance struct {
 
 	pool sync.Pool
 	seq  atomic.Uint64
+	// clientIP finds a request's client address behind trusted proxies;
+	// nil when none is trusted.
+	clientIP func(*http.Request) netip.Addr
 
 	// replyTimeout is the write deadline each reply arms: the configured
 	// one, or 0 when net/http's whole-request write time-out owns the
@@ -92,9 +96,11 @@ func New(opts ...Option) *Server {
 	a.root = &node{ctx: ctx, log: cfg.logger.With(zap.String("context", ctx.Path()))}
 	a.nodes = map[*scope.Context]*node{ctx: a.root}
 	a.closing, a.stopStreams = context.WithCancelCause(context.Background())
+	a.clientIP, a.bootErr = newClientIP(&cfg)
 	a.pool.New = func() any {
 		x := new(httpx.Exchange)
 		x.SetClosing(a.closing)
+		x.SetClientIP(a.clientIP)
 		return x
 	}
 	return &Server{a: a, n: a.root}

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"net/netip"
 
 	"go.uber.org/zap"
 
@@ -76,6 +77,10 @@ func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteI
 	sh.req.s, sh.rep.r = &x.state, &x.rep
 	return &sh.req, &sh.rep
 }
+
+// SetClientIP gives the exchange's requests the function that finds a
+// request's client address (Request.ClientIP); nil reads the peer's.
+func (x *Exchange) SetClientIP(fn func(*http.Request) netip.Addr) { x.state.clientIP = fn }
 
 // Request is the Request of the request being served (or of a Detached
 // exchange); nil before Begin and after End.

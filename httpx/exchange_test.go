@@ -23,7 +23,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 		typ  reflect.Type
 		want []string
 	}{
-		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "Context", "Cookie", "Cookies", "Decorator", "Detached",
+		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "ClientIP", "Context", "Cookie", "Cookies", "Decorator", "Detached",
 			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
 			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
 		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "SSE", "Send", "SendError",

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"reflect"
 
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/internal/clientip"
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/reqid"
@@ -58,6 +60,10 @@ type requestState struct {
 	body     io.Reader
 	input    [4]any
 	drained  *http.Request // the request whose raw body a parser read to its end
+
+	// clientIP finds the client's address behind the server's trusted
+	// proxies (SetClientIP); kept from one request to the next.
+	clientIP func(*http.Request) netip.Addr
 }
 
 // errRequestEnded is what a Request panics with once its request is over.
@@ -122,7 +128,7 @@ func (r *Request) Detached() *Request {
 func (r *Request) detached() requestState {
 	s := r.live()
 	return requestState{
-		raw: s.raw, route: s.route, seq: s.seq, id: r.ID(), baseLog: s.baseLog, ctx: s.ctx,
+		raw: s.raw, route: s.route, seq: s.seq, id: r.ID(), baseLog: s.baseLog, ctx: s.ctx, clientIP: s.clientIP,
 		params: append(Params(nil), s.params...),
 		body:   http.NoBody, // the handler's to read
 	}
@@ -237,6 +243,22 @@ func (r *Request) Log() *zap.Logger {
 		s.log = s.baseLog.WithLazy(zap.String("reqId", r.ID()))
 	}
 	return s.log
+}
+
+// ClientIP is the address of the client: the peer's (RemoteAddr), or,
+// when the peer is one of the server's trusted proxies
+// (app.WithTrustedProxies), the right-most address of the forwarding
+// header that no trusted proxy holds. A header sent by a peer that is not
+// trusted is ignored, so a client cannot choose its address. It is the
+// zero netip.Addr when the peer is not an IP address (a Unix socket). It
+// is found on each call, from the headers, without allocating: a request
+// that never asks pays nothing.
+func (r *Request) ClientIP() netip.Addr {
+	s := r.live()
+	if s.clientIP == nil {
+		return clientip.Peer(s.raw.RemoteAddr)
+	}
+	return s.clientIP(s.raw)
 }
 
 // Route describes the matched route; nil for a request no route matched.

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
+)
+
+// routeConfig is what WithConfig gave a route: one value per dynamic
+// type, each marked once an OnRoute hook has read it.
+type routeConfig struct {
+	values []any
+	read   []bool
+}
+
+// WithConfig gives the route v, a value a plugin reads when the route is
+// compiled (Fastify's routeOptions.config): a CORS policy of its own, a
+// rate limit, a switch turning a plugin off for this route. The plugin's
+// OnRoute hook reads it with RouteConfig, its middleware per request with
+// RouteConfigOf. A route holds any number of values, one per type: the
+// plugin's package defines the type, so two plugins never read each
+// other's. Ready fails with ErrUnreadConfig when no OnRoute hook of the
+// route's contexts read a value (the plugin it is meant for is not
+// registered there, so the route would silently go without it), and
+// PrintRoutes lists each value under its route.
+func WithConfig(v any) RouteOption {
+	return func(r *routeDef) {
+		if v == nil {
+			r.fail(errkind.New(ErrInvalidHandler, "has a nil config value"))
+			return
+		}
+		if r.config == nil {
+			r.config = &routeConfig{}
+		}
+		t := reflect.TypeOf(v)
+		for _, have := range r.config.values {
+			if reflect.TypeOf(have) == t {
+				r.fail(errkind.New(ErrInvalidHandler, "has two config values of type %v: a route holds one per type", t))
+				return
+			}
+		}
+		r.config.values = append(r.config.values, v)
+		r.config.read = append(r.config.read, false)
+	}
+}
+
+// RouteConfig is the route's config value of type T (given with
+// WithConfig), and whether it has one; an OnRoute hook calls it, which
+// marks the value read. T may be an interface: the first value that
+// implements it is returned.
+func RouteConfig[T any](spec *RouteSpec) (T, bool) {
+	var zero T
+	if spec == nil || spec.config == nil {
+		return zero, false
+	}
+	for i, v := range spec.config.values {
+		if t, ok := v.(T); ok {
+			spec.config.read[i] = true
+			return t, true
+		}
+	}
+	return zero, false
+}
+
+// RouteConfigOf is the config value of type T of the route r is served
+// by, as a middleware sees r (Use), and whether it has one. For a request
+// answered 405 it is the config of the route the preflight asks about:
+// the route of the path for the method in Access-Control-Request-Method,
+// for an OPTIONS request that names one the path serves (see
+// PreflightOf). It allocates nothing.
+func RouteConfigOf[T any](r *http.Request) (T, bool) {
+	var zero T
+	c, _ := r.Context().Value(callKey{}).(*call)
+	if c == nil || c.rt == nil {
+		return zero, false
+	}
+	for _, v := range c.rt.config {
+		if t, ok := v.(T); ok {
+			return t, true
+		}
+	}
+	return zero, false
+}
+
+// checkConfig fails for a config value of def's that no OnRoute hook
+// read.
+func checkConfig(def *routeDef, method, path, ctx string) error {
+	if def.config == nil {
+		return nil
+	}
+	for i, v := range def.config.values {
+		if !def.config.read[i] {
+			return &RouteError{Method: method, Path: path, Context: ctx, Err: errkind.New(ErrUnreadConfig,
+				"has config %s, which no OnRoute hook of its contexts reads: the plugin it is for is not registered in %s or an ancestor",
+				configString(v), ctx)}
+		}
+	}
+	return nil
+}
+
+// configString is how PrintRoutes and errors show a config value: its
+// type, and its text when it has one.
+func configString(v any) string {
+	s := fmt.Sprintf("%T", v)
+	if st, ok := v.(fmt.Stringer); ok {
+		s += " " + st.String()
+	}
+	return s
+}
+
+// configLine is PrintRoutes' line for the route's config values, empty
+// for none.
+func (rt *route) configLine() string {
+	if len(rt.config) == 0 {
+		return ""
+	}
+	parts := make([]string, len(rt.config))
+	for i, v := range rt.config {
+		parts[i] = configString(v)
+	}
+	return "config: " + strings.Join(parts, ", ")
+}
+
+// Preflight reports whether r, an OPTIONS request carrying
+// Access-Control-Request-Method as a middleware sees it (Use), asks about
+// a method its path serves: a route of the path has that method, or the
+// path is a Mount's, which serves every method. The middleware running
+// then is that route's context's, whichever context registered the
+// path's other methods, and RouteConfigOf reads that route's config: a
+// CORS middleware answers the preflight with the policy of the context
+// that will serve the request it announces. False for every other
+// request, a preflight for a method the path does not serve (which goes,
+// as any 405, through the middleware of the path's owner), and an
+// OPTIONS request to a route registered for OPTIONS, which answers it
+// itself.
+func Preflight(r *http.Request) bool {
+	if r.Method != http.MethodOptions || len(r.Header["Access-Control-Request-Method"]) == 0 {
+		return false
+	}
+	c, _ := r.Context().Value(callKey{}).(*call)
+	if c == nil || c.rt == nil {
+		return false
+	}
+	return c.allow != "" || c.rt.info.Method == anyMethod
+}
+
+// preflightTarget is the route of path for the method r's
+// Access-Control-Request-Method names, if the path has one; ps is
+// emptied after the look-up.
+func (a *instance) preflightTarget(r *http.Request, path string, escaped bool, ps *httpx.Params) *route {
+	m := r.Header.Get("Access-Control-Request-Method")
+	if m == "" || m == http.MethodOptions {
+		return nil
+	}
+	var rt *route
+	var match httpx.Match
+	if escaped {
+		rt, _, match = a.router.LookupEscaped(m, path, ps)
+	} else {
+		rt, _, match = a.router.Lookup(m, path, ps)
+	}
+	*ps = (*ps)[:0]
+	if match != httpx.Found {
+		return nil
+	}
+	return rt
+}
