@@ -43,11 +43,12 @@ type Limiter struct {
 	v6bits     int
 	log        *zap.Logger
 	failing    atomic.Bool
+	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
 }
 
 // New returns a limiter for opts.
 func New(opts ...Option) (*Limiter, error) {
-	c := config{v6bits: 64, clientIP: remoteIP}
+	c := config{v6bits: 64}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -65,6 +66,7 @@ func New(opts ...Option) (*Limiter, error) {
 	if l.log == nil {
 		l.log = nopLog
 	}
+	l.exempt.Store(&map[routeKey]*Exempt{})
 	seen := map[string]bool{}
 	for _, p := range c.policies {
 		cp, err := compile(p)
@@ -94,29 +96,37 @@ type verdict struct {
 }
 
 // decide runs the policies for r, writes their headers into h and says
-// whether r passes. decorator reads request decorators; nil in a
-// middleware.
-func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) (any, bool)) verdict {
-	if l.skip != nil && l.skip(r) {
+// whether r passes. decorator reads request decorators (nil in a
+// middleware); ip is the client's address as the server finds it
+// (behind its trusted proxies), read only when a policy or the
+// allow-list needs it.
+func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) (any, bool), ip func(*http.Request) netip.Addr, ex *Exempt) verdict {
+	if l.skip != nil && l.skip(r) || ex != nil && len(ex.Policies) == 0 {
 		return verdict{}
 	}
-	var ip netip.Addr
+	var addr netip.Addr
 	if l.needIP {
-		ip = l.clientIP(r).Unmap()
+		if l.clientIP != nil {
+			ip = l.clientIP
+		}
+		addr = ip(r).Unmap()
 		for _, p := range l.allow {
-			if p.Contains(ip) {
+			if p.Contains(addr) {
 				return verdict{}
 			}
 		}
-		if ip.Is6() && l.v6bits < 128 {
-			pfx, _ := ip.Prefix(l.v6bits)
-			ip = pfx.Addr()
+		if addr.Is6() && l.v6bits < 128 {
+			pfx, _ := addr.Prefix(l.v6bits)
+			addr = pfx.Addr()
 		}
 	}
 	var v verdict
 	for i := range l.policies {
 		p := &l.policies[i]
-		key := p.storeKey(r, ip, decorator)
+		if ex.covers(p.Name) {
+			continue
+		}
+		key := p.storeKey(r, addr, decorator)
 		if key == "" {
 			continue
 		}
@@ -161,7 +171,11 @@ func (l *Limiter) storeAnswered() {
 // Middleware applies the limiter before next (the default placement).
 func (l *Limiter) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := l.decide(r, w.Header(), nil)
+		var ex *Exempt
+		if e, ok := app.RouteConfigOf[Exempt](r); ok {
+			ex = &e
+		}
+		v := l.decide(r, w.Header(), nil, app.ClientIPOf, ex)
 		if v.status == 0 {
 			next.ServeHTTP(w, r)
 			return
@@ -177,7 +191,11 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 // Hook applies the limiter as a request hook (see AsHook); it answers a
 // refusal itself.
 func (l *Limiter) Hook(req *httpx.Request, rep *httpx.Reply) error {
-	v := l.decide(req.Raw(), rep.Header(), req.Decorator)
+	var ex *Exempt
+	if rt := req.Route(); rt != nil {
+		ex = (*l.exempt.Load())[routeKey{rt.Method, rt.Pattern}]
+	}
+	v := l.decide(req.Raw(), rep.Header(), req.Decorator, func(*http.Request) netip.Addr { return req.ClientIP() }, ex)
 	if v.status == 0 {
 		return nil
 	}

@@ -3,7 +3,6 @@ package ratelimit
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 
@@ -97,9 +96,11 @@ func AsHook(kind app.Hook) Option {
 	return func(c *config) { c.hook, c.asHook = kind, true }
 }
 
-// ClientIP says how the client's address is read (the address of the
-// peer, RemoteAddr, by default). Behind proxies, give the function that
-// reads the trusted forwarding headers.
+// ClientIP replaces how the client's address is read. By default it is
+// the server's: the peer's address, or behind the proxies given to
+// app.WithTrustedProxies the right-most forwarded address none of them
+// holds (httpx.Request.ClientIP, app.ClientIPOf), so a client cannot
+// escape its limit by forging X-Forwarded-For.
 func ClientIP(fn func(*http.Request) netip.Addr) Option {
 	return func(c *config) {
 		if fn == nil {
@@ -125,17 +126,4 @@ func IPv6Prefix(bits int) Option {
 // context's logger; New none).
 func Logger(l *zap.Logger) Option {
 	return func(c *config) { c.log = l }
-}
-
-// remoteIP is the address of the peer, without its port.
-func remoteIP(r *http.Request) netip.Addr {
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr()
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	a, _ := netip.ParseAddr(host)
-	return a
 }

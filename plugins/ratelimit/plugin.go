@@ -30,6 +30,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		if l.log == nopLog {
 			l.log = s.Log()
 		}
+		if err := s.OnRoute(l.readExempt); err != nil {
+			return err
+		}
 		if l.hook {
 			return s.AddHook(l.kind, l.Hook)
 		}

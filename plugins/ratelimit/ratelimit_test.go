@@ -507,3 +507,78 @@ func TestLimitOneRoute(t *testing.T) {
 	assert.Equal(t, http.StatusOK, r.StatusCode)
 	assert.Empty(t, r.Header.Get("RateLimit"), "other routes are not limited")
 }
+
+func TestExemptRoutes(t *testing.T) {
+	t.Parallel()
+	for _, placement := range []struct {
+		name string
+		opts []ratelimit.Option
+	}{
+		{"middleware", nil},
+		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+	} {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			burst := ratelimit.Policy{Name: "burst", Limit: 1, Window: time.Second, Key: ratelimit.ByIP()}
+			s := apptest.New(t)
+			s.Register(ratelimit.Plugin(append(placement.opts, ratelimit.Limit(burst, perIP(2)))...))
+			s.Get("/healthz", ok, app.WithConfig(ratelimit.Exempt{}))
+			s.Get("/feed", ok, app.WithConfig(ratelimit.Exempt{Policies: []string{"burst"}}))
+			s.Get("/a", ok)
+			require.NoError(t, s.Ready())
+			for range 3 {
+				r := get(t, s, "/healthz")
+				assert.Equal(t, http.StatusOK, r.StatusCode, "an exempt route")
+				assert.Empty(t, r.Header.Values("RateLimit"))
+				assert.Equal(t, http.StatusOK, apptest.Do(t, s, http.MethodHead, "/healthz", nil).StatusCode, "and its HEAD twin")
+			}
+			r := get(t, s, "/feed")
+			assert.Equal(t, http.StatusOK, r.StatusCode)
+			assert.Equal(t, []string{`"ip";r=1;t=30`}, r.Header.Values("RateLimit"), "exempt from burst only")
+			assert.Equal(t, http.StatusOK, get(t, s, "/feed").StatusCode, "burst does not count /feed")
+			assert.Equal(t, http.StatusTooManyRequests, get(t, s, "/a").StatusCode, "ip does")
+		})
+	}
+}
+
+func TestExemptWithoutThePluginFailsReady(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(1))))
+		return s.Get("/a", ok)
+	}, app.Name("limited"))
+	s.Get("/healthz", ok, app.WithConfig(ratelimit.Exempt{}))
+	err := s.Ready()
+	assert.ErrorIs(t, err, app.ErrUnreadConfig, "the route is in no rate-limited context: the exemption is a mistake")
+}
+
+func TestPerIPBehindTrustedProxies(t *testing.T) {
+	t.Parallel()
+	for _, placement := range []struct {
+		name string
+		opts []ratelimit.Option
+	}{
+		{"middleware", nil},
+		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+	} {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t, app.WithTrustedProxies("127.0.0.1/32"))
+			s.Register(ratelimit.Plugin(append(placement.opts, ratelimit.Limit(perIP(1)))...))
+			s.Get("/a", ok)
+			require.NoError(t, s.Ready())
+			from := func(peer, xff string) int {
+				req := httptest.NewRequest(http.MethodGet, "/a", nil)
+				req.RemoteAddr = peer
+				req.Header.Set("X-Forwarded-For", xff)
+				return apptest.Inject(t, s, req).StatusCode
+			}
+			assert.Equal(t, http.StatusOK, from("127.0.0.1:1000", "198.51.100.1"))
+			assert.Equal(t, http.StatusOK, from("127.0.0.1:1000", "198.51.100.2"), "behind the proxy, each client has its budget")
+			assert.Equal(t, http.StatusTooManyRequests, from("127.0.0.1:1000", "6.6.6.6, 198.51.100.1"), "the right-most untrusted address counts")
+			assert.Equal(t, http.StatusOK, from("192.0.2.50:1000", "198.51.100.3"))
+			assert.Equal(t, http.StatusTooManyRequests, from("192.0.2.50:1000", "198.51.100.4"), "a forged header from an untrusted peer is ignored")
+		})
+	}
+}
