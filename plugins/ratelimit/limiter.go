@@ -183,7 +183,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 		body := refusal(w.Header(), v)
 		w.WriteHeader(v.status)
 		if r.Method != http.MethodHead {
-			_, _ = w.Write(body)
+			_, _ = w.Write(body) // #nosec G705 -- JSON built from the status and a number, nothing of the request
 		}
 	})
 }
