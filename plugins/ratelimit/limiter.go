@@ -43,6 +43,7 @@ type Limiter struct {
 	v6bits     int
 	log        *zap.Logger
 	failing    atomic.Bool
+	onRefused  func(r *http.Request, policy string, banned bool)
 	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
 }
 
@@ -59,7 +60,7 @@ func New(opts ...Option) (*Limiter, error) {
 		return nil, ErrNoPolicy
 	}
 	l := &Limiter{store: c.store, allow: c.allow, skip: c.skip, ban: c.ban, hook: c.asHook, kind: c.hook,
-		clientIP: c.clientIP, needIP: len(c.allow) > 0, v6bits: c.v6bits, log: c.log}
+		clientIP: c.clientIP, needIP: len(c.allow) > 0, v6bits: c.v6bits, log: c.log, onRefused: c.onRefused}
 	if l.store == nil {
 		l.store = NewMemory()
 	}
@@ -132,7 +133,9 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		}
 		d, err := l.store.Take(r.Context(), key, p.Limit, p.Window)
 		if err != nil {
-			l.storeFailed(err)
+			if r.Context().Err() == nil { // not a client that left
+				l.storeFailed(err)
+			}
 			return verdict{status: http.StatusServiceUnavailable, retry: time.Second}
 		}
 		l.storeAnswered()
@@ -148,6 +151,9 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		status := http.StatusTooManyRequests
 		if l.ban > 0 && d.Denied > l.ban {
 			status = http.StatusForbidden
+		}
+		if l.onRefused != nil {
+			l.onRefused(r, p.Name, status == http.StatusForbidden)
 		}
 		v.status = max(v.status, status)
 		v.retry = max(v.retry, d.RetryAfter)

@@ -16,17 +16,18 @@ import (
 type Option func(*config)
 
 type config struct {
-	policies []Policy
-	store    Store
-	allow    []netip.Prefix
-	skip     func(*http.Request) bool
-	ban      int
-	hook     app.Hook
-	asHook   bool
-	clientIP func(*http.Request) netip.Addr
-	v6bits   int
-	log      *zap.Logger
-	err      error
+	policies  []Policy
+	store     Store
+	allow     []netip.Prefix
+	skip      func(*http.Request) bool
+	ban       int
+	hook      app.Hook
+	asHook    bool
+	clientIP  func(*http.Request) netip.Addr
+	v6bits    int
+	log       *zap.Logger
+	onRefused func(*http.Request, string, bool)
+	err       error
 }
 
 func (c *config) fail(err error) {
@@ -126,4 +127,11 @@ func IPv6Prefix(bits int) Option {
 // context's logger; New none).
 func Logger(l *zap.Logger) Option {
 	return func(c *config) { c.log = l }
+}
+
+// OnRefused calls fn for each policy that refuses a request (banned: the
+// refusal is a 403 of Ban), before the answer: count refusals, log the
+// abusive. It runs on the request's goroutine, so it must be quick.
+func OnRefused(fn func(r *http.Request, policy string, banned bool)) Option {
+	return func(c *config) { c.onRefused = fn }
 }

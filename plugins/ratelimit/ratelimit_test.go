@@ -178,7 +178,14 @@ func TestLimitAllowListAndSkip(t *testing.T) {
 func TestLimitBans(t *testing.T) {
 	t.Parallel()
 	c := newClock()
-	s := server(t, ratelimit.Limit(perIP(1)), ratelimit.Ban(2), ratelimit.WithStore(c.store()))
+	var mu sync.Mutex
+	var refusals []string
+	s := server(t, ratelimit.Limit(perIP(1)), ratelimit.Ban(2), ratelimit.WithStore(c.store()),
+		ratelimit.OnRefused(func(r *http.Request, policy string, banned bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			refusals = append(refusals, policy+" "+r.URL.Path+" "+strconv.FormatBool(banned))
+		}))
 	want := []int{200, 429, 429, 403, 403}
 	for i, w := range want {
 		r := get(t, s, "/a")
@@ -188,6 +195,9 @@ func TestLimitBans(t *testing.T) {
 			assert.Contains(t, r.Body, `"statusCode":403`)
 		}
 	}
+	mu.Lock()
+	assert.Equal(t, []string{"ip /a false", "ip /a false", "ip /a true", "ip /a true"}, refusals, "OnRefused hears of each refusal")
+	mu.Unlock()
 	c.add(time.Minute)
 	assert.Equal(t, http.StatusOK, get(t, s, "/a").StatusCode, "the ban ends with the refusals")
 	assert.Equal(t, http.StatusTooManyRequests, get(t, s, "/a").StatusCode, "and its count starts again")
@@ -581,4 +591,22 @@ func TestPerIPBehindTrustedProxies(t *testing.T) {
 			assert.Equal(t, http.StatusTooManyRequests, from("192.0.2.50:1000", "198.51.100.4"), "a forged header from an untrusted peer is ignored")
 		})
 	}
+}
+
+func TestAClientLeavingIsNoStoreOutage(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.InfoLevel)
+	store := &failingStore{Store: ratelimit.NewMemory()}
+	store.down.Store(true)
+	l, err := ratelimit.New(ratelimit.Limit(perIP(10)), ratelimit.WithStore(store), ratelimit.Logger(zap.New(core)))
+	require.NoError(t, err)
+	h := l.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Zero(t, logs.Len(), "a failure for a client that left logs nothing")
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.WarnLevel).Len(), "a real failure does")
 }

@@ -118,7 +118,9 @@ func (s *Store) Take(ctx context.Context, key string, limit int, window time.Dur
 	d, err := s.take(ctx, key, limit, window)
 	if err != nil {
 		if ctx.Err() != nil && !s.down.Load() {
-			return d, fmt.Errorf("redisstore: %w", ctx.Err()) // the client left: no outage
+			// The client left (or its deadline passed): no outage, and no
+			// one reads the answer.
+			return s.fallback.Take(ctx, key, limit, window)
 		}
 		return s.away(ctx, key, limit, window, err)
 	}

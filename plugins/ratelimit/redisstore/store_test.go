@@ -244,3 +244,21 @@ func TestClientOptions(t *testing.T) {
 	_, err = redisstore.ClientOptions("http://x")
 	assert.ErrorContains(t, err, "redisstore:")
 }
+
+func TestAClientLeavingIsNoOutage(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t)
+	c := r.client(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	s := redisstore.New(c, redisstore.Logger(zap.New(core)))
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, err := s.Take(gone, "k", 1, time.Minute)
+	require.NoError(t, err, "decided locally; nobody reads it")
+	assert.True(t, d.Allowed)
+	assert.Zero(t, logs.Len())
+	d, err = s.Take(ctx, "k", 1, time.Minute)
+	require.NoError(t, err)
+	assert.True(t, d.Allowed, "Redis never saw the first")
+	assert.Equal(t, int64(1), c.Exists(ctx, "burrow:ratelimit:k").Val(), "and decides the next")
+}
