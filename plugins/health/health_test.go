@@ -147,7 +147,9 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 	require.NoError(t, admin.Ready())
 
 	assert.Equal(t, http.StatusNotFound, apptest.Get(t, public, "/readyz").StatusCode, "not on the public port")
-	r := eventually(t, admin, http.StatusServiceUnavailable)
+	require.NoError(t, checks.Wait(context.Background()))
+	r := apptest.Get(t, admin, "/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
 	assert.JSONEq(t, `{"status":"failing","checks":{"db":"db down"}}`, r.Body)
 
 	db.err.Store(nil)
