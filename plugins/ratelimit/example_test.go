@@ -13,9 +13,11 @@ import (
 
 func Example() {
 	s := app.New(app.WithRequestLogging(false))
-	s.Register(ratelimit.Plugin(ratelimit.Limit(ratelimit.Policy{
-		Name: "ip", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP(),
-	})))
+	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // keeps the output exact; leave Clock out in production
+	s.Register(ratelimit.Plugin(
+		ratelimit.Limit(ratelimit.Policy{Name: "ip", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP()}),
+		ratelimit.WithStore(ratelimit.NewMemory(ratelimit.Clock(func() time.Time { return frozen }))),
+	))
 	s.Get("/hello", func() (string, error) { return "hello", nil })
 
 	for range 3 {
@@ -26,14 +28,14 @@ func Example() {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		fmt.Println(res.StatusCode, res.Header.Get("RateLimit-Policy"))
+		fmt.Println(res.StatusCode, res.Header.Get("RateLimit-Policy"), res.Header.Get("RateLimit"))
 		if res.StatusCode == http.StatusTooManyRequests {
 			fmt.Println(string(body))
 		}
 	}
 	// Output:
-	// 200 "ip";q=2;w=60
-	// 200 "ip";q=2;w=60
-	// 429 "ip";q=2;w=60
+	// 200 "ip";q=2;w=60 "ip";r=1;t=30
+	// 200 "ip";q=2;w=60 "ip";r=0;t=60
+	// 429 "ip";q=2;w=60 "ip";r=0;t=60
 	// {"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 30 seconds"}
 }

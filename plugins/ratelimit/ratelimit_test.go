@@ -206,7 +206,8 @@ func TestLimitBans(t *testing.T) {
 func TestLimitByRequestValue(t *testing.T) {
 	t.Parallel()
 	apiKey := ratelimit.ByRequest(func(r *http.Request) string { return r.Header.Get("X-Api-Key") })
-	s := server(t, ratelimit.Limit(ratelimit.Policy{Name: "key", Limit: 1, Window: time.Second, Key: apiKey}))
+	s := server(t, ratelimit.Limit(ratelimit.Policy{Name: "key", Limit: 1, Window: time.Second, Key: apiKey}),
+		ratelimit.WithStore(newClock().store()))
 	assert.Equal(t, http.StatusOK, get(t, s, "/a", "X-Api-Key", "one").StatusCode)
 	assert.Equal(t, http.StatusTooManyRequests, get(t, s, "/a", "X-Api-Key", "one").StatusCode)
 	r := get(t, s, "/a", "X-Api-Key", "two")
@@ -240,12 +241,13 @@ func perUser(limit int) ratelimit.Policy {
 
 func TestLimitPerUserAfterAuthAndPerIPBefore(t *testing.T) {
 	t.Parallel()
+	c := newClock() // frozen: the header values are exact
 	s := apptest.New(t)
 	s.DecorateRequest("user", (*user)(nil))
-	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(5))))
+	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(5)), ratelimit.WithStore(c.store())))
 	s.Register(func(s *app.Server) error {
 		s.AddHook(app.OnRequest, authenticate)
-		s.Register(ratelimit.Plugin(ratelimit.Limit(perUser(2)), ratelimit.AsHook(app.OnRequest)))
+		s.Register(ratelimit.Plugin(ratelimit.Limit(perUser(2)), ratelimit.AsHook(app.OnRequest), ratelimit.WithStore(c.store())))
 		return s.Get("/me", ok)
 	}, app.Name("api"))
 	require.NoError(t, s.Ready())
@@ -320,7 +322,7 @@ func TestLimitOptionsAreChecked(t *testing.T) {
 func TestLimitCountsNotFoundAnd405(t *testing.T) {
 	t.Parallel()
 	s := apptest.New(t)
-	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(3))))
+	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(3)), ratelimit.WithStore(newClock().store())))
 	s.Get("/a", ok)
 	require.NoError(t, s.Ready())
 	r := get(t, s, "/guess-1")
@@ -502,7 +504,7 @@ func TestLongKeysAreHashed(t *testing.T) {
 func TestLimitOneRoute(t *testing.T) {
 	t.Parallel()
 	// A route-level limit: the limiter's hook on one route only (a login).
-	login, err := ratelimit.New(ratelimit.AsHook(app.OnRequest),
+	login, err := ratelimit.New(ratelimit.AsHook(app.OnRequest), ratelimit.WithStore(newClock().store()),
 		ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()}))
 	require.NoError(t, err)
 	s := apptest.New(t)
