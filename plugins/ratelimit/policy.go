@@ -71,6 +71,10 @@ type policy struct {
 	header []string // the RateLimit-Policy item, shared: never appended to in place (its capacity is 1)
 }
 
+// maxWindow bounds a policy's window: a year keeps every instant the
+// algorithm adds well inside int64 nanoseconds.
+const maxWindow = 366 * 24 * time.Hour
+
 // maxKeyLen bounds a key as a store holds it: a longer one (a client's
 // header, say) is held as its SHA-256, so a flood of megabyte keys costs
 // what short ones cost.
@@ -84,6 +88,10 @@ func compile(p Policy) (policy, error) {
 		return policy{}, fmt.Errorf("ratelimit: policy %q: limit %d is below 1", p.Name, p.Limit)
 	case p.Window < time.Second || p.Window%time.Second != 0:
 		return policy{}, fmt.Errorf("ratelimit: policy %q: window %v is not a whole number of seconds", p.Name, p.Window)
+	case p.Window > maxWindow:
+		return policy{}, fmt.Errorf("ratelimit: policy %q: window %v is longer than %v", p.Name, p.Window, maxWindow)
+	case int64(p.Limit) > p.Window.Microseconds():
+		return policy{}, fmt.Errorf("ratelimit: policy %q: %d requests per %v is more than one a microsecond", p.Name, p.Limit, p.Window)
 	case !p.Key.ip && p.Key.request == nil && p.Key.value == nil:
 		return policy{}, fmt.Errorf("ratelimit: policy %q has no key: give ByIP, ByRequest or ByDecorator", p.Name)
 	case p.Key.value != nil && p.Key.decorator == "":

@@ -297,6 +297,8 @@ func TestLimitOptionsAreChecked(t *testing.T) {
 		{"limit 0", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Window: time.Second, Key: key})}, "limit 0 is below 1"},
 		{"window below a second", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Limit: 1, Window: time.Millisecond, Key: key})}, "not a whole number of seconds"},
 		{"window of 1.5 s", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Limit: 1, Window: 1500 * time.Millisecond, Key: key})}, "not a whole number of seconds"},
+		{"window over a year", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Limit: 1, Window: 367 * 24 * time.Hour, Key: key})}, "longer than"},
+		{"more than one a microsecond", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Limit: 1_000_001, Window: time.Second, Key: key})}, "more than one a microsecond"},
 		{"no key", []ratelimit.Option{ratelimit.Limit(ratelimit.Policy{Name: "a", Limit: 1, Window: time.Second})}, "has no key"},
 		{"two policies of one name", []ratelimit.Option{ratelimit.Limit(perIP(1), perIP(2))}, `two policies named "ip"`},
 		{"decorator in a middleware", []ratelimit.Option{ratelimit.Limit(perUser(1))}, "needs AsHook"},

@@ -86,8 +86,11 @@ type Shedder struct {
 	never    []string                        // context paths registered with Never
 	exempt   atomic.Pointer[map[string]bool] // context path → never shed; replaced, never changed, as routes compile
 	sampling bool
-	serial   atomic.Int64
 }
+
+// bulkheads numbers the bulkheads of the process: each one's request
+// decorator has a name of its own, whichever shedder made it.
+var bulkheads atomic.Int64
 
 // Option configures New.
 type Option func(*Shedder)
@@ -265,7 +268,7 @@ func (s *Shedder) onRequest(req *httpx.Request, rep *httpx.Reply) error {
 // once to n: the request beyond is shed at once, it does not queue.
 func (s *Shedder) Bulkhead(n int) *app.Plugin {
 	var inFlight atomic.Int64
-	name := "shed.inflight." + strconv.FormatInt(s.serial.Add(1), 10)
+	name := "shed.inflight." + strconv.FormatInt(bulkheads.Add(1), 10)
 	var err error
 	if n < 1 {
 		err = fmt.Errorf("shed.Bulkhead: a cap of %d admits nothing", n)

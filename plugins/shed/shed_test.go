@@ -261,3 +261,39 @@ func TestInvalidOptions(t *testing.T) {
 		})
 	}
 }
+
+func TestBulkheadsNest(t *testing.T) {
+	t.Parallel()
+	sh := shed.New()
+	b := newBlocking()
+	s := apptest.New(t, app.WithRequestLogging(false))
+	s.Register(func(s *app.Server) error {
+		s.Register(sh.Bulkhead(2))
+		s.Get("/api/other", ok)
+		s.Get("/api/slow", b.handle)
+		return s.Register(func(s *app.Server) error {
+			s.Register(sh.Bulkhead(1))
+			return s.Get("/api/reports", b.handle)
+		}, app.Name("reports"))
+	}, app.Name("api"))
+	require.NoError(t, s.Ready())
+
+	var wg sync.WaitGroup
+	hold := func(path string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := s.Inject(httptest.NewRequest(http.MethodGet, path, nil)); err == nil {
+				res.Body.Close()
+			}
+		}()
+		<-b.entered
+	}
+	hold("/api/reports")
+	assert.Equal(t, http.StatusServiceUnavailable, apptest.Get(t, s, "/api/reports").StatusCode, "the inner cap of 1 is taken")
+	hold("/api/slow")
+	assert.Equal(t, http.StatusServiceUnavailable, apptest.Get(t, s, "/api/other").StatusCode, "the outer cap of 2 counts both")
+	close(b.release)
+	wg.Wait()
+	assert.Equal(t, http.StatusOK, apptest.Get(t, s, "/api/other").StatusCode)
+}
