@@ -218,12 +218,13 @@ func TestNoConnectionCloseOnHTTP2(t *testing.T) {
 	t.Parallel()
 	src := &source{}
 	src.set(shed.Signals{GCFraction: 1})
-	s, _ := pressured(t, src, shed.MaxGCFraction(0.5))
+	s, _ := pressured(t, src, shed.MaxGCFraction(0.5), shed.RetryAfter(3*time.Second))
 	req := httptest.NewRequest(http.MethodGet, "/work", nil)
 	req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/2.0", 2, 0
 	r := apptest.Inject(t, s, req)
 	assert.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
 	assert.Empty(t, r.Header.Get("Connection"), "HTTP/2 has no Connection header")
+	assert.Equal(t, "3", r.Header.Get("Retry-After"))
 }
 
 func TestRuntimeSourceReadsTheRuntime(t *testing.T) {

@@ -3,6 +3,8 @@ package redisstore_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -264,4 +266,64 @@ func TestAClientLeavingIsNoOutage(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, d.Allowed, "Redis never saw the first")
 	assert.Equal(t, int64(1), c.Exists(ctx, "burrow:ratelimit:k").Val(), "and decides the next")
+}
+
+func TestRedisStoppedMidRun(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	store := redisstore.New(r.client(t), redisstore.Logger(zap.New(core)), redisstore.ProbeInterval(20*time.Millisecond))
+	s := instance(t, store, 1_000_000, nil)
+
+	// Workers call the server without pause while Redis stops and comes
+	// back; every request must be answered, and quickly.
+	stop := make(chan struct{})
+	type result struct {
+		status int
+		took   time.Duration
+	}
+	results := make(chan result, 1<<16)
+	var workers sync.WaitGroup
+	for range 4 {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				start := time.Now()
+				res, err := s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+				status := 0
+				if err == nil {
+					status = res.StatusCode
+					res.Body.Close()
+				}
+				select {
+				case results <- result{status, time.Since(start)}:
+				default:
+				}
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { return len(results) > 20 }, 10*time.Second, time.Millisecond, "serving through Redis")
+	r.signal(t, syscall.SIGSTOP)
+	require.Eventually(t, func() bool { return logs.FilterLevelExact(zapcore.WarnLevel).Len() == 1 }, 10*time.Second, time.Millisecond, "the outage is noticed")
+	before := len(results)
+	require.Eventually(t, func() bool { return len(results) > before+20 }, 10*time.Second, time.Millisecond, "and served through")
+	r.signal(t, syscall.SIGCONT)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("redis answers again").Len() == 1 }, 10*time.Second, time.Millisecond)
+	close(stop)
+	workers.Wait()
+	close(results)
+	n := 0
+	for res := range results {
+		n++
+		assert.Equal(t, http.StatusOK, res.status)
+		assert.Less(t, res.took, 4*time.Second, "bounded by the client time-out")
+	}
+	assert.Greater(t, n, 40)
+	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.WarnLevel).Len(), "one warning for the outage, with four clients")
 }
