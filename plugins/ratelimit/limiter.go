@@ -44,6 +44,7 @@ type Limiter struct {
 	log        *zap.Logger
 	failing    atomic.Bool
 	onRefused  func(r *http.Request, policy string, banned bool)
+	headers    bool
 	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
 }
 
@@ -60,7 +61,7 @@ func New(opts ...Option) (*Limiter, error) {
 		return nil, ErrNoPolicy
 	}
 	l := &Limiter{store: c.store, allow: c.allow, skip: c.skip, ban: c.ban, hook: c.asHook, kind: c.hook,
-		clientIP: c.clientIP, needIP: len(c.allow) > 0, v6bits: c.v6bits, log: c.log, onRefused: c.onRefused}
+		clientIP: c.clientIP, needIP: len(c.allow) > 0, v6bits: c.v6bits, log: c.log, onRefused: c.onRefused, headers: !c.noHeaders}
 	if l.store == nil {
 		l.store = NewMemory()
 	}
@@ -131,7 +132,8 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		if key == "" {
 			continue
 		}
-		d, err := l.store.Take(r.Context(), key, p.Limit, p.Window)
+		limit, header := p.limitOf(key)
+		d, err := l.store.Take(r.Context(), key, limit, p.Window)
 		if err != nil {
 			if r.Context().Err() == nil { // not a client that left
 				l.storeFailed(err)
@@ -139,12 +141,14 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 			return verdict{status: http.StatusServiceUnavailable, retry: time.Second}
 		}
 		l.storeAnswered()
-		if old := h["Ratelimit-Policy"]; old == nil {
-			h["Ratelimit-Policy"] = p.header
-		} else {
-			h["Ratelimit-Policy"] = append(old, p.header...)
+		if l.headers {
+			if old := h["Ratelimit-Policy"]; old == nil {
+				h["Ratelimit-Policy"] = header
+			} else {
+				h["Ratelimit-Policy"] = append(old, header...)
+			}
+			h["Ratelimit"] = append(h["Ratelimit"], p.state(d))
 		}
-		h["Ratelimit"] = append(h["Ratelimit"], p.state(d))
 		if d.Allowed {
 			continue
 		}

@@ -27,6 +27,7 @@ type config struct {
 	v6bits    int
 	log       *zap.Logger
 	onRefused func(*http.Request, string, bool)
+	noHeaders bool
 	err       error
 }
 
@@ -134,4 +135,11 @@ func Logger(l *zap.Logger) Option {
 // abusive. It runs on the request's goroutine, so it must be quick.
 func OnRefused(fn func(r *http.Request, policy string, banned bool)) Option {
 	return func(c *config) { c.onRefused = fn }
+}
+
+// NoHeaders leaves out the RateLimit-Policy and RateLimit fields (a
+// refusal keeps its Retry-After): for limits a client should not learn to
+// pace itself against, such as a login's.
+func NoHeaders() Option {
+	return func(c *config) { c.noHeaders = true }
 }

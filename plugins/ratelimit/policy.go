@@ -26,6 +26,11 @@ type Policy struct {
 	// Key says whose budget a request spends; a request for which it
 	// yields no key is not limited by this policy.
 	Key Key
+	// LimitFor, when set, gives a key its own limit (a paying customer's
+	// API key, a tier): it gets the key as the store holds it, without
+	// the policy's prefix (a key past 64 bytes is its hash). A result
+	// below 1, or above one request a microsecond, means Limit.
+	LimitFor func(key string) int
 }
 
 // Key says whose budget a request spends: ByIP, ByRequest or
@@ -97,8 +102,27 @@ func compile(p Policy) (policy, error) {
 	case p.Key.value != nil && p.Key.decorator == "":
 		return policy{}, fmt.Errorf("ratelimit: policy %q: ByDecorator needs a decorator name", p.Name)
 	}
-	header := strconv.Quote(p.Name) + ";q=" + strconv.Itoa(p.Limit) + ";w=" + strconv.FormatInt(int64(p.Window/time.Second), 10)
-	return policy{Policy: p, prefix: p.Name + ":", header: []string{header}}, nil
+	cp := policy{Policy: p, prefix: p.Name + ":"}
+	cp.header = []string{cp.headerFor(p.Limit)}
+	return cp, nil
+}
+
+// headerFor is the RateLimit-Policy item for a quota of limit.
+func (p *policy) headerFor(limit int) string {
+	return strconv.Quote(p.Name) + ";q=" + strconv.Itoa(limit) + ";w=" + strconv.FormatInt(int64(p.Window/time.Second), 10)
+}
+
+// limitOf is the limit of the key stored as key, and its
+// RateLimit-Policy value.
+func (p *policy) limitOf(key string) (int, []string) {
+	if p.LimitFor == nil {
+		return p.Limit, p.header
+	}
+	n := p.LimitFor(key[len(p.prefix):])
+	if n < 1 || n == p.Limit || int64(n) > p.Window.Microseconds() {
+		return p.Limit, p.header
+	}
+	return n, []string{p.headerFor(n)}
 }
 
 // validName keeps names within what a Structured Field string holds

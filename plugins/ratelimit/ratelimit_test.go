@@ -614,3 +614,46 @@ func TestAClientLeavingIsNoStoreOutage(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.WarnLevel).Len(), "a real failure does")
 }
+
+func TestLimitPerKey(t *testing.T) {
+	t.Parallel()
+	apiKey := ratelimit.ByRequest(func(r *http.Request) string { return r.Header.Get("Api-Key") })
+	tiers := ratelimit.Policy{Name: "key", Limit: 2, Window: 10 * time.Second, Key: apiKey,
+		LimitFor: func(key string) int {
+			switch key {
+			case "pro":
+				return 3
+			case "broken":
+				return -1 // a bad answer means Limit
+			}
+			return 0
+		}}
+	s := server(t, ratelimit.Limit(tiers), ratelimit.WithStore(newClock().store()))
+	steps := []struct {
+		key    string
+		status int
+		policy string
+	}{
+		{"pro", 200, `"key";q=3;w=10`}, {"pro", 200, `"key";q=3;w=10`}, {"pro", 200, `"key";q=3;w=10`}, {"pro", 429, `"key";q=3;w=10`},
+		{"NOT", 200, `"key";q=2;w=10`}, {"NOT", 200, `"key";q=2;w=10`}, {"NOT", 429, `"key";q=2;w=10`},
+		{"broken", 200, `"key";q=2;w=10`}, {"broken", 200, `"key";q=2;w=10`}, {"broken", 429, `"key";q=2;w=10`},
+	}
+	for i, st := range steps {
+		r := get(t, s, "/a", "Api-Key", st.key)
+		assert.Equal(t, st.status, r.StatusCode, "step %d", i+1)
+		assert.Equal(t, st.policy, r.Header.Get("RateLimit-Policy"), "step %d", i+1)
+	}
+}
+
+func TestNoHeaders(t *testing.T) {
+	t.Parallel()
+	s := server(t, ratelimit.Limit(perIP(1)), ratelimit.NoHeaders())
+	r := get(t, s, "/a")
+	assert.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Empty(t, r.Header.Values("RateLimit-Policy"))
+	assert.Empty(t, r.Header.Values("RateLimit"))
+	r = get(t, s, "/a")
+	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+	assert.Empty(t, r.Header.Values("RateLimit"))
+	assert.NotEmpty(t, r.Header.Get("Retry-After"), "a refusal still says when to come back")
+}
