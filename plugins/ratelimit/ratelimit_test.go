@@ -657,3 +657,18 @@ func TestNoHeaders(t *testing.T) {
 	assert.Empty(t, r.Header.Values("RateLimit"))
 	assert.NotEmpty(t, r.Header.Get("Retry-After"), "a refusal still says when to come back")
 }
+
+func TestARefusalStopsTheLifecycle(t *testing.T) {
+	t.Parallel()
+	var hooks, handled atomic.Int64
+	s := apptest.New(t)
+	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(1))))
+	s.AddHook(app.OnRequest, func() error { hooks.Add(1); return nil })
+	s.AddHook(app.PreValidation, func() error { hooks.Add(1); return nil })
+	s.Get("/a", func() (string, error) { handled.Add(1); return "ok", nil })
+	require.NoError(t, s.Ready())
+	require.Equal(t, http.StatusOK, get(t, s, "/a").StatusCode)
+	require.Equal(t, http.StatusTooManyRequests, get(t, s, "/a").StatusCode)
+	assert.Equal(t, int64(2), hooks.Load(), "no hook ran for the refused request")
+	assert.Equal(t, int64(1), handled.Load(), "nor the handler")
+}
