@@ -2,6 +2,7 @@ package shed_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/shed"
 )
 
@@ -297,4 +299,49 @@ func TestBulkheadsNest(t *testing.T) {
 	close(b.release)
 	wg.Wait()
 	assert.Equal(t, http.StatusOK, apptest.Get(t, s, "/api/other").StatusCode)
+}
+
+func TestShedOverASocketClosesTheConnection(t *testing.T) {
+	t.Parallel()
+	src := &source{}
+	src.set(shed.Signals{SchedLatency: time.Second})
+	s, _ := pressured(t, src, shed.MaxSchedLatency(time.Millisecond))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, s.Close(ctx))
+		assert.NoError(t, <-served)
+	})
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	res, err := client.Get("http://" + ln.Addr().String() + "/work")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	assert.True(t, res.Close, "the server closes the connection after the 503")
+	res, err = client.Get("http://" + ln.Addr().String() + "/healthz")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.False(t, res.Close, "a never-shed answer keeps it")
+}
+
+func TestReadinessReportsShedding(t *testing.T) {
+	t.Parallel()
+	src := &source{}
+	_, sh := pressured(t, src, shed.MaxGCFraction(0.5)) // its server samples the signals
+	checks := health.New()
+	admin := apptest.New(t, app.WithRequestLogging(false))
+	admin.Register(checks.Check("load", sh.Check, health.Interval(time.Millisecond)))
+	admin.Register(checks.Routes())
+	require.NoError(t, admin.Ready())
+	waitStatus(t, admin, "/readyz", http.StatusOK)
+	src.set(shed.Signals{GCFraction: 0.9})
+	r := waitStatus(t, admin, "/readyz", http.StatusServiceUnavailable)
+	assert.JSONEq(t, `{"status":"failing","checks":{"load":"shedding load: gc cpu"}}`, r.Body)
+	assert.Equal(t, http.StatusOK, apptest.Get(t, admin, "/healthz").StatusCode, "liveness is not load")
 }
