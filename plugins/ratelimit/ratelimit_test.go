@@ -672,3 +672,14 @@ func TestARefusalStopsTheLifecycle(t *testing.T) {
 	assert.Equal(t, int64(2), hooks.Load(), "no hook ran for the refused request")
 	assert.Equal(t, int64(1), handled.Load(), "nor the handler")
 }
+
+func TestHeadersUnderARequestTimeOut(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t, app.WithRequestTimeout(time.Minute))
+	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(2))))
+	s.Get("/a", ok)
+	require.NoError(t, s.Ready())
+	r := get(t, s, "/a")
+	assert.Equal(t, `"ip";q=2;w=60`, r.Header.Get("RateLimit-Policy"))
+	assert.NotEmpty(t, r.Header.Get("RateLimit"))
+}
