@@ -38,6 +38,11 @@
 //		return app.Get(s, "/me", me)
 //	})
 //
+// ByIP keys on the server's client address: behind the proxies given to
+// app.WithTrustedProxies, the right-most forwarded address none of them
+// holds; from any other peer, the peer's, whatever it forwards. A route
+// given app.WithConfig(Exempt{}) is out of the limits of its contexts.
+//
 // The algorithm lets a key make Limit requests at once, then one every
 // Window/Limit: a client that waits gets its budget back gradually,
 // instead of all of it at a window's edge as with a fixed window (where

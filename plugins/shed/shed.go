@@ -30,13 +30,9 @@ package shed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,56 +84,9 @@ type Shedder struct {
 	sampling bool
 }
 
-// bulkheads numbers the bulkheads of the process: each one's request
-// decorator has a name of its own, whichever shedder made it.
-var bulkheads atomic.Int64
-
-// Option configures New.
-type Option func(*Shedder)
-
-// MaxSchedLatency sheds while the scheduler's 99th-percentile latency is
-// above d (0, the default, is off).
-func MaxSchedLatency(d time.Duration) Option { return func(s *Shedder) { s.maxSched = d } }
-
-// MaxHeapFraction sheds while the live heap is above f of GOMEMLIMIT (0,
-// the default, is off; so is a process without a limit).
-func MaxHeapFraction(f float64) Option { return func(s *Shedder) { s.maxHeap = f } }
-
-// MaxGCFraction sheds while the garbage collector takes more than f of
-// the CPU (0, the default, is off).
-func MaxGCFraction(f float64) Option { return func(s *Shedder) { s.maxGC = f } }
-
-// SampleInterval sets how often the signals are read
-// (DefaultSampleInterval).
-func SampleInterval(d time.Duration) Option { return func(s *Shedder) { s.interval = d } }
-
-// WithSource replaces runtime/metrics as the source of the signals.
-func WithSource(src Source) Option { return func(s *Shedder) { s.source = src } }
-
-// RetryAfter sets the Retry-After of a shed request (DefaultRetryAfter;
-// whole seconds, at least one).
-func RetryAfter(d time.Duration) Option {
-	return func(s *Shedder) {
-		secs := int64(d / time.Second)
-		if secs < 1 {
-			s.fail(fmt.Errorf("shed.RetryAfter: %v is below a second", d))
-		}
-		s.retryAfter = []string{strconv.FormatInt(secs, 10)}
-	}
-}
-
-// OnPressure replaces the 503 a shed request gets.
-func OnPressure(fn PressureFunc) Option { return func(s *Shedder) { s.onPressure = fn } }
-
-func (s *Shedder) fail(err error) {
-	if s.err == nil {
-		s.err = err
-	}
-}
-
 // New returns a shedder; its plugins report invalid options.
 func New(opts ...Option) *Shedder {
-	s := &Shedder{interval: DefaultSampleInterval, retryAfter: []string{"10"}}
+	s := &Shedder{interval: DefaultSampleInterval, retryAfter: []string{strconv.FormatInt(int64(DefaultRetryAfter/time.Second), 10)}}
 	s.exempt.Store(&map[string]bool{})
 	for _, o := range opts {
 		o(s)
@@ -261,100 +210,4 @@ func (s *Shedder) onRequest(req *httpx.Request, rep *httpx.Reply) error {
 		return nil
 	}
 	return s.shed(req, rep, *r)
-}
-
-// Bulkhead returns a wrapped plugin capping the requests of the
-// registering context and its descendants (but Never's) in flight at
-// once to n: the request beyond is shed at once, it does not queue.
-func (s *Shedder) Bulkhead(n int) *app.Plugin {
-	var inFlight atomic.Int64
-	name := "shed.inflight." + strconv.FormatInt(bulkheads.Add(1), 10)
-	var err error
-	if n < 1 {
-		err = fmt.Errorf("shed.Bulkhead: a cap of %d admits nothing", n)
-	}
-	return app.Wrap(func(srv *app.Server) error {
-		if err := s.watchRoutes(srv); err != nil {
-			return err
-		}
-		// The decorator marks the requests this bulkhead counted, so the
-		// onResponse hook lets go of exactly those, whoever answered.
-		if err := srv.DecorateRequest(name, false); err != nil {
-			return err
-		}
-		if err := srv.AddHook(app.OnRequest, func(req *httpx.Request, rep *httpx.Reply) error {
-			if s.isExempt(req) {
-				return nil
-			}
-			if inFlight.Add(1) > int64(n) {
-				inFlight.Add(-1)
-				return s.shed(req, rep, ReasonInFlight)
-			}
-			return req.SetDecorator(name, true)
-		}); err != nil {
-			return err
-		}
-		return srv.AddHook(app.OnResponse, func(req *httpx.Request) {
-			if v, _ := req.Decorator(name); v == true {
-				inFlight.Add(-1)
-			}
-		})
-	}, app.Name("shed-bulkhead"), app.Check(func() error { return err }))
-}
-
-// Never returns a wrapped plugin exempting the registering context and
-// its descendants from the shedder's plugins: health probes, metrics,
-// an admin context.
-func (s *Shedder) Never() *app.Plugin {
-	return app.Wrap(func(srv *app.Server) error {
-		s.mu.Lock()
-		s.never = append(s.never, srv.Path())
-		s.mu.Unlock()
-		return nil
-	}, app.Name("shed-never"))
-}
-
-// watchRoutes records, as srv's routes compile, which contexts are
-// never shed (every Never body has run by then).
-func (s *Shedder) watchRoutes(srv *app.Server) error {
-	return srv.OnRoute(func(r *app.RouteSpec) error {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for _, p := range s.never {
-			if r.Context == p || strings.HasPrefix(r.Context, p+" > ") {
-				m := maps.Clone(*s.exempt.Load())
-				m[r.Context] = true
-				s.exempt.Store(&m)
-				break
-			}
-		}
-		return nil
-	})
-}
-
-func (s *Shedder) isExempt(req *httpx.Request) bool {
-	return (*s.exempt.Load())[req.Route().Context]
-}
-
-var jsonType = []string{"application/json; charset=utf-8"}
-var closeConn = []string{"close"}
-
-var shedBody = func() json.RawMessage {
-	b, _ := json.Marshal(httpx.ErrorBody{StatusCode: http.StatusServiceUnavailable,
-		Error: http.StatusText(http.StatusServiceUnavailable), Message: "Service under pressure"})
-	return b
-}()
-
-// shed answers req 503, or lets OnPressure answer.
-func (s *Shedder) shed(req *httpx.Request, rep *httpx.Reply, r Reason) error {
-	if s.onPressure != nil {
-		return s.onPressure(req, rep, r)
-	}
-	h := rep.Header()
-	h["Retry-After"] = s.retryAfter
-	h["Content-Type"] = jsonType
-	if req.Raw().ProtoMajor == 1 {
-		h["Connection"] = closeConn
-	}
-	return rep.Code(http.StatusServiceUnavailable).Send(shedBody)
 }
