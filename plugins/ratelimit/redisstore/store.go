@@ -92,7 +92,19 @@ func New(client redis.Scripter, opts ...Option) *Store {
 	if s.fallback == nil {
 		s.fallback = ratelimit.NewMemory()
 	}
+	if c, ok := client.(*redis.Client); ok && slowClient(c.Options()) {
+		s.log.Warn("redis client time-outs are long or off: while Redis is stopped every rate-limited request waits for them; build the client with redisstore.ClientOptions")
+	}
 	return s
+}
+
+// slowClient reports whether o lets a request wait more than a second
+// on one try for a Redis that does not answer: a time-out left at its
+// default (0: 5 s to dial, 3 s to read and write), off (negative) or
+// long.
+func slowClient(o *redis.Options) bool {
+	long := func(d time.Duration) bool { return d <= 0 || d > time.Second }
+	return long(o.DialTimeout) || long(o.ReadTimeout) || long(o.WriteTimeout)
 }
 
 // ClientOptions parses a redis:// URL (redis://host:port/db) into client

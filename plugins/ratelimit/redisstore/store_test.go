@@ -327,3 +327,30 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	assert.Greater(t, n, 40)
 	assert.Equal(t, 1, logs.FilterLevelExact(zapcore.WarnLevel).Len(), "one warning for the outage, with four clients")
 }
+
+func TestASlowClientIsReported(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts *redis.Options
+		warn bool
+	}{
+		{"go-redis's defaults", &redis.Options{Addr: "127.0.0.1:1"}, true},
+		{"no read time-out", &redis.Options{Addr: "127.0.0.1:1", DialTimeout: time.Second, ReadTimeout: -1, WriteTimeout: time.Second}, true},
+		{"ClientOptions", func() *redis.Options { o, _ := redisstore.ClientOptions("redis://127.0.0.1:1/0"); return o }(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.InfoLevel)
+			c := redis.NewClient(tt.opts)
+			defer c.Close()
+			redisstore.New(c, redisstore.Logger(zap.New(core)))
+			want := 0
+			if tt.warn {
+				want = 1
+			}
+			assert.Equal(t, want, logs.FilterMessageSnippet("time-outs are long").Len())
+		})
+	}
+}
