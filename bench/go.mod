@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow/bench
 
-go 1.25.0
+go 1.26.0
 
 replace github.com/burrow-go/burrow => ../
 
@@ -8,8 +8,10 @@ require (
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
 	github.com/gin-gonic/gin v1.12.0
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/go-chi/httprate v0.16.1
 	github.com/go-playground/validator/v10 v10.30.1
 	github.com/labstack/echo/v4 v4.16.0
+	golang.org/x/time v0.16.0
 )
 
 require (
@@ -38,6 +40,7 @@ require (
 	github.com/ugorji/go/codec v1.3.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
+	github.com/zeebo/xxh3 v1.0.2 // indirect
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
 	go.uber.org/dig v1.19.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect

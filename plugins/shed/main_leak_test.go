@@ -1,0 +1,10 @@
+package shed_test
+
+import (
+	"testing"
+
+	"github.com/burrow-go/burrow/app/apptest"
+)
+
+// TestMain fails the package if the sampler outlives its server.
+func TestMain(m *testing.M) { apptest.Main(m) }
