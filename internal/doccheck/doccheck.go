@@ -4,7 +4,8 @@
 // A ```go block is one of two things:
 //
 //   - a complete file: its first line that is not a comment starts with
-//     "package". It is compiled as is, in a package of its own;
+//     "package". It is compiled as is, in a package of its own, and the
+//     test also wants it gofmt-ed;
 //   - a fragment: the line right before its fence is
 //     <!-- go:fragment -->. It is compiled as top-level declarations when
 //     it parses as such, and otherwise as the statements of a function

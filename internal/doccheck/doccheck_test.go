@@ -3,6 +3,7 @@ package doccheck
 import (
 	"errors"
 	"fmt"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,11 @@ func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 			if ferr != nil {
 				problems = append(problems, ferr.Error())
 				continue
+			}
+			if isFile(b.Code) {
+				if formatted, err := format.Source([]byte(b.Code)); err == nil && string(formatted) != b.Code {
+					problems = append(problems, fmt.Sprintf("%s:%d: the go block is not gofmt-ed", f, b.Line))
+				}
 			}
 			require.NoError(t, os.Mkdir(filepath.Join(tmp, pkg), 0o700))
 			require.NoError(t, os.WriteFile(filepath.Join(tmp, pkg, src.Name), []byte(src.Text), 0o600))
