@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,4 +170,63 @@ func TestFile(t *testing.T) {
 			assert.Equal(t, tt.want, src.Text)
 		})
 	}
+}
+
+// Every relative link of the documentation names a file that exists and,
+// after #, a heading of it (as GitHub spells a heading's anchor).
+func TestDocumentationLinks(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	code := regexp.MustCompile("`[^`]*`")
+	for _, f := range docs(t, dir) {
+		md, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(code.ReplaceAllString(string(md), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			file := filepath.Join(dir, filepath.Dir(f), path)
+			if path == "" {
+				file = filepath.Join(dir, f)
+			}
+			info, err := os.Stat(file)
+			if !assert.NoError(t, err, "%s links to %s", f, target) || anchor == "" {
+				continue
+			}
+			require.False(t, info.IsDir(), "%s links to a directory with an anchor: %s", f, target)
+			body, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Contains(t, anchors(string(body)), anchor, "%s links to %s", f, target)
+		}
+	}
+}
+
+// anchors returns the anchors GitHub gives a Markdown text's headings:
+// lower case, spaces as hyphens, punctuation but - and _ dropped.
+func anchors(md string) []string {
+	var out []string
+	fenced := false
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
