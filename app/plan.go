@@ -29,8 +29,10 @@ import (
 //   - body:"": the body, decoded by the route's parser and validated; one
 //     per route;
 //   - default:"20": the text an absent query, header or cookie value takes;
-//   - validate:"…" and pattern:"…": rules, on path, query, header and
-//     cookie fields (a body's rules are on its type's fields);
+//   - validate:"required,min=1,max=64,len=8,enum=a|b,format=email" and
+//     pattern:"^[a-z]+$": rules, on path, query, header and cookie fields
+//     (a body's rules are on its type's fields); go-playground/validator's
+//     spellings (email, uuid, url, oneof=a b, gte, lte) read as Burrow's;
 //   - name:"user": the request decorator (or the named service) user;
 //   - untagged: the request value or service of the field's type, or the
 //     request's *httpx.Request, *httpx.Reply, context.Context or
