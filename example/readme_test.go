@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -127,23 +128,27 @@ func shellWords(t *testing.T, s string) []string {
 }
 
 // The answers the README and the getting-started guide print for the
-// reference example are the ones it gives.
+// reference example are the ones it gives over a socket.
 func TestReadmeCurlAnswers(t *testing.T) {
 	t.Parallel()
 	s := build([]string{"k1"}, false, time.Second)
 	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
 	for _, file := range []string{"../README.md", "../docs/getting-started.md"} {
 		for _, c := range readmeCurls(t, file) {
 			t.Run(file+" "+c.method+" "+c.path, func(t *testing.T) {
-				req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+				req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+				require.NoError(t, err)
 				for k, v := range c.header {
 					req.Header.Set(k, v)
 				}
 				if c.hasBody && req.Header.Get("Content-Type") == "" {
 					req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // curl -d's default
 				}
-				res, err := s.Inject(req)
+				res, err := srv.Client().Do(req)
 				require.NoError(t, err)
+				defer res.Body.Close()
 				b, err := io.ReadAll(res.Body)
 				require.NoError(t, err)
 				assert.Equal(t, c.status, res.StatusCode, c.line)
