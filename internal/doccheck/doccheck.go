@@ -13,7 +13,8 @@
 //     names (see [Imports]).
 //
 // Any other ```go block is an error: a block that claims to be Go must
-// build. Code that is not Go goes in a block of its own language (```sh,
+// build. A complete file that is a command and serves no socket (see
+// [Runs]) must also run to its end. Code that is not Go goes in a block of its own language (```sh,
 // ```text, ```json).
 package doccheck
 
@@ -138,6 +139,17 @@ func File(b Block, pkg, path string) (Source, error) {
 		return Source{}, fmt.Errorf("%s:%d: the fragment is neither declarations nor statements: %w", b.File, b.Line, err)
 	}
 	return Source{Name: name, Text: "package " + pkg + "\n" + imports(f) + "func _() {\n" + where + b.Code + "\n}\n"}, nil
+}
+
+// Runs reports whether a block is a program that runs to its end by
+// itself: a complete file of package main, with a main function, that
+// does not Listen or Serve (those serve until they are closed).
+func Runs(code string) bool {
+	if !isFile(code) || !strings.Contains(code, "\npackage main\n") && !strings.HasPrefix(code, "package main\n") {
+		return false
+	}
+	return strings.Contains(code, "\nfunc main() {") &&
+		!strings.Contains(code, ".Listen(") && !strings.Contains(code, ".ListenTLS(") && !strings.Contains(code, ".Serve(")
 }
 
 // isFile reports whether code's first line that is not blank or a comment

@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/format"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
@@ -58,6 +60,7 @@ func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 	require.NoError(t, terr)
 	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
 	var pkgs, problems []string
+	mains := map[string]string{} // package → where its block is
 	for _, f := range files {
 		md, rerr := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, rerr)
@@ -82,6 +85,9 @@ func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 			require.NoError(t, os.Mkdir(filepath.Join(tmp, pkg), 0o700))
 			require.NoError(t, os.WriteFile(filepath.Join(tmp, pkg, src.Name), []byte(src.Text), 0o600))
 			pkgs = append(pkgs, "./"+pkg)
+			if Runs(b.Code) {
+				mains[pkg] = fmt.Sprintf("%s:%d", f, b.Line)
+			}
 		}
 	}
 	if len(pkgs) > 0 {
@@ -89,12 +95,42 @@ func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 		cmd.Dir = tmp
 		if out, cerr := cmd.CombinedOutput(); cerr != nil {
 			problems = append(problems, strings.TrimSpace(string(out)))
+		} else {
+			problems = append(problems, run(t, goTool, tmp, mains)...)
 		}
 	}
 	if len(problems) > 0 {
 		return blocks, errors.New(strings.Join(problems, "\n"))
 	}
 	return blocks, nil
+}
+
+// run builds the blocks that are programs and runs each to its end,
+// returning a problem for each that fails.
+func run(t *testing.T, goTool, tmp string, mains map[string]string) (problems []string) {
+	t.Helper()
+	if len(mains) == 0 {
+		return nil
+	}
+	bin := filepath.Join(tmp, "bin")
+	args := []string{"build", "-o", bin + string(filepath.Separator)}
+	for pkg := range mains {
+		args = append(args, "./"+pkg)
+	}
+	build := exec.Command(goTool, args...) // #nosec G204 -- the go tool, with package paths this test made
+	build.Dir = tmp
+	if out, err := build.CombinedOutput(); err != nil {
+		return []string{strings.TrimSpace(string(out))}
+	}
+	for pkg, where := range mains {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := exec.CommandContext(ctx, filepath.Join(bin, pkg)).CombinedOutput() // #nosec G204 -- a program this test built
+		cancel()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: the program fails: %v\n%s", where, err, out))
+		}
+	}
+	return problems
 }
 
 func TestDocumentationBlocksBuild(t *testing.T) {
@@ -123,6 +159,44 @@ func TestBrokenBlocksFail(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Base(f.Name())+":6: s.Nope undefined")
 	assert.Contains(t, err.Error(), rel+":9: "+ErrNotMarked.Error())
+}
+
+// A program block that builds but fails when it runs fails the check.
+func TestFailingProgramFails(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	md := "# Fails\n\n```go\npackage main\n\nfunc main() { panic(\"boom\") }\n```\n"
+	f, err := os.CreateTemp(filepath.Join(dir, "internal", "doccheck"), "broken-*.md")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	t.Cleanup(func() { _ = os.Remove(f.Name()) })
+	require.NoError(t, os.WriteFile(f.Name(), []byte(md), 0o600))
+	rel, err := filepath.Rel(dir, f.Name())
+	require.NoError(t, err)
+
+	_, err = check(t, dir, []string{rel})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), rel+":4: the program fails")
+	assert.Contains(t, err.Error(), "panic: boom")
+}
+
+func TestRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code string
+		want bool
+	}{
+		{"package main\n\nfunc main() {}\n", true},
+		{"// c\npackage main\n\nfunc main() {}\n", true},
+		{"package main\n\nfunc main() { s.Listen(\":80\") }\n", false},
+		{"package main\n\nfunc main() { s.Serve(ln) }\n", false},
+		{"package lib\n\nfunc main() {}\n", false},
+		{"package main\n\nfunc helper() {}\n", false},
+		{"s := app.New()\n", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Runs(tt.code), tt.code)
+	}
 }
 
 func TestBlocks(t *testing.T) {
