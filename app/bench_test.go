@@ -165,7 +165,8 @@ func BenchmarkThreeTypedAppender(b *testing.B) {
 }
 
 // BenchmarkThreeNetHTTP is the same reply from a raw net/http handler
-// (what ../shared/bench's nethttp peer does per request), for comparison.
+// (what the peer benchmark's net/http server does per request), for
+// comparison.
 func BenchmarkThreeNetHTTP(b *testing.B) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /three", func(w http.ResponseWriter, r *http.Request) {
@@ -236,7 +237,7 @@ func BenchmarkReadyAtScale(b *testing.B) {
 	}
 }
 
-// The bodies ../shared/bench's input workload sends to POST /echo: a
+// The bodies the peer benchmark's input workload sends to POST /echo: a
 // valid one of 121 bytes (echoed) and one missing "message" (the 400).
 const (
 	echoValid   = `{"message":"Typed input: decode this JSON body, validate it and send the same object back.","tags":["go","json","bench"]}`

@@ -1,245 +1,312 @@
-// Package app is what Burrow users touch: the server, plugins, decorators,
-// routes and hooks. This comment is the manual in brief; the README holds
-// every behaviour and figure in full.
+// Package app is the Burrow server: contexts, plugins, routes, typed
+// input, services and request values, hooks. Each section below shows the
+// code first; the rules are in the doc comments of the functions named, and
+// the guides by task are in the repository's docs/ directory.
 //
 // # Encapsulation
 //
-// Every [Server] value is a handle on one encapsulation context. [New]
-// returns the root; [Server.Register] records a plugin, a
-// func(*Server) error, which gets a child context of its own when it
-// loads. What a context declares — request decorators, services,
-// request values, hooks, middleware, routes, parsers, plugins, the error
-// handler, security schemes — is visible to that context and its
-// descendants only: a sibling never sees it, a parent never does. A plugin made with [Wrap] gets no context: it loads into
-// the one that registered it, which is how a plugin guards or equips its
-// parent (an authentication hook, a database service).
+// [New] makes the root context. [Server.Register] records a plugin, a
+// func(*Server) error, which gets a child context when it loads. What a
+// context declares — request decorators, services, request values, hooks,
+// middleware, routes, plugins, the error handler — is visible to it and
+// its descendants only; a sibling never sees it. A plugin made with [Wrap]
+// gets no context: it declares into the one that registers it.
 //
-// A request decorator ([Server.DecorateRequest]) is a named per-request
-// value every request starts with; a hook may replace it for one request
-// with [httpx.Request.SetDecorator], and a handler reads it through an
-// [In] struct field tagged name:"x". A service ([Server.Decorate]) is a
-// value or a dig constructor, built once and shared, received as a plain
-// parameter of its type. Declaring what an ancestor already declares is
-// an error; a child may shadow a service, not a request decorator.
+//	type values struct {
+//		app.In
+//		Answer int    `name:"answer"`
+//		Foo    string `name:"foo"` // required: Ready fails where it is invisible
+//	}
+//	reply := func(_ context.Context, v values) (string, error) { return v.Foo, nil }
+//
+//	s := app.New()
+//	s.DecorateRequest("answer", 42) // the root's: visible everywhere
+//	s.Register(func(s *app.Server) error {
+//		return app.Get(s, "/one", reply) // cannot see foo
+//	}, app.Name("authenticatedContext"))
+//	s.Register(func(s *app.Server) error {
+//		s.DecorateRequest("foo", "foo") // visible here and below
+//		return app.Get(s, "/two", reply)
+//	}, app.Name("publicContext"))
+//
+//	err := s.Ready()
+//	// route GET /one (root > authenticatedContext) needs request decorator
+//	// "foo", which is only provided in sibling context root > publicContext
+//	errors.Is(err, scope.ErrNotVisible) // true
+//
+// Every dependency is resolved at [Server.Ready], through the route's
+// context; after it, no request touches dig.
 //
 // # Handlers
 //
-// A typed route is the first form to reach for: [Get], [Post], [Put],
-// [Patch], [Delete] or [Handle] register a func(context.Context, In)
-// (Out, error), called directly, whose In struct takes the route's path,
-// query, header, cookie and body values, request decorators and services,
-// each field declared by its tag:
+// A route's handler is a typed function, func(context.Context, In) (Out,
+// error), registered with [Get], [Post], [Put], [Patch], [Delete] or
+// [Handle]. Go instantiates the call where it is written, so Burrow calls
+// it directly.
 //
-//	type getTodo struct {
-//		app.In
-//		ID    int64 `path:"id" validate:"min=1"`
-//		Limit int   `query:"limit" default:"20"`
-//		Store *Store
+//	type todo struct {
+//		ID    int64  `json:"id"`
+//		Title string `json:"title"`
 //	}
-//	app.Get(s, "/todos/:id", func(ctx context.Context, in getTodo) (todo, error) { … })
+//	type byID struct {
+//		app.In
+//		ID int64 `path:"id" validate:"min=1"`
+//	}
+//	app.Get(s, "/todos/:id", func(ctx context.Context, in byID) (todo, error) {
+//		return todo{ID: in.ID}, nil // 200, as JSON
+//	})
+//	app.Delete(s, "/todos/:id", func(ctx context.Context, in byID) (app.NoContent, error) {
+//		return app.NoContent{}, nil // 204
+//	})
+//	app.Put(s, "/jobs/:id", putJob, app.Status(202))
 //
-// Out is sent with 200, or as declared: [NoContent], [Created], [Status].
+// Out is sent with 200, or as [Status], [NoContent] or [Created] say; an
+// error goes to the error handler. The flexible form, [Server.Get] and
+// [Server.Route], takes any function whose parameters Burrow can supply; it
+// is for handlers that write the reply themselves (streams), hooks and
+// http.Handler routes:
 //
-// In structs compose. A field tagged with a source and no name
-// (query:"", header:"", path:"", cookie:"") is a group of that source's
-// values, each of its fields read by its own tag (or Go name), with its
-// default and rules; an embedded struct whose fields carry Burrow's
-// tags, or an embedded In struct, is flattened into the In struct, as
-// encoding/json flattens one. Either is planned at Ready into the same
-// flat plan, and described value by value:
+//	s.Get("/plain", func(rep *httpx.Reply) error { return rep.Send("text") })
+//
+// The *httpx.Request and *httpx.Reply belong to their request: once the
+// handler and its hooks return, every method of them panics. A goroutine
+// that outlives the handler takes what it needs first.
+//
+// After Ready, [Server.Routes] describes each route ([RouteInfo]): its
+// input, its replies (from the signature, [Responds] and [RespondsAs]), its metadata
+// ([OperationID], [Summary], [Tags]) and the security schemes its context
+// sees ([Server.DeclareSecurity]). Package app/openapi makes an OpenAPI
+// document of it.
+//
+// # Input
+//
+// The input struct embeds [In]; each field's tag says where its value
+// comes from. Burrow checks every field at Ready and fills the struct per
+// request from a pool.
+//
+//	type search struct {
+//		app.In
+//		Org   string   `path:"org"`
+//		Limit int      `query:"limit" default:"20" validate:"min=1,max=100"`
+//		Tags  []string `query:"tag"` // repeated keys
+//		Trace string   `header:"X-Trace-Id"`
+//		Sid   string   `cookie:"sid"`
+//		Body  filter   `body:""` // decoded (JSON by default) and validated
+//		User  *User    `name:"user"` // a request decorator
+//		Store *Store   // a service or request value, by type
+//	}
+//
+// Rules are struct tags, on the body's type and on path, query, header and
+// cookie fields:
+//
+//	validate:"required,min=1,max=64,len=8,enum=a|b,format=email"
+//	pattern:"^[a-z]+$"
+//
+// A value that does not convert or breaks a rule is a 400 listing every
+// failing field (the first 100), and the handler does not run. The body is
+// read only for routes that take one, after the OnRequest and PreParsing
+// hooks, up to [WithMaxBodyBytes] (1 MiB; [Server.SetBodyLimit],
+// [BodyLimit]); beyond it, a 413. [Server.AddContentTypeParser] adds media
+// types. [Body], [Query] and [Params] carry the same input as parameters of
+// a flexible handler.
+//
+// In structs compose: a field tagged with a source and no name (query:"",
+// header:"", path:"", cookie:"") is a group read from that source, and an
+// embedded struct of tagged fields is flattened, as encoding/json
+// flattens one; both are planned at Ready as a flat struct is. A body
+// field's own rules apply to the body itself (a 400 naming body):
 //
 //	type page struct {
 //		Limit  int `query:"limit" default:"20" validate:"min=1,max=100"`
 //		Offset int `query:"offset"`
 //	}
-//	type listTodos struct {
+//	type batch struct {
 //		app.In
-//		Page  page `query:""` // or embed page
-//		Store *Store
+//		Page page      `query:""` // or embed page
+//		Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //	}
 //
-// Any function is also a handler when Burrow can supply each parameter: an In
-// struct, a service, [Body], [Query] or [Params], *httpx.Request,
-// *httpx.Reply, context.Context (done when the request ends) or
-// *zap.Logger (the request's). It returns error, and answers with the
-// reply, or (T, error), and T is sent: a string as text, []byte as
-// bytes, a struct, map or slice as JSON. Each parameter is resolved once, at [Server.Ready], through the
-// route's context; one the route cannot see fails Ready with an error
-// that names the route and where the value is provided, so a mistake
-// never waits for a request. [Typed] and [TypedValue] wrap a handler so
-// it is called without reflection.
+// # Services and request values
 //
-// The *httpx.Request and *httpx.Reply belong to their request: once the
-// handler and its hooks return they serve the next one, and every method
-// panics. Take what a goroutine needs before it outlives the handler.
+// A service is one value shared by every request: [Server.Decorate] with
+// a value or a dig constructor. A request decorator is a named value every
+// request starts with, which a hook may replace for its request. A request
+// value is built by a constructor at most once per request that needs it,
+// and cleaned up when the request ends:
 //
-// # Request scope
+//	s.Decorate(db) // *sql.DB
+//	s.DecorateRequest("user", "")
+//	type txIn struct {
+//		app.In
+//		DB *sql.DB
+//	}
+//	s.ProvideRequest(app.Provider(func(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, error) {
+//		tx, err := in.DB.BeginTx(ctx, nil)
+//		if err != nil {
+//			return nil, nil, err
+//		}
+//		return tx, func(failed bool) error {
+//			if failed {
+//				return tx.Rollback()
+//			}
+//			return tx.Commit() // a failure answers 500
+//		}, nil
+//	}))
+//	type create struct {
+//		app.In
+//		Tx   *sql.Tx
+//		User string `name:"user"`
+//	}
 //
-// A request value is built by a constructor given to
-// [Server.ProvideRequest], at most once per request, the first time a
-// handler, hook, error handler or other constructor of that request takes
-// it — a request that takes none builds none. The constructor to write
-// is a [Provider]: func(ctx, In) (T, func(failed bool) error, error),
-// called directly, its In filled as a typed route's from services,
-// request decorators, other request values and the request, but no
-// input, since a hook may need the value before the body is read. Any
-// function returning T, (T, error) or (T, cleanup, error) is accepted
-// too, called by reflection. The cleanup runs once the handler, or the
-// hook that ended the request, has returned, last built first, with
-// failed true after an error, a panic, a status of 400 or more or a
-// time-out; it runs before a reply not yet written, so a commit that
-// fails answers 500. Request values are taken like services and
-// encapsulated like decorators, checked at Ready, cycles included. [As]
-// provides a service or a request value as an interface too.
+// All three are taken by type (or name), checked at Ready and encapsulated.
+// [As] provides one as an interface too; [HasService], [HasRequestValue]
+// and [Server.HasDecorator] ask what a context sees.
 //
 // # Plugins
 //
-// Register, DecorateRequest, Decorate, Route and AddHook only record.
-// [Server.Ready] loads the plugin tree depth-first in registration order,
-// each body with a time-out ([WithPluginTimeout]), then compiles every
-// route. A plugin meant to be shared says what it needs — [Name],
-// [DependsOn], [NeedsDecorators], [NeedsService], [Supports] on [Wrap] or
-// [Describe] — and Ready checks it before the body runs. Register takes
-// the same options, for that registration only: [Name] renames it, and
-// [Prefix] puts its routes under a path.
+// A plugin meant to be shared says what it needs, so that Ready refuses to
+// start, with a sentence, when its needs are not met:
+//
+//	func Plugin() *app.Plugin {
+//		return app.Wrap(func(s *app.Server) error {
+//			return s.AddHook(app.OnResponse, audit)
+//		},
+//			app.Name("audit"),
+//			app.DependsOn("session"),       // registered before it, here or above
+//			app.NeedsDecorators("user"),    // visible where it is registered
+//			app.NeedsService[*sql.DB](),    // services, by type
+//			app.Supports(">=0.6.0 <1.0.0"), // Burrow versions
+//		)
+//	}
+//
+//	s.Register(Plugin())
+//	s.Register(api, app.Name("api"), app.Prefix("/v1"))
+//
+// [Describe] takes the same options for a plugin with a context of its own.
 // [Server.PrintPlugins], [Server.PrintRoutes], [Server.PrintVisibility]
 // and [Server.DOT] show what Ready built.
 //
-// # Input
-//
-// Body[T], Query[T] and Params[T] decode the body (JSON by default, more
-// media types with [Server.AddContentTypeParser]), the query string and
-// the path parameters into T, and check T's tags:
-//
-//	validate:"required,min=1,max=64,len=8,enum=a|b,format=email"
-//	pattern:"^[a-z]+$"
-//
-// go-playground/validator's spellings of these rules (email, uuid, url,
-// oneof=a b, gte, lte) are read as Burrow's. A client whose input does not
-// decode or validate gets a 400 listing the failing fields (the first
-// 100), and the handler does not run. The body is read only for routes
-// that take Body, after the OnRequest and PreParsing hooks, up to a limit
-// ([WithMaxBodyBytes], [Server.SetBodyLimit], [BodyLimit]; 1 MiB by
-// default) and a time ([WithBodyTimeout]); beyond it, a 413. An In
-// struct's body field carries rules of the body itself, which has no
-// field of its own to hold them — an array's or a map's size, or that
-// it is required (a request without a body is then a 400 naming body):
-//
-//	Body []newTodo `body:"" validate:"required,min=1,max=50"`
-//
-// # Describing routes
-//
-// After Ready, [Server.Routes] describes the routes of a context's
-// subtree ([RouteInfo]): the parameters and body their handlers decode,
-// the replies their signatures, [Responds] and [RespondsAs] (with a media
-// type: text/event-stream, text/csv) declare, what [OperationID],
-// [Summary], [Tags] and the other metadata options say,
-// and the security schemes ([Server.DeclareSecurity]) declared where
-// they can see them — bearer-auth declares its own. Package
-// app/openapi makes an OpenAPI document of it, per context.
-//
 // # Hooks
 //
-// [Server.AddHook] adds a request hook to a context, [WithHook] to one
-// route. Hooks take the same parameters as handlers and run ancestors
-// first, then in the order of the calls, route hooks last:
+// Request hooks take the same parameters as handlers. They run ancestors
+// first, then in the order of the calls in a context, route hooks
+// ([WithHook]) last:
 //
 //	OnRequest → PreParsing → PreValidation → PreHandler → handler →
 //	PreSerialization → OnSend → (write) → OnResponse
 //
-// A hook that sends a reply ends the chain (OnSend and OnResponse still
-// run); one that returns an error goes to the error handler. OnError sees
-// every error first; OnTimeout and OnRequestAbort run beside the handler.
-// Application hooks — [Server.OnRegister], [Server.OnRoute],
-// [Server.OnReady], [Server.OnListen], [Server.PreClose],
-// [Server.OnClose] — follow the server rather than a request.
+//	s.AddHook(app.OnRequest, func(req *httpx.Request, rep *httpx.Reply) error {
+//		if req.Header("X-Key") == "" {
+//			return rep.Code(401).Send(map[string]string{"error": "no key"}) // ends the chain
+//		}
+//		return nil
+//	})
+//	s.OnClose(func(ctx context.Context) error { return db.Close() })
 //
-// # net/http interop
-//
-// [Server.Use] adds a standard func(http.Handler) http.Handler middleware
-// to a context. It is encapsulated as hooks are — the routes and
-// not-found handlers of that context and its descendants, ancestors'
-// middleware outermost, then the order of the calls — and sits between
-// routing and the hooks: it wraps the route's whole lifecycle, so it
-// may answer (a CORS preflight) before an OnRequest hook refuses, and a
-// middleware that does not call next ends the request: no request hook
-// and no handler runs, but the access log and the OnResponse hooks, which
-// sit outside the middleware, report what it wrote.
-// Its *http.Request carries the route in Pattern ("GET /items/{id}") and
-// the path parameters through PathValue; the request it passes on is
-// the one the hooks and the handler see. [Server.Mount] serves every
-// method and path under a prefix with an http.Handler (the context's
-// middleware and hooks apply; the prefix is stripped as
-// http.StripPrefix does), and a route's handler may itself be an
-// http.Handler or a func(http.ResponseWriter, *http.Request).
-//
-// # Streaming
-//
-// [httpx.Reply.SSE] begins Server-Sent Events and returns an
-// [httpx.EventStream] whose Send writes and flushes one event;
-// [httpx.Reply.Stream] sends an io.Reader as a chunked body, flushed
-// after each read; [httpx.Reply.ServeContent] is http.ServeContent, with
-// its ranges and conditional requests. Each begins the reply itself, so
-// an error the handler returns afterwards is logged. A stream's context
-// ends when the client leaves, at the request time-out (its cause then
-// matches context.DeadlineExceeded) and at the start of [Server.Close],
-// with the cause httpx.ErrServerClosing, so a handler can send a last
-// event rather than hold the drain. To a HEAD request a stream is its
-// headers: its context is done once they are sent.
+// OnError sees every error before the error handler; OnTimeout and
+// OnRequestAbort run beside the handler. Application hooks
+// ([Server.OnRegister], [Server.OnRoute], [Server.OnReady],
+// [Server.OnListen], [Server.PreClose], [Server.OnClose]) follow the
+// server rather than a request.
 //
 // # Errors
 //
-// [Server.SetErrorHandler] sets a context's error handler, a function of
-// handler parameters plus the error. If it fails, the parent context's
-// handler gets the new error, up to the default one, which logs it and
-// sends Fastify's JSON shape: {"statusCode","code","error","message"}
-// ([WithProblemDetails] makes it, and every refusal of the framework's,
-// RFC 9457 problem details instead). httpx.NewError and httpx.Errorf make
-// errors that carry a status and a code; wrapped, they are still found.
-// Any other error is a 500 whose message is the status text, as its own
-// text was written for logs ([WithServerErrorMessages] sends it, for
-// development). A panic in a handler or hook is a 500 through the same
-// path, and the server keeps serving.
+// A handler returns an error; [httpx.NewError] and [httpx.Errorf] carry a
+// status and a code, found through any wrapping. Any other error is a 500.
 //
-// Start-up errors name their subject once and read as one sentence.
-// Sentinels ([ErrAlreadyStarted], [ErrMissingDependency],
-// [ErrInvalidConstraint], scope.ErrNotVisible, …) carry no package
-// prefix, nor does any other error or panic of Burrow's: they classify,
-// for errors.Is, and the message that matches one does not repeat its
-// words. The outermost error names what failed — a
-// route ([RouteError]: "route GET / (root) has an invalid onRequest hook
-// auth: func(int, ...int) is variadic"), a plugin ([PluginError]: "plugin
-// db (root > api) failed: boom"), a context ("invalid request decorator
-// in root: empty name"), or, for an option's own argument, the option as
-// Go code ("bearer.Keys: empty key") — and what follows never names it
-// again.
+//	var errNotFound = httpx.NewError(404, "TODO_NOT_FOUND", "todo not found")
+//	return todo{}, fmt.Errorf("todo %d: %w", id, errNotFound)
+//	// 404 {"statusCode":404,"code":"TODO_NOT_FOUND","error":"Not Found","message":"todo not found"}
+//
+// [Server.SetErrorHandler] replaces a context's error handler; if it
+// fails, its parent's gets the new error. A panic is a 500 whose value is
+// never sent. A 5xx answering an error that is not an *httpx.Error says
+// its status text, not its message, which was written for logs
+// ([WithServerErrorMessages](true) sends it, for development).
+// [WithProblemDetails] answers every error as RFC 9457 problem details.
+//
+// Start-up errors name their subject once and read as one sentence:
+// sentinels ([ErrAlreadyStarted], [ErrMissingDependency], scope.ErrNotVisible,
+// …) classify, for errors.Is, and the outermost error names what failed —
+// a route ([RouteError]), a plugin ([PluginError]), a context, or an
+// option as Go code ("bearer.Keys: empty key").
 //
 // # Lifecycle
 //
-// [Server.Listen], [Server.ListenTLS] (HTTP/2 by ALPN; for any other TLS
-// setup, Serve a tls.NewListener) or [Server.Serve] (or [Server.Inject],
-// for tests) call Ready first. After Ready the tree is frozen: every method that
-// would add to it returns ErrAlreadyStarted. [Server.Close] flips
-// readiness, serves the drain delay ([WithDrainDelay]), runs PreClose
-// hooks, stops accepting, lets in-flight requests finish and waits for
-// the handlers of hijacked connections (WebSockets) until its context
-// ends, then runs OnClose hooks, last registered first. Time-outs
-// for headers, bodies, replies and idle connections have safe defaults
-// ([WithTimeouts], [WithBodyTimeout], [WithReplyTimeout]); one for the
-// whole request is opt-in ([WithRequestTimeout]). Package
-// [github.com/burrow-go/burrow/app/apptest] makes a server closed when a
-// test ends and answers requests in one line.
+//	s := app.New(
+//		app.WithLogger(logger),
+//		app.WithDrainDelay(2*time.Second),
+//		app.WithRequestTimeout(30*time.Second),
+//	)
+//	go func() {
+//		<-sigterm
+//		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+//		defer cancel()
+//		s.Close(ctx) // readiness off, drain, PreClose, in-flight requests, OnClose
+//	}()
+//	if err := s.Listen(":8000"); err != nil { // Ready, then serve; nil after Close
+//		log.Fatal(err)
+//	}
 //
-// # Performance
+// Registration only records; [Server.Ready] (called by [Server.Listen],
+// [Server.ListenTLS], [Server.Serve] and [Server.Inject]) loads the plugins
+// and compiles the routes, after which the tree is frozen. Time-outs for
+// headers, bodies, replies and idle connections have safe defaults
+// ([WithTimeouts], [WithBodyTimeout], [WithReplyTimeout]).
 //
-// Reflection and dig run at Ready only. Per request, a route costs a
-// router lookup that allocates nothing, a Request and Reply handle taken
-// from a batch of 64, and its parameters filled from plans made at
-// start-up; request decorators live in slots,
-// not maps. A typed route, or a handler passed through Typed or
-// TypedValue, avoids reflect.Value.Call (about 400 ns and two allocations); with it, the
-// reference route allocates less than the net/http handler that writes
-// the same JSON. Typed input (an In struct's path, query, header, cookie
-// and body fields; Body, Query, Params) sets its fields by reflection, on
-// the routes that ask for it only.
+// # net/http
+//
+// The server is an http.Handler. [Server.Use] adds a standard middleware
+// to a context, encapsulated as hooks are; [Server.Mount] serves a prefix
+// with an http.Handler; a route's handler may be one.
+//
+//	s.Register(func(s *app.Server) error {
+//		s.Use(cors)                                             // this context and below
+//		s.Mount("/static", http.FileServer(http.Dir("public"))) // every method under /static
+//		return s.Get("/vars", expvar.Handler())
+//	})
+//
+// A middleware's *http.Request carries the route in Pattern
+// ("GET /items/{id}") and the path parameters through PathValue.
+// [httpx.Request.Raw] and [httpx.Reply.Raw] are net/http's request and
+// writer.
+//
+// # Streaming
+//
+//	s.Get("/events", func(rep *httpx.Reply) error {
+//		es, err := rep.SSE()
+//		if err != nil {
+//			return err
+//		}
+//		for n := 1; es.Context().Err() == nil; n++ {
+//			if err := es.Send(httpx.Event{Event: "tick", Data: strconv.Itoa(n)}); err != nil {
+//				return err
+//			}
+//			time.Sleep(time.Second)
+//		}
+//		return nil // the client left, or the server is closing
+//	})
+//
+// [httpx.Reply.SSE], [httpx.Reply.Stream] and [httpx.Reply.ServeContent]
+// begin the reply themselves. A stream's context ends when the client
+// leaves, at the request time-out and at the start of [Server.Close] (cause
+// httpx.ErrServerClosing).
+//
+// # Testing
+//
+// [Server.Inject] answers an *http.Request in process, through the whole
+// request path; package [github.com/burrow-go/burrow/app/apptest] wraps it
+// for tests:
+//
+//	func TestMain(m *testing.M) { apptest.Main(m) } // no leaked goroutines
+//
+//	func TestHello(t *testing.T) {
+//		s := apptest.New(t) // closed when the test ends
+//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		res := apptest.Get(t, s, "/hello")
+//		assert.Equal(t, "hi", res.Body)
+//	}
+//
+// A streamed reply is returned at its first flush; apptest.ReadEvent reads
+// its events one at a time.
 package app

@@ -21,15 +21,45 @@ import (
 	"github.com/burrow-go/burrow/scope"
 )
 
-// In marks a parameter struct whose fields Burrow fills one by one, as
-// dig.In does: a field tagged name:"x" receives the request decorator (or
-// the named service) x; an untagged field receives the service of its type;
-// optional:"true" makes an invisible value the zero value instead of a
-// start-up error. An embedded struct holding such fields (or an embedded
-// In struct) is flattened: its fields are filled as the struct's own.
+// In marks a struct whose fields Burrow fills one by one: a typed route's
+// input, a Provider's, or a parameter of a flexible handler or hook. Each
+// field's tag says where its value comes from:
+//
+//   - path:"id": the route's :id (* for the wildcard); a name the route
+//     does not have fails Ready;
+//   - query:"limit": the query value; a slice takes repeated keys, a
+//     pointer is nil when absent;
+//   - header:"X-Trace-Id": the header, in any case; a slice takes every
+//     element of every line, read as an RFC 9110 list;
+//   - cookie:"sid": the cookie's value;
+//   - body:"": the body, decoded by the route's parser and validated; one
+//     per route; its own validate rules (required, min and max items)
+//     apply to the body itself;
+//   - default:"20": the text an absent query, header or cookie value takes;
+//   - validate:"required,min=1,max=64,len=8,enum=a|b,format=email" and
+//     pattern:"^[a-z]+$": rules, on path, query, header and cookie fields
+//     (a body's rules are on its type's fields); go-playground/validator's
+//     spellings (email, uuid, url, oneof=a b, gte, lte) read as Burrow's;
+//   - name:"user": the request decorator (or the named service) user;
+//   - untagged: the request value or service of the field's type, or the
+//     request's *httpx.Request, *httpx.Reply, context.Context or
+//     *zap.Logger;
+//   - optional:"true": a decorator or service the route cannot see is the
+//     zero value instead of a start-up error;
+//   - query:"" (or header:"", path:"", cookie:""): a group, a struct
+//     whose own fields are read from that source by their tags.
+//
+// An embedded struct holding such fields (or an embedded In struct) is
+// flattened: its fields are filled as the struct's own.
+//
+// Values that do not convert are one 400, before the PreValidation hooks;
+// broken rules another, after them; each lists the failing fields under
+// their source (params/id, querystring/limit, headers/X-Trace-Id,
+// cookies/sid, body/title). A number is read as JSON writes one.
 //
 //	type deps struct {
 //		app.In
+//		ID     int64  `path:"id" validate:"min=1"`
 //		Answer int    `name:"answer"`
 //		Foo    string `name:"foo" optional:"true"`
 //		DB     *sql.DB

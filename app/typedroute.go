@@ -12,8 +12,8 @@ import (
 	"github.com/burrow-go/burrow/scope"
 )
 
-// Get registers h as the GET (and HEAD) route at path: the form of a
-// typed route the README teaches first. In is a struct embedding [In],
+// Get registers h as the GET (and HEAD) route at path. A typed route is
+// the handler form to write. In is a struct embedding [In],
 // whose fields Burrow fills (path, query, header and cookie values, the
 // decoded body, request decorators, services), or struct{} for a handler
 // that needs none; Out is what h answers with. h is called directly, with

@@ -21,10 +21,10 @@ import (
 	"github.com/burrow-go/burrow/app"
 )
 
-// The input workload of ../shared/bench (WORKLOAD=input) in process: POST
+// The peer benchmark's input workload (WORKLOAD=input) in process: POST
 // /echo with a valid 121-byte body, echoed, and with a body missing
-// "message", refused with a 400. Each peer is built as its server in
-// ../shared/bench/go/cmd is: the same groups and request values around
+// "message", refused with a 400. Each peer is built as its server in the
+// peer benchmark is: the same groups and request values around
 // the route, the same decoding and validation in the handler, so that
 // the allocations compared are what a request costs each of them.
 const (

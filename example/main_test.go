@@ -34,8 +34,8 @@ type exchange struct {
 	header             map[string]string // extra headers expected
 }
 
-// referenceTable is the reference example (README, "The reference example",
-// with the default answers of "Behaviour") as requests and
+// referenceTable is the reference example (docs/getting-started.md, "The reference example",
+// with the default answers of docs/errors.md) as requests and
 // exact answers; share selects the variant with the grandchild wrapped.
 func referenceTable(share bool) []exchange {
 	two := `{"answer":42,"foo":"foo"}`

@@ -124,7 +124,7 @@ var apiInfo = openapi.Info{
 	Description: "Fastify's encapsulation example, on Burrow: each route sees what its context declares.",
 }
 
-// build assembles the reference server (README, "The reference example"). With share, the
+// build assembles the reference server (docs/getting-started.md). With share, the
 // grandchild context is wrapped, so what it declares lands in
 // publicContext. tick is how often GET /events sends an event.
 func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *app.Server {

@@ -1,0 +1,306 @@
+package doccheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// root is the main module's directory.
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err)
+	return dir
+}
+
+// docs lists the Markdown files whose Go blocks must build.
+func docs(t *testing.T, dir string) []string {
+	t.Helper()
+	files := []string{"README.md", "ARCHITECTURE.md", "bench/README.md"}
+	more, err := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	require.NoError(t, err)
+	for _, m := range more {
+		rel, err := filepath.Rel(dir, m)
+		require.NoError(t, err)
+		files = append(files, rel)
+	}
+	var out []string
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// check compiles (go vet) every Go block of the Markdown files, each as
+// a package of its own in a temporary directory of the module in dir,
+// under internal/doccheck/, whose name starts with "_" so that patterns
+// such as ./... never match it.
+func check(t *testing.T, dir string, files []string) (blocks int, err error) {
+	t.Helper()
+	goTool, lerr := exec.LookPath("go")
+	require.NoError(t, lerr, "the go command is needed to compile the documentation's blocks")
+	tmp, terr := os.MkdirTemp(filepath.Join(dir, "internal", "doccheck"), "_blocks-")
+	require.NoError(t, terr)
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+	var pkgs, problems []string
+	mains := map[string]string{} // package → where its block is
+	for _, f := range files {
+		md, rerr := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, rerr)
+		bs, berr := Blocks(f, string(md))
+		if berr != nil {
+			problems = append(problems, berr.Error())
+			continue
+		}
+		for _, b := range bs {
+			blocks++
+			pkg := fmt.Sprintf("b%03d", blocks)
+			src, ferr := File(b, pkg, filepath.Join(dir, f))
+			if ferr != nil {
+				problems = append(problems, ferr.Error())
+				continue
+			}
+			if isFile(b.Code) {
+				if formatted, err := format.Source([]byte(b.Code)); err == nil && string(formatted) != b.Code {
+					problems = append(problems, fmt.Sprintf("%s:%d: the go block is not gofmt-ed", f, b.Line))
+				}
+			}
+			require.NoError(t, os.Mkdir(filepath.Join(tmp, pkg), 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(tmp, pkg, src.Name), []byte(src.Text), 0o600))
+			pkgs = append(pkgs, "./"+pkg)
+			if Runs(b.Code) {
+				mains[pkg] = fmt.Sprintf("%s:%d", f, b.Line)
+			}
+		}
+	}
+	if len(pkgs) > 0 {
+		cmd := exec.Command(goTool, append([]string{"vet"}, pkgs...)...) // #nosec G204 -- the go tool, with package paths this test made
+		cmd.Dir = tmp
+		if out, cerr := cmd.CombinedOutput(); cerr != nil {
+			problems = append(problems, strings.TrimSpace(string(out)))
+		} else {
+			problems = append(problems, run(t, goTool, tmp, mains)...)
+		}
+	}
+	if len(problems) > 0 {
+		return blocks, errors.New(strings.Join(problems, "\n"))
+	}
+	return blocks, nil
+}
+
+// run builds the blocks that are programs and runs each to its end,
+// returning a problem for each that fails.
+func run(t *testing.T, goTool, tmp string, mains map[string]string) (problems []string) {
+	t.Helper()
+	if len(mains) == 0 {
+		return nil
+	}
+	bin := filepath.Join(tmp, "bin")
+	args := []string{"build", "-o", bin + string(filepath.Separator)}
+	for pkg := range mains {
+		args = append(args, "./"+pkg)
+	}
+	build := exec.Command(goTool, args...) // #nosec G204 -- the go tool, with package paths this test made
+	build.Dir = tmp
+	if out, err := build.CombinedOutput(); err != nil {
+		return []string{strings.TrimSpace(string(out))}
+	}
+	for pkg, where := range mains {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := exec.CommandContext(ctx, filepath.Join(bin, pkg)).CombinedOutput() // #nosec G204 -- a program this test built
+		cancel()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: the program fails: %v\n%s", where, err, out))
+		}
+	}
+	return problems
+}
+
+func TestDocumentationBlocksBuild(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	n, err := check(t, dir, docs(t, dir))
+	require.NoError(t, err, "a ```go block of the documentation does not build")
+	assert.Positive(t, n)
+}
+
+// A block that does not build, and one that is not marked, fail the
+// check, each named by its Markdown file and line.
+func TestBrokenBlocksFail(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	md := "# Broken\n\n<!-- go:fragment -->\n```go\ns := app.New()\ns.Nope()\n```\n\n```go\nx := 1\n```\n"
+	f, err := os.CreateTemp(filepath.Join(dir, "internal", "doccheck"), "broken-*.md")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	t.Cleanup(func() { _ = os.Remove(f.Name()) })
+	require.NoError(t, os.WriteFile(f.Name(), []byte(md), 0o600))
+	rel, err := filepath.Rel(dir, f.Name())
+	require.NoError(t, err)
+
+	_, err = check(t, dir, []string{rel})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Base(f.Name())+":6: s.Nope undefined")
+	assert.Contains(t, err.Error(), rel+":9: "+ErrNotMarked.Error())
+}
+
+// A program block that builds but fails when it runs fails the check.
+func TestFailingProgramFails(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	md := "# Fails\n\n```go\npackage main\n\nfunc main() { panic(\"boom\") }\n```\n"
+	f, err := os.CreateTemp(filepath.Join(dir, "internal", "doccheck"), "broken-*.md")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	t.Cleanup(func() { _ = os.Remove(f.Name()) })
+	require.NoError(t, os.WriteFile(f.Name(), []byte(md), 0o600))
+	rel, err := filepath.Rel(dir, f.Name())
+	require.NoError(t, err)
+
+	_, err = check(t, dir, []string{rel})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), rel+":4: the program fails")
+	assert.Contains(t, err.Error(), "panic: boom")
+}
+
+func TestRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code string
+		want bool
+	}{
+		{"package main\n\nfunc main() {}\n", true},
+		{"// c\npackage main\n\nfunc main() {}\n", true},
+		{"package main\n\nfunc main() { s.Listen(\":80\") }\n", false},
+		{"package main\n\nfunc main() { s.Serve(ln) }\n", false},
+		{"package lib\n\nfunc main() {}\n", false},
+		{"package main\n\nfunc helper() {}\n", false},
+		{"s := app.New()\n", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Runs(tt.code), tt.code)
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	t.Parallel()
+	md := "text\n```go\npackage main\n```\n" +
+		"<!-- go:fragment -->\n```go\nx := 1\n_ = x\n```\n" +
+		"````markdown\n```go\nnot a block\n```\n````\n" +
+		"```sh\ngo test\n```\n"
+	bs, err := Blocks("x.md", md)
+	require.NoError(t, err)
+	require.Len(t, bs, 2)
+	assert.Equal(t, Block{File: "x.md", Line: 3, Code: "package main\n"}, bs[0])
+	assert.Equal(t, Block{File: "x.md", Line: 7, Code: "x := 1\n_ = x\n", Fragment: true}, bs[1])
+
+	_, err = Blocks("y.md", "```go\nx\n")
+	assert.EqualError(t, err, "y.md:1: the go block is never closed")
+}
+
+func TestFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, code string
+		fragment   bool
+		want       string
+		err        string
+	}{
+		{name: "file", code: "// c\npackage main\n", want: "//line doc.md:2\n// c\npackage main\n"},
+		{name: "declarations", code: "var _ = fmt.Sprint(1)\n", fragment: true,
+			want: "package p\nimport (\n\t\"fmt\"\n)\n//line doc.md:2\nvar _ = fmt.Sprint(1)\n"},
+		{name: "statements", code: "s := app.New()\n_ = s\n", fragment: true,
+			want: "package p\nimport (\n\t\"github.com/burrow-go/burrow/app\"\n)\nfunc _() {\n//line doc.md:2\ns := app.New()\n_ = s\n\n}\n"},
+		{name: "unmarked", code: "x := 1\n", err: ErrNotMarked.Error()},
+		{name: "neither", code: "x := := 1\n", fragment: true, err: "neither declarations nor statements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src, err := File(Block{File: "doc.md", Line: 2, Code: tt.code, Fragment: tt.fragment}, "p", "doc.md")
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, src.Text)
+		})
+	}
+}
+
+// Every relative link of the documentation names a file that exists and,
+// after #, a heading of it (as GitHub spells a heading's anchor).
+func TestDocumentationLinks(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	code := regexp.MustCompile("`[^`]*`")
+	for _, f := range docs(t, dir) {
+		md, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(code.ReplaceAllString(string(md), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			file := filepath.Join(dir, filepath.Dir(f), path)
+			if path == "" {
+				file = filepath.Join(dir, f)
+			}
+			info, err := os.Stat(file)
+			if !assert.NoError(t, err, "%s links to %s", f, target) || anchor == "" {
+				continue
+			}
+			require.False(t, info.IsDir(), "%s links to a directory with an anchor: %s", f, target)
+			body, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Contains(t, anchors(string(body)), anchor, "%s links to %s", f, target)
+		}
+	}
+}
+
+// anchors returns the anchors GitHub gives a Markdown text's headings:
+// lower case, spaces as hyphens, punctuation but - and _ dropped.
+func anchors(md string) []string {
+	var out []string
+	fenced := false
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
