@@ -49,18 +49,37 @@ func docs(t *testing.T, dir string) []string {
 }
 
 // check compiles (go vet) every Go block of the Markdown files, each as
-// a package of its own in a temporary directory of the module in dir,
-// under internal/doccheck/, whose name starts with "_" so that patterns
-// such as ./... never match it.
+// a package of its own in a temporary directory, whose name starts with
+// "_" so that patterns such as ./... never match it, of the module the
+// block needs: the main module's (under internal/doccheck/), or that of
+// a plugin with dependencies of its own (plugins/compress, …) when the
+// block imports one of its packages.
 func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 	t.Helper()
 	goTool, lerr := exec.LookPath("go")
 	require.NoError(t, lerr, "the go command is needed to compile the documentation's blocks")
-	tmp, terr := os.MkdirTemp(filepath.Join(dir, "internal", "doccheck"), "_blocks-")
-	require.NoError(t, terr)
-	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
-	var pkgs, problems []string
-	mains := map[string]string{} // package → where its block is
+	nested := modules(t, dir)
+	type unit struct {
+		tmp   string
+		pkgs  []string
+		mains map[string]string // package → where its block is
+	}
+	units := map[string]*unit{}
+	unitOf := func(mod string) *unit {
+		if u := units[mod]; u != nil {
+			return u
+		}
+		base := filepath.Join(dir, "internal", "doccheck")
+		if mod != "" {
+			base = filepath.Join(dir, mod)
+		}
+		tmp, terr := os.MkdirTemp(base, "_blocks-")
+		require.NoError(t, terr)
+		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+		units[mod] = &unit{tmp: tmp, mains: map[string]string{}}
+		return units[mod]
+	}
+	var problems []string
 	for _, f := range files {
 		md, rerr := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, rerr)
@@ -82,27 +101,67 @@ func check(t *testing.T, dir string, files []string) (blocks int, err error) {
 					problems = append(problems, fmt.Sprintf("%s:%d: the go block is not gofmt-ed", f, b.Line))
 				}
 			}
-			require.NoError(t, os.Mkdir(filepath.Join(tmp, pkg), 0o700))
-			require.NoError(t, os.WriteFile(filepath.Join(tmp, pkg, src.Name), []byte(src.Text), 0o600))
-			pkgs = append(pkgs, "./"+pkg)
+			u := unitOf(moduleOf(src.Text, nested))
+			require.NoError(t, os.Mkdir(filepath.Join(u.tmp, pkg), 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(u.tmp, pkg, src.Name), []byte(src.Text), 0o600))
+			u.pkgs = append(u.pkgs, "./"+pkg)
 			if Runs(b.Code) {
-				mains[pkg] = fmt.Sprintf("%s:%d", f, b.Line)
+				u.mains[pkg] = fmt.Sprintf("%s:%d", f, b.Line)
 			}
 		}
 	}
-	if len(pkgs) > 0 {
-		cmd := exec.Command(goTool, append([]string{"vet"}, pkgs...)...) // #nosec G204 -- the go tool, with package paths this test made
-		cmd.Dir = tmp
+	for _, u := range units {
+		cmd := exec.Command(goTool, append([]string{"vet"}, u.pkgs...)...) // #nosec G204 -- the go tool, with package paths this test made
+		cmd.Dir = u.tmp
 		if out, cerr := cmd.CombinedOutput(); cerr != nil {
 			problems = append(problems, strings.TrimSpace(string(out)))
 		} else {
-			problems = append(problems, run(t, goTool, tmp, mains)...)
+			problems = append(problems, run(t, goTool, u.tmp, u.mains)...)
 		}
 	}
 	if len(problems) > 0 {
 		return blocks, errors.New(strings.Join(problems, "\n"))
 	}
 	return blocks, nil
+}
+
+// modules lists the directories, relative to dir, of the modules of their
+// own under it (a plugin with third-party dependencies, an example).
+func modules(t *testing.T, dir string) []string {
+	t.Helper()
+	var mods []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "go.mod" && filepath.Dir(p) != dir {
+			rel, err := filepath.Rel(dir, filepath.Dir(p))
+			if err != nil {
+				return err
+			}
+			mods = append(mods, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return mods
+}
+
+// moduleOf returns the module of its own (one of nested) whose packages
+// src imports, the deepest if several; "" for the main module.
+func moduleOf(src string, nested []string) string {
+	best := ""
+	for _, m := range regexp.MustCompile(`"github.com/burrow-go/burrow/([^"]+)"`).FindAllStringSubmatch(src, -1) {
+		for _, mod := range nested {
+			if (m[1] == mod || strings.HasPrefix(m[1], mod+"/")) && len(mod) > len(best) {
+				best = mod
+			}
+		}
+	}
+	return best
 }
 
 // run builds the blocks that are programs and runs each to its end,
