@@ -7,6 +7,7 @@ package cors_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -295,4 +296,43 @@ func TestRouteOverride(t *testing.T) {
 		"the override is merged over the context's options")
 	a = c.preflight("/cors-allow-all", "https://example.com", "GET")
 	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"))
+}
+
+func TestStreamedAnswersCarryTheHeaders(t *testing.T) {
+	t.Parallel()
+	s := server(t, cors.Origins("https://example.com"))
+	require.NoError(t, s.Get("/stream", func(rep *httpx.Reply) error {
+		return rep.Stream(strings.NewReader("streamed"))
+	}))
+	require.NoError(t, s.Get("/file", func(rep *httpx.Reply) error {
+		return rep.ServeContent("a.txt", time.Time{}, strings.NewReader("file body"))
+	}))
+	require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		return es.Send(httpx.Event{Data: "one"})
+	}))
+	c := start(t, s)
+	for path, body := range map[string]string{"/stream": "streamed", "/file": "file body", "/events": "data: one\n\n"} {
+		a := c.do("GET", path, "Origin", "https://example.com")
+		assert.Equal(t, http.StatusOK, a.status, path)
+		assert.Equal(t, body, a.body, path)
+		assert.Equal(t, "https://example.com", a.header.Get("Access-Control-Allow-Origin"), path)
+		assert.Equal(t, "Origin", a.vary(), path)
+	}
+}
+
+func TestPreflightOfAMountEchoesOnlyAMethod(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Mount("/m", http.NotFoundHandler()))
+	c := start(t, s)
+	a := c.preflight("/m/x", "https://example.com", "GET, POST")
+	assert.Equal(t, http.StatusNoContent, a.status)
+	assert.Empty(t, a.cors(), "a list is not a method: nothing is echoed")
+	a = c.do("OPTIONS", "/m/x", "Origin", "https://example.com", "Access-Control-Request-Method", "")
+	assert.Equal(t, http.StatusNotFound, a.status, "an empty requested method is no preflight: the mount answers")
 }

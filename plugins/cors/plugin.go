@@ -123,7 +123,7 @@ func (in *instance) middleware(next http.Handler) http.Handler {
 				// sees: the nearest, running last, has the last word.
 				clearCORS(w.Header())
 			}
-			pol.actual(w.Header(), r.Header.Get(hOrigin))
+			pol.actual(w.Header(), r.Header[hOrigin])
 		}
 		next.ServeHTTP(w, r)
 	})
