@@ -336,3 +336,27 @@ func TestPreflightOfAMountEchoesOnlyAMethod(t *testing.T) {
 	a = c.do("OPTIONS", "/m/x", "Origin", "https://example.com", "Access-Control-Request-Method", "")
 	assert.Equal(t, http.StatusNotFound, a.status, "an empty requested method is no preflight: the mount answers")
 }
+
+// @fastify/cors answers every OPTIONS request 204 through its OPTIONS *
+// route, known path or not. Burrow routes the preflight: a path no route
+// has is the not-found answer, with no CORS header, under a prefix too.
+func TestPreflightForAnUnknownPathIsNotFound(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Register(func(s *app.Server) error { return s.Get("/", ok) }, app.Prefix("/prefix")))
+	c := start(t, s)
+	for _, p := range []string{"/", "/unknown", "/prefixfoo", "/prefix/foo"} {
+		a := c.preflight(p, "https://example.com", "GET")
+		assert.Equal(t, http.StatusNotFound, a.status, p)
+		assert.Empty(t, a.cors(), p)
+	}
+	for _, p := range []string{"/prefix", "/prefix/"} {
+		a := c.preflight(p, "https://example.com", "GET")
+		assert.Equal(t, http.StatusNoContent, a.status, p)
+		assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"), p)
+	}
+	a := c.do("GET", "/unknown", "Origin", "https://example.com")
+	assert.Equal(t, http.StatusNotFound, a.status)
+	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"), "an actual request's 404 carries the headers")
+}
