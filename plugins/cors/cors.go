@@ -178,9 +178,13 @@ func (p *policy) actual(h http.Header, sent []string) {
 // and method.
 func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	addVary(h, hOrigin)
-	addVary(h, hRequestMethod)
-	addVary(h, hRequestHeaders)
+	if len(h[hVary]) == 0 {
+		h[hVary] = varyPreflight
+	} else {
+		addVary(h, hOrigin)
+		addVary(h, hRequestMethod)
+		addVary(h, hRequestHeaders)
+	}
 	sent := r.Header[hOrigin]
 	origin := ""
 	if len(sent) > 0 {
@@ -233,9 +237,13 @@ func headerList(vs []string) bool {
 	return n <= 4<<10
 }
 
-// varyOrigin is the Vary header of most answers: shared, as a slice of
-// one value appended to is copied first.
-var varyOrigin = []string{hOrigin}
+// varyOrigin and varyPreflight are the Vary header of most answers and
+// of preflights: shared, as a slice of one value appended to is copied
+// first.
+var (
+	varyOrigin    = []string{hOrigin}
+	varyPreflight = []string{hOrigin + ", " + hRequestMethod + ", " + hRequestHeaders}
+)
 
 // addVary adds name to the Vary header unless it is there already (or
 // "*" is).
