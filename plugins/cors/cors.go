@@ -34,10 +34,13 @@
 package cors
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/token"
 )
 
@@ -191,9 +194,10 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 		origin = sent[0]
 	}
 	if origin == "" && p.strict {
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Type"] = []string{httpx.ContentTypeJSON}
+		h["Content-Length"] = []string{strconv.Itoa(len(invalidPreflight))}
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte("Invalid Preflight Request"))
+		_, _ = w.Write(invalidPreflight)
 		return
 	}
 	method := r.Header[hRequestMethod][0] // Preflight checked it is there
@@ -220,6 +224,19 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(p.status)
 }
+
+// ErrInvalidPreflight is the refusal of a preflight without an Origin
+// header under StrictPreflight, in Burrow's error shape.
+var ErrInvalidPreflight = httpx.NewError(http.StatusBadRequest, "FST_CORS_INVALID_PREFLIGHT", "Invalid Preflight Request")
+
+// invalidPreflight is ErrInvalidPreflight's body.
+var invalidPreflight = func() []byte {
+	b, err := json.Marshal(httpx.BodyOf(ErrInvalidPreflight))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
 
 // headerList reports whether vs, an Access-Control-Request-Headers
 // header, is a list of header names, as browsers send it: echoed back,

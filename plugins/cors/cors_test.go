@@ -179,7 +179,8 @@ func TestStrictPreflight(t *testing.T) {
 	c := start(t, server(t, cors.Origins("*")))
 	a := c.preflight("/", "", "GET")
 	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.Equal(t, "Invalid Preflight Request", a.body)
+	assert.JSONEq(t, `{"statusCode":400,"code":"FST_CORS_INVALID_PREFLIGHT","error":"Bad Request","message":"Invalid Preflight Request"}`, a.body)
+	assert.Equal(t, "application/json; charset=utf-8", a.header.Get("Content-Type"))
 	assert.Empty(t, a.cors())
 	assert.Contains(t, a.vary(), "Origin")
 
