@@ -271,6 +271,23 @@
 // [httpx.Request.Raw] and [httpx.Reply.Raw] are net/http's request and
 // writer.
 //
+// # Route config and client address
+//
+// [WithConfig] gives a route typed values that plugins read: at Ready in
+// an OnRoute hook ([RouteConfig], [SetRouteConfig] to resolve them), per
+// request in a middleware ([RouteConfigOf]) — a route that turns a
+// plugin off or sets its own limit. A value no OnRoute hook of the
+// route's contexts reads fails Ready ([ErrUnreadConfig]); PrintRoutes
+// lists them. [WithTrustedProxies] names the proxies whose
+// X-Forwarded-For (or, with [WithClientIPHeader], Forwarded) header is
+// believed: [httpx.Request.ClientIP] (and [ClientIP] in a middleware) is
+// then the right-most address of it that no trusted proxy holds, and the
+// peer's address for any other peer. A CORS preflight goes through the
+// middleware of the context whose route serves the method it announces
+// ([Preflight]), so per-context CORS judges each by the right policy.
+//
+//	s.Get("/feed", feed, cors.Off()) // a plugin's route option wraps WithConfig
+//
 // # Streaming
 //
 //	s.Get("/events", func(rep *httpx.Reply) error {

@@ -185,7 +185,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 		if e, ok := app.RouteConfigOf[Exempt](r); ok {
 			ex = &e
 		}
-		v := l.decide(r, w.Header(), nil, app.ClientIPOf, ex)
+		v := l.decide(r, w.Header(), nil, app.ClientIP, ex)
 		if v.status == 0 {
 			next.ServeHTTP(w, r)
 			return

@@ -101,7 +101,7 @@ func AsHook(kind app.Hook) Option {
 // ClientIP replaces how the client's address is read. By default it is
 // the server's: the peer's address, or behind the proxies given to
 // app.WithTrustedProxies the right-most forwarded address none of them
-// holds (httpx.Request.ClientIP, app.ClientIPOf), so a client cannot
+// holds (httpx.Request.ClientIP, app.ClientIP), so a client cannot
 // escape its limit by forging X-Forwarded-For.
 func ClientIP(fn func(*http.Request) netip.Addr) Option {
 	return func(c *config) {

@@ -13,7 +13,7 @@ import (
 	"github.com/burrow-go/burrow/app/apptest"
 )
 
-func TestClientIPOfInAMiddleware(t *testing.T) {
+func TestClientIPInAMiddlewareByInject(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string
@@ -34,7 +34,7 @@ func TestClientIPOfInAMiddleware(t *testing.T) {
 			var seen netip.Addr
 			s.Use(func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					seen = app.ClientIPOf(r)
+					seen = app.ClientIP(r)
 					next.ServeHTTP(w, r)
 				})
 			})
@@ -49,5 +49,5 @@ func TestClientIPOfInAMiddleware(t *testing.T) {
 	}
 	// Outside Burrow's middleware: the peer.
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	assert.Equal(t, "192.0.2.1", app.ClientIPOf(req).String())
+	assert.Equal(t, "192.0.2.1", app.ClientIP(req).String())
 }
