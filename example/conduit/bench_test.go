@@ -104,7 +104,7 @@ func articlesRoutes(tb testing.TB) (burrow, plain http.Handler) {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { d.Close() })
 	seed(tb, d)
-	s := build(d, newTokens([]byte(strings.Repeat("k", 32))), app.WithLogger(zap.NewNop()))
+	s := build(d, newTokens([]byte(strings.Repeat("k", 32))), nil, app.WithLogger(zap.NewNop()))
 	require.NoError(tb, s.Ready())
 	return s, plainArticles(d)
 }
