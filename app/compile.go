@@ -38,6 +38,8 @@ type route struct {
 	status        int          // the success status of Status; 0 for none
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
+	observers     []Observer   // its context's and its ancestors', root first
+	observedRoute string       // the pattern observers hear; "" for a not-found route
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -220,6 +222,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
+	rt.compileObservers(line)
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}

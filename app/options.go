@@ -15,6 +15,7 @@ type config struct {
 	pluginTimeout  time.Duration
 	maxParamLength int
 	requestIDHdr   string
+	requestIDEcho  string // canonical
 	logRequests    bool
 	name           string
 
@@ -92,6 +93,16 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // "-_.:" (default: none, ids are generated). Any other value is ignored,
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
+
+// WithRequestIDResponseHeader makes every response carry its request's
+// id in this header (default: none), the id a client sent (see
+// WithRequestIDHeader; often the same header) or the one Burrow made, so
+// a client can quote it and the logs be searched for it. Answers outside
+// any route's context (the 503s before Ready and after Close, a
+// malformed path's 400) carry none.
+func WithRequestIDResponseHeader(name string) Option {
+	return func(c *config) { c.requestIDEcho = http.CanonicalHeaderKey(name) }
+}
 
 // WithServerErrorMessages says whether the default error handler sends
 // the message of a 5xx error to the client (default true, as Fastify). In

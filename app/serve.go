@@ -85,9 +85,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		} else {
-			id, began := rt.logStart(r)
-			a.notAllowed(x, w, r, allow)
-			rt.logEnd(id, began, http.StatusMethodNotAllowed, x.Written())
+			rt.answerNotAllowed(x, w, r, allow)
 		}
 		rt = nil
 	default:
@@ -142,14 +140,45 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 // onResponse hooks.
 func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) {
 	var began time.Duration
-	logging := rt.logging()
-	if logging {
+	logging, observed := rt.logging(), rt.observers != nil
+	if logging || observed {
 		began = since()
 	}
-	failed := rt.lifecycle(x, w, r, rt.a.seq.Add(1), rt.a.clientID(r), logging)
+	if observed {
+		rt.observeStart(r, "")
+	}
+	var seq uint64
+	id := rt.a.earlyID(w, r)
+	if id == "" {
+		seq = rt.a.seq.Add(1)
+	}
+	failed := rt.lifecycle(x, w, r, seq, id, logging)
 	rt.onResponseHooks(x, failed)
 	if logging {
 		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
+	}
+	if observed {
+		rt.observeEnd(x, r, "", began, x.Reply().Status(), x.Written())
+	}
+}
+
+// answerNotAllowed answers 405 for rt's path, whose context has no
+// middleware, with allow the methods it has.
+func (rt *route) answerNotAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
+	id, began := rt.logStart(w, r)
+	logged := began != 0
+	if rt.observers != nil {
+		if !logged {
+			began = since()
+		}
+		rt.observeStart(r, allow)
+	}
+	rt.a.notAllowed(x, w, r, allow)
+	if logged {
+		rt.logEnd(id, began, http.StatusMethodNotAllowed, x.Written())
+	}
+	if rt.observers != nil {
+		rt.observeEnd(x, r, allow, began, http.StatusMethodNotAllowed, x.Written())
 	}
 }
 
@@ -170,6 +199,23 @@ func (a *instance) clientID(r *http.Request) string {
 	return ""
 }
 
+// earlyID is r's id when it is known before the request begins: the id
+// its client sent (clientID), or "". When the id is echoed in a
+// response header, it is made now if the client sent none, and set in
+// w's header, so that every answer carries it, a middleware's and a 405
+// included.
+func (a *instance) earlyID(w http.ResponseWriter, r *http.Request) string {
+	id := a.clientID(r)
+	if a.cfg.requestIDEcho == "" {
+		return id
+	}
+	if id == "" {
+		id = reqid.Of(a.seq.Add(1)) // as Request.ID makes it
+	}
+	w.Header()[a.cfg.requestIDEcho] = []string{id}
+	return id
+}
+
 // logIncoming writes the access log's first line.
 func (rt *route) logIncoming(id string, r *http.Request) {
 	rt.node.log.Info("incoming request", zap.String("reqId", id),
@@ -178,13 +224,14 @@ func (rt *route) logIncoming(id string, r *http.Request) {
 
 // logStart writes the access log's first line for a request whose id
 // is needed before any Begin (one answered through middleware, a 405):
-// it returns that id and when the request began, or "" and 0 when rt's
-// requests are not logged.
-func (rt *route) logStart(r *http.Request) (id string, began time.Duration) {
+// it returns that id and when the request began, or 0 when rt's
+// requests are not logged; the id is then earlyID's.
+func (rt *route) logStart(w http.ResponseWriter, r *http.Request) (id string, began time.Duration) {
+	id = rt.a.earlyID(w, r)
 	if !rt.logging() {
-		return "", 0
+		return id, 0
 	}
-	if id = rt.a.clientID(r); id == "" {
+	if id == "" {
 		id = reqid.Of(rt.a.seq.Add(1)) // as Request.ID makes it
 	}
 	rt.logIncoming(id, r)

@@ -1,0 +1,129 @@
+package app_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+)
+
+// observed records what an Observer hears, as "start|end kind route
+// context status".
+type observed struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (o *observed) observer(name string) app.Observer {
+	line := func(what string, ob app.Observation) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.lines = append(o.lines, fmt.Sprintf("%s %s %s %q %s %d", name, what, ob.Request.Method, ob.Route, ob.Context, ob.Status))
+	}
+	return app.Observer{
+		Start: func(ob app.Observation) { line("start", ob) },
+		End:   func(ob app.Observation) { line("end", ob) },
+	}
+}
+
+func (o *observed) take() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	l := o.lines
+	o.lines = nil
+	return l
+}
+
+// TestObserveSeesEveryAnswerOfItsContexts: routes, not-found handlers and
+// 405s, with or without middleware, each with its pattern and context;
+// a sibling's requests are not seen.
+func TestObserveSeesEveryAnswerOfItsContexts(t *testing.T) {
+	t.Parallel()
+	for _, withMW := range []bool{false, true} {
+		t.Run(fmt.Sprint("middleware=", withMW), func(t *testing.T) {
+			t.Parallel()
+			rec := &observed{}
+			s := app.New()
+			require.NoError(t, s.Observe(rec.observer("root")))
+			s.Get("/todos/:id", func(rep *httpx.Reply) error { return rep.Code(201).Send("x") })
+			s.Register(func(api *app.Server) error {
+				if withMW {
+					api.Use(func(next http.Handler) http.Handler { return next })
+				}
+				api.Observe(rec.observer("api"))
+				api.Get("/files/*", func() {})
+				return api.Post("/items", func() error { return httpx.NewError(409, "TAKEN", "taken") })
+			}, app.Prefix("/api"), app.Name("api"))
+			s.Register(func(other *app.Server) error {
+				other.Observe(rec.observer("other"))
+				return nil
+			}, app.Name("other"))
+			require.NoError(t, s.Ready())
+
+			for _, c := range []struct {
+				method, target string
+				want           []string
+			}{
+				{"GET", "/todos/7", []string{`root start GET "/todos/{id}" root 0`, `root end GET "/todos/{id}" root 201`}},
+				{"GET", "/nowhere/1", []string{`root start GET "" root 0`, `root end GET "" root 404`}},
+				{"POST", "/api/items", []string{
+					`root start POST "/api/items" root > api 0`, `api start POST "/api/items" root > api 0`,
+					`root end POST "/api/items" root > api 409`, `api end POST "/api/items" root > api 409`}},
+				{"GET", "/api/files/a/b", []string{
+					`root start GET "/api/files/{*...}" root > api 0`, `api start GET "/api/files/{*...}" root > api 0`,
+					`root end GET "/api/files/{*...}" root > api 200`, `api end GET "/api/files/{*...}" root > api 200`}},
+				{"DELETE", "/api/items", []string{
+					`root start DELETE "" root > api 0`, `api start DELETE "" root > api 0`,
+					`root end DELETE "" root > api 405`, `api end DELETE "" root > api 405`}},
+			} {
+				res, err := s.Inject(httptest.NewRequest(c.method, c.target, nil))
+				require.NoError(t, err)
+				res.Body.Close()
+				assert.Equal(t, c.want, rec.take(), "%s %s", c.method, c.target)
+			}
+		})
+	}
+}
+
+func TestObserveMatchAndDuration(t *testing.T) {
+	t.Parallel()
+	var ends []app.Observation
+	s := app.New()
+	s.Observe(app.Observer{End: func(o app.Observation) { ends = append(ends, o) }})
+	s.Get("/a", func() {})
+	require.NoError(t, s.Ready())
+	for _, r := range []*http.Request{
+		httptest.NewRequest("GET", "/a", nil),
+		httptest.NewRequest("GET", "/b", nil),
+		httptest.NewRequest("PUT", "/a", nil),
+	} {
+		res, err := s.Inject(r)
+		require.NoError(t, err)
+		res.Body.Close()
+	}
+	require.Len(t, ends, 3)
+	assert.Equal(t, []httpx.Match{httpx.Found, httpx.NoRoute, httpx.MethodNotAllowed},
+		[]httpx.Match{ends[0].Match, ends[1].Match, ends[2].Match})
+	for _, o := range ends {
+		assert.Positive(t, o.Duration)
+	}
+	assert.Zero(t, ends[0].Size, "an empty reply")
+	assert.Positive(t, ends[1].Size, "the 404's body")
+	assert.Positive(t, ends[2].Size, "the 405's body")
+}
+
+// TestObserveAfterReadyIsRefused: the observers are compiled into the
+// routes.
+func TestObserveAfterReadyIsRefused(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Ready())
+	assert.ErrorIs(t, s.Observe(app.Observer{End: func(app.Observation) {}}), app.ErrAlreadyStarted)
+}
