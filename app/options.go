@@ -1,12 +1,14 @@
 package app
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // config holds New's options.
@@ -72,6 +74,19 @@ func newConfig(opts []Option) config {
 // context logs through a child carrying its context path; each request
 // through a child carrying its id.
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithSlogHandler makes Burrow log to h, a log/slog handler, instead of
+// a zap logger (it replaces WithLogger's; the last of the two wins): h's
+// level and format apply to every line, the access log's and the
+// request loggers' included. Context paths, request ids and the other
+// fields are h's attributes.
+func WithSlogHandler(h slog.Handler) Option {
+	return func(c *config) {
+		if h != nil {
+			c.logger = zap.New(slogzap.NewCore(h))
+		}
+	}
+}
 
 // WithRequestLogging turns the "incoming request" and "request completed"
 // lines on or off (default on; they are written at info level, so the
