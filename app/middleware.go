@@ -138,7 +138,8 @@ type call struct {
 	tw     tracking.Writer
 	id     string
 	began  time.Duration
-	logged bool // began is for the access log, not only the observers
+	logged bool        // the access log has the request's first line
+	log    *zap.Logger // the request's: its context's, with the observers' fields
 
 	// reply is the reply time-out the middleware's first write of its own
 	// arms (outerWriter); 0 once armed, or once the middleware set a
@@ -168,18 +169,13 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 // middleware; a route's request (allow empty) runs the onResponse hooks
 // too, a 405 (allow set) none, as it matched no route.
 func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string) bool {
+	r, began, log := rt.start(r, allow)
 	c := newCall(r.Context(), x)
 	c.allow = allow
 	c.tw.W = w
 	c.reply = rt.a.replyTimeout
-	c.id, c.began = rt.logStart(w, r)
-	c.logged = c.began != 0
-	if rt.observers != nil {
-		if !c.logged {
-			c.began = since()
-		}
-		rt.observeStart(r, allow)
-	}
+	c.began, c.log = began, log
+	c.id, c.logged = rt.logStart(log, w, r)
 	r2 := r.WithContext(c)
 	r2.Pattern = pattern
 	for _, p := range *x.Params() {
@@ -205,7 +201,7 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 				}
 				answered := allow == "" && st == callIdle // by the middleware
 				if answered {
-					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, rt.node.log)
+					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, c.log)
 				}
 				if err != nil {
 					c.panicked(rt, r2, err, answered)
@@ -316,7 +312,7 @@ func (c *call) logPanic(rt *route, err error) {
 	if req := c.x.Request(); id == "" && req != nil {
 		id = req.ID()
 	}
-	rt.node.log.Error(err.Error(), zap.String("reqId", id), zap.Error(err))
+	c.log.Error(err.Error(), zap.String("reqId", id), zap.Error(err))
 }
 
 // finish ends a request to rt served through middleware: the
@@ -332,7 +328,7 @@ func (c *call) finish(rt *route, r *http.Request) {
 		rt.onResponseHooks(c.x, c.fail)
 	}
 	if c.logged {
-		rt.logEnd(c.id, c.began, status, c.tw.Size)
+		rt.logEnd(c.log, c.id, c.began, status, c.tw.Size)
 	}
 	if rt.observers != nil {
 		rt.observeEnd(c.x, r, c.allow, c.began, status, c.tw.Size)
@@ -382,7 +378,7 @@ func (c *call) leave(a *instance, rt *route, r *http.Request) {
 func (rt *route) next(w http.ResponseWriter, r *http.Request) {
 	if c := enter(rt.node.log, w, r); c != nil {
 		defer c.leave(rt.a, rt, r)
-		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, false)
+		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, c.log, false)
 	}
 }
 

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/internal/routepath"
 	"github.com/burrow-go/burrow/httpx"
@@ -14,14 +17,21 @@ import (
 // what metrics and tracing plugins build on: each call gets the route's
 // pattern and context, which a middleware cannot see.
 //
-// Start runs once the request is routed, before any middleware; End once
-// the client has its response (or the connection failed), after the
-// onResponse hooks and the access log, on the goroutine that ended the
-// request. Both run on the request's goroutine and delay it: do no I/O
-// there. Either may be nil. A panic in them is not recovered.
+// Start runs once the request is routed, before the access log's first
+// line and any middleware; End once the client has its response (or the
+// connection failed), after the onResponse hooks and the access log's
+// last line. Both run on the request's goroutine and delay it: do no I/O
+// there. Any field may be nil. A panic in them is not recovered.
 type Observer struct {
-	Start func(Observation)
+	// Start may return the context the request is then served with (one
+	// derived from the request's: a span's), or nil to leave it; an
+	// observer registered after it sees that context.
+	Start func(Observation) context.Context
 	End   func(Observation)
+	// LogFields are fields every log line of the request carries, read
+	// from its context once the observers started (trace ids): the
+	// access log's, the request logger's, the error lines'.
+	LogFields func(context.Context) []zap.Field
 }
 
 // Observation is one request as an Observer sees it. It is passed by
@@ -55,7 +65,7 @@ type Observation struct {
 // Register it before Ready, like a hook.
 func (s *Server) Observe(o Observer) error {
 	return s.mutate(func() error {
-		if o.Start == nil && o.End == nil {
+		if o.Start == nil && o.End == nil && o.LogFields == nil {
 			return nil
 		}
 		s.n.observers = append(s.n.observers, o)
@@ -86,15 +96,48 @@ func (rt *route) observation(r *http.Request, allow string) Observation {
 	return o
 }
 
-// observeStart tells rt's observers r is served; a 405 when allow is
-// set.
-func (rt *route) observeStart(r *http.Request, allow string) {
+// start begins a request to rt whose id may be needed before Begin (one
+// through middleware, a 405): when rt's requests are observed or logged,
+// it takes the time it began (0 otherwise); when observed, it tells the
+// observers (observeStart). It returns r with their context, and the
+// request's logger.
+func (rt *route) start(r *http.Request, allow string) (*http.Request, time.Duration, *zap.Logger) {
+	if rt.observers == nil {
+		var began time.Duration
+		if rt.logging() {
+			began = since()
+		}
+		return r, began, rt.node.log
+	}
+	began := since()
+	r, log := rt.observeStart(r, allow)
+	return r, began, log
+}
+
+// observeStart tells rt's observers r is served (a 405 when allow is
+// set). It returns r with the context they gave it, and the logger of
+// the request's lines: rt's context's, with the observers' fields.
+func (rt *route) observeStart(r *http.Request, allow string) (*http.Request, *zap.Logger) {
 	o := rt.observation(r, allow)
 	for _, ob := range rt.observers {
-		if ob.Start != nil {
-			ob.Start(o)
+		if ob.Start == nil {
+			continue
+		}
+		if ctx := ob.Start(o); ctx != nil && ctx != o.Request.Context() {
+			o.Request = o.Request.WithContext(ctx)
 		}
 	}
+	log := rt.node.log
+	var fields []zap.Field
+	for _, ob := range rt.observers {
+		if ob.LogFields != nil {
+			fields = append(fields, ob.LogFields(o.Request.Context())...)
+		}
+	}
+	if len(fields) > 0 {
+		log = log.With(fields...)
+	}
+	return o.Request, log
 }
 
 // observeEnd tells rt's observers r got status and size, began after

@@ -1,14 +1,21 @@
 package app_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -28,7 +35,7 @@ func (o *observed) observer(name string) app.Observer {
 		o.lines = append(o.lines, fmt.Sprintf("%s %s %s %q %s %d", name, what, ob.Request.Method, ob.Route, ob.Context, ob.Status))
 	}
 	return app.Observer{
-		Start: func(ob app.Observation) { line("start", ob) },
+		Start: func(ob app.Observation) context.Context { line("start", ob); return nil },
 		End:   func(ob app.Observation) { line("end", ob) },
 	}
 }
@@ -126,4 +133,87 @@ func TestObserveAfterReadyIsRefused(t *testing.T) {
 	s := app.New()
 	require.NoError(t, s.Ready())
 	assert.ErrorIs(t, s.Observe(app.Observer{End: func(app.Observation) {}}), app.ErrAlreadyStarted)
+}
+
+// traceKey is where TestObserverContextAndLogFields' observer puts a
+// request's "trace id".
+type traceKey struct{}
+
+// TestObserverContextAndLogFields: the context an observer's Start
+// returns is the one middleware, hooks and the handler get, and the
+// fields it reads from it are in every log line of the request: the
+// access log's, the handler's, an error's, a panic's; a 404's and a
+// 405's too.
+func TestObserverContextAndLogFields(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.DebugLevel)
+	var n atomic.Int64
+	s := app.New(app.WithLogger(zap.New(core)))
+	s.Observe(app.Observer{
+		Start: func(o app.Observation) context.Context {
+			return context.WithValue(o.Request.Context(), traceKey{}, fmt.Sprint("t", n.Add(1)))
+		},
+		LogFields: func(ctx context.Context) []zap.Field {
+			id, _ := ctx.Value(traceKey{}).(string)
+			return []zap.Field{zap.String("trace_id", id)}
+		},
+		End: func(o app.Observation) {
+			if o.Request.Context().Value(traceKey{}) == nil {
+				panic("End lost the context")
+			}
+		},
+	})
+	s.Get("/ok", func(req *httpx.Request) (string, error) {
+		req.Log().Info("handler")
+		req.Slog().Info("slog")
+		return req.Context().Value(traceKey{}).(string), nil
+	})
+	s.Get("/fail", func() error { return errors.New("broken") })
+	s.Get("/panic", func() error { panic("boom") })
+	s.Register(func(c *app.Server) error {
+		c.Use(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Context().Value(traceKey{}) == nil {
+					http.Error(w, "no trace", 500)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		})
+		return c.Get("/mw", func(req *httpx.Request) (string, error) {
+			req.Log().Info("handler")
+			return req.Context().Value(traceKey{}).(string), nil
+		})
+	}, app.Prefix("/c"))
+	require.NoError(t, s.Ready())
+	for _, c := range []struct {
+		method, target string
+		status         int
+		body           bool
+	}{
+		{"GET", "/ok", 200, true},
+		{"GET", "/fail", 500, false},
+		{"GET", "/panic", 500, false},
+		{"GET", "/nowhere", 404, false},
+		{"PUT", "/ok", 405, false},
+		{"GET", "/c/mw", 200, true},
+		{"PUT", "/c/mw", 405, false},
+	} {
+		logs.TakeAll()
+		res, err := s.Inject(httptest.NewRequest(c.method, c.target, nil))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, c.status, res.StatusCode, "%s %s: %s", c.method, c.target, body)
+		want := fmt.Sprint("t", n.Load())
+		if c.body {
+			assert.Equal(t, want, string(body), "the handler's context")
+		}
+		entries := logs.All()
+		require.GreaterOrEqual(t, len(entries), 2)
+		for _, e := range entries {
+			assert.Equal(t, want, e.ContextMap()["trace_id"], "%s %s: %q", c.method, c.target, e.Message)
+			assert.Contains(t, e.ContextMap(), "reqId", "%s %s: %q", c.method, c.target, e.Message)
+		}
+	}
 }

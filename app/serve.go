@@ -144,18 +144,19 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 	if logging || observed {
 		began = since()
 	}
+	log := rt.node.log
 	if observed {
-		rt.observeStart(r, "")
+		r, log = rt.observeStart(r, "")
 	}
 	var seq uint64
 	id := rt.a.earlyID(w, r)
 	if id == "" {
 		seq = rt.a.seq.Add(1)
 	}
-	failed := rt.lifecycle(x, w, r, seq, id, logging)
+	failed := rt.lifecycle(x, w, r, seq, id, log, logging)
 	rt.onResponseHooks(x, failed)
 	if logging {
-		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
+		rt.logEnd(log, x.Request().ID(), began, x.Reply().Status(), x.Written())
 	}
 	if observed {
 		rt.observeEnd(x, r, "", began, x.Reply().Status(), x.Written())
@@ -165,17 +166,11 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 // answerNotAllowed answers 405 for rt's path, whose context has no
 // middleware, with allow the methods it has.
 func (rt *route) answerNotAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
-	id, began := rt.logStart(w, r)
-	logged := began != 0
-	if rt.observers != nil {
-		if !logged {
-			began = since()
-		}
-		rt.observeStart(r, allow)
-	}
+	r, began, log := rt.start(r, allow)
+	id, logged := rt.logStart(log, w, r)
 	rt.a.notAllowed(x, w, r, allow)
 	if logged {
-		rt.logEnd(id, began, http.StatusMethodNotAllowed, x.Written())
+		rt.logEnd(log, id, began, http.StatusMethodNotAllowed, x.Written())
 	}
 	if rt.observers != nil {
 		rt.observeEnd(x, r, allow, began, http.StatusMethodNotAllowed, x.Written())
@@ -216,36 +211,33 @@ func (a *instance) earlyID(w http.ResponseWriter, r *http.Request) string {
 	return id
 }
 
-// logIncoming writes the access log's first line.
-func (rt *route) logIncoming(id string, r *http.Request) {
-	rt.node.log.Info("incoming request", zap.String("reqId", id),
+// logIncoming writes the access log's first line to log, the request's.
+func (rt *route) logIncoming(log *zap.Logger, id string, r *http.Request) {
+	log.Info("incoming request", zap.String("reqId", id),
 		zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
 }
 
-// logStart writes the access log's first line for a request whose id
-// is needed before any Begin (one answered through middleware, a 405):
-// it returns that id and when the request began, or 0 when rt's
-// requests are not logged; the id is then earlyID's.
-func (rt *route) logStart(w http.ResponseWriter, r *http.Request) (id string, began time.Duration) {
+// logStart writes the access log's first line to log, the request's,
+// for a request whose id is needed before any Begin (one answered
+// through middleware, a 405): it returns that id and whether it logged;
+// when rt's requests are not logged, the id is earlyID's.
+func (rt *route) logStart(log *zap.Logger, w http.ResponseWriter, r *http.Request) (id string, logged bool) {
 	id = rt.a.earlyID(w, r)
 	if !rt.logging() {
-		return id, 0
+		return id, false
 	}
 	if id == "" {
 		id = reqid.Of(rt.a.seq.Add(1)) // as Request.ID makes it
 	}
-	rt.logIncoming(id, r)
-	return id, since()
+	rt.logIncoming(log, id, r)
+	return id, true
 }
 
-// logEnd writes the access log's last line, with the status and size
-// the client got, for a request logStart (or lifecycle) logged at
-// began; nothing when began is 0 (not logged).
-func (rt *route) logEnd(id string, began time.Duration, status int, size int64) {
-	if began == 0 {
-		return
-	}
-	rt.node.log.Info("request completed", zap.String("reqId", id),
+// logEnd writes the access log's last line to log, the request's, with
+// the status and size the client got, for a request logStart (or
+// lifecycle) logged at began.
+func (rt *route) logEnd(log *zap.Logger, id string, began time.Duration, status int, size int64) {
+	log.Info("request completed", zap.String("reqId", id),
 		zap.Int("statusCode", status), zap.Int64("responseSize", size),
 		zap.Float64("responseTime", float64((since()-began).Microseconds())/1000))
 }
@@ -257,7 +249,7 @@ func (rt *route) logEnd(id string, began time.Duration, status int, size int64) 
 func (rt *route) onResponseHooks(x *httpx.Exchange, failed bool) {
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
-			rt.node.log.Error("onResponse hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error("onResponse hook failed", zap.Error(err))
 		}
 	}
 	if rt.scoped {
@@ -281,7 +273,7 @@ func since() time.Duration { return max(time.Since(epoch), 1) }
 // writes the access log's first line. It reports whether the request
 // failed (an error, a panic, the time-out), for the cleanups of the
 // request values the onResponse hooks build.
-func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, logIncoming bool) (failed bool) {
+func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, log *zap.Logger, logIncoming bool) (failed bool) {
 	a := rt.a
 	var dw *deadlineWriter
 	if d := a.cfg.requestTimeout; d > 0 {
@@ -290,10 +282,10 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 		dw = newDeadlineWriter(w, ctx, a.replyTimeout)
 		w = dw
 	}
-	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
+	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, log)
 	rep.SetWriteTimeout(a.replyTimeout)
 	if logIncoming {
-		rt.logIncoming(req.ID(), r)
+		rt.logIncoming(log, req.ID(), r)
 	}
 
 	if len(rt.onAbort) > 0 {
@@ -311,7 +303,7 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if expired {
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
-		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
+		req.Log().Error(errTimeout.Message,
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
 		if err != nil {
@@ -432,7 +424,7 @@ func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
 			return err
 		})
 		if err != nil {
-			rt.node.log.Error(kind+" hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error(kind+" hook failed", zap.Error(err))
 		}
 	}
 }
@@ -533,22 +525,23 @@ func (rt *route) failSettled(x *httpx.Exchange, err error) {
 // each falling back to its parent's when it fails, then the default.
 func (rt *route) fail(x *httpx.Exchange, err error) {
 	req, rep := x.Request(), x.Reply()
-	log := rt.node.log
+	// The lines go to the request's logger (reqId, trace ids), taken only
+	// when a line is written: a refusal below debug costs nothing.
 	if rep.Sent() {
 		if clientGone(req.Context()) {
 			// A stream whose client dropped it ends with an error (the
 			// write's, the context's): the client's doing, logged at
 			// debug, or every dropped stream would write an error line.
-			log.Debug("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+			req.Log().Debug("error after the reply was sent", zap.Error(err))
 			return
 		}
-		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+		req.Log().Error("error after the reply was sent", zap.Error(err))
 		return
 	}
-	logPanic(log, req, err)
+	logPanic(req, err)
 	for _, h := range rt.onError {
 		if herr := protect(h, x, err); herr != nil {
-			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("onError hook failed", zap.Error(herr))
 		}
 	}
 	for _, h := range rt.errorHandlers {
@@ -562,35 +555,35 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 			}
 		}
 		if rep.Sent() {
-			log.Error("error handler failed after sending", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("error handler failed after sending", zap.Error(herr))
 			return
 		}
 		err = herr
-		logPanic(log, req, err)
+		logPanic(req, err)
 	}
 	body := httpx.BodyOf(err)
 	if body.StatusCode >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode), zap.Error(err))
+			req.Log().Error(err.Error(), zap.Int("statusCode", body.StatusCode), zap.Error(err))
 		}
 		if rt.a.cfg.hideServerErrors {
 			body.Message = body.Error
 		}
-	} else if log.Core().Enabled(zap.DebugLevel) {
+	} else if rt.node.log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at
 		// info, a flood of bad requests would write a line each, which
 		// costs the server more than the refusal itself. Checked first,
 		// so that building the message and the fields costs nothing when
 		// debug is off.
-		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", body.StatusCode))
+		req.Log().Debug(err.Error(), zap.Int("statusCode", body.StatusCode))
 	}
 	rep.Code(body.StatusCode)
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
-		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
+		req.Log().Error("cannot send the error response through the send hooks", zap.Error(serr))
 		x.SkipSendHooks()
 		if serr = sendProtected(rep, body); serr != nil {
-			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
+			req.Log().Error("cannot send error response", zap.Error(serr))
 		}
 	}
 }

@@ -89,8 +89,9 @@ func (m *Metrics) Plugin() *app.Plugin {
 	}, app.Name(PluginName), app.Supports("0.x"))
 }
 
-func (m *Metrics) start(o app.Observation) {
+func (m *Metrics) start(o app.Observation) context.Context {
 	m.active.WithLabelValues(o.Context).Inc()
+	return nil
 }
 
 func (m *Metrics) end(o app.Observation) {
