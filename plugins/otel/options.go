@@ -1,0 +1,58 @@
+package otel
+
+import (
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Option configures Plugin.
+type Option func(*config)
+
+type config struct {
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	propagator     propagation.TextMapPropagator
+	logIDs         bool
+}
+
+func newConfig(opts []Option) config {
+	c := config{logIDs: true}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.tracerProvider == nil {
+		c.tracerProvider = otel.GetTracerProvider()
+	}
+	if c.meterProvider == nil {
+		c.meterProvider = otel.GetMeterProvider()
+	}
+	if c.propagator == nil {
+		c.propagator = otel.GetTextMapPropagator()
+	}
+	return c
+}
+
+// TracerProvider sets where spans go (default: otel.GetTracerProvider(),
+// read when the plugin is made).
+func TracerProvider(tp trace.TracerProvider) Option {
+	return func(c *config) { c.tracerProvider = tp }
+}
+
+// MeterProvider sets where the duration metric goes (default:
+// otel.GetMeterProvider()).
+func MeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.meterProvider = mp }
+}
+
+// Propagator sets how the incoming trace context is read (default:
+// otel.GetTextMapPropagator(); Setup sets it to W3C trace context and
+// baggage).
+func Propagator(p propagation.TextMapPropagator) Option {
+	return func(c *config) { c.propagator = p }
+}
+
+// LogIDs says whether every log line of a traced request carries
+// trace_id and span_id (default true).
+func LogIDs(on bool) Option { return func(c *config) { c.logIDs = on } }
