@@ -33,7 +33,7 @@ func Example() {
 		for _, kv := range sp.Attributes() {
 			switch kv.Key {
 			case "http.route", "burrow.context", "http.response.status_code":
-				fmt.Println(" ", kv.Key, kv.Value.Emit())
+				fmt.Println(" ", kv.Key, kv.Value.String())
 			}
 		}
 	}

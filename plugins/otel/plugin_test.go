@@ -242,7 +242,7 @@ func TestDurationMetric(t *testing.T) {
 	for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
 		route, _ := dp.Attributes.Value("http.route")
 		status, _ := dp.Attributes.Value("http.response.status_code")
-		counts[route.AsString()+" "+status.Emit()] = dp.Count
+		counts[route.AsString()+" "+status.String()] = dp.Count
 	}
 	assert.Equal(t, map[string]uint64{"/todos/{id} 200": 2, " 404": 1}, counts)
 }
