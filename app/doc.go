@@ -149,6 +149,20 @@
 // http.StripPrefix does), and a route's handler may itself be an
 // http.Handler or a func(http.ResponseWriter, *http.Request).
 //
+// # Logging and observing
+//
+// Burrow logs with zap ([WithLogger]): each context through a child
+// carrying its path, each request through one carrying its id as well,
+// reqId ([WithRequestIDHeader] trusts a proxy's, within limits;
+// [WithRequestIDResponseHeader] echoes it). [Server.Slog] and
+// httpx.Request.Slog are the same loggers as *slog.Logger, and
+// [WithSlogHandler] makes Burrow log to a log/slog handler (package
+// slogzap bridges the two). [Server.Observe] adds an [Observer] that
+// hears of each request of a context — its route's pattern, the context
+// answering, the status, the duration — may give it a context (a span)
+// and fields every log line of the request carries (trace ids): what
+// the metrics and tracing plugins build on.
+//
 // # Streaming
 //
 // [httpx.Reply.SSE] begins Server-Sent Events and returns an

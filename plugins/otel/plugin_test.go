@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -274,4 +275,19 @@ func TestMiddlewareSpansBelow(t *testing.T) {
 	assert.Equal(t, spans[1].SpanContext().SpanID(), spans[0].Parent().SpanID())
 	assert.Equal(t, codes.Error, spans[1].Status().Code)
 	assert.Equal(t, int64(503), attrs(spans[1])["http.response.status_code"].AsInt64())
+}
+
+// TestBaggageReachesTheHandler: the propagator's baggage is in the
+// request's context.
+func TestBaggageReachesTheHandler(t *testing.T) {
+	t.Parallel()
+	tp, _ := traced(t)
+	s := app.New()
+	require.NoError(t, s.Register(otel.Plugin(options(tp)...)))
+	s.Get("/b", func(req *httpx.Request) (string, error) {
+		return baggage.FromContext(req.Context()).Member("tenant").Value(), nil
+	})
+	require.NoError(t, s.Ready())
+	_, body := inject(t, s, "GET", "/b", "baggage", "tenant=acme")
+	assert.Equal(t, "acme", body)
 }
