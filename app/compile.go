@@ -223,6 +223,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
 	rt.compileObservers(line)
+	rt.compileSteps(handler)
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,6 +33,27 @@ type Observer struct {
 	// from its context once the observers started (trace ids): the
 	// access log's, the request logger's, the error lines'.
 	LogFields func(context.Context) []zap.Field
+	// Step, when set, runs around each hook of the request lifecycle
+	// (onRequest to preHandler, onError, onResponse) and the handler, in
+	// the routes it observes: it may return the context the step runs
+	// with (a span's; nil keeps the request's), and a function told how
+	// the step ended (its error; nil on success, and on a panic, which
+	// the request's error path then reports). The context is the
+	// request's again after the step, unless the step set one itself.
+	// The routes of a context with no Step observer pay nothing for it:
+	// the wrapping is done at Ready.
+	Step func(ctx context.Context, s Step) (context.Context, func(error))
+}
+
+// Step is a function of a request's lifecycle, as Observer.Step hears
+// of it.
+type Step struct {
+	// Kind is the hook's ("onRequest", "preHandler", "onError", …) or
+	// "handler".
+	Kind string
+	// Name is the function's Go name without its package ("authHook",
+	// "(*Todos).Get"), or "anonymous" for a function literal.
+	Name string
 }
 
 // Observation is one request as an Observer sees it. It is passed by
@@ -65,7 +87,7 @@ type Observation struct {
 // Register it before Ready, like a hook.
 func (s *Server) Observe(o Observer) error {
 	return s.mutate(func() error {
-		if o.Start == nil && o.End == nil && o.LogFields == nil {
+		if o.Start == nil && o.End == nil && o.LogFields == nil && o.Step == nil {
 			return nil
 		}
 		s.n.observers = append(s.n.observers, o)
@@ -152,5 +174,65 @@ func (rt *route) observeEnd(x *httpx.Exchange, r *http.Request, allow string, be
 		if ob.End != nil {
 			ob.End(o)
 		}
+	}
+}
+
+// compileSteps wraps rt's hooks and its handler, whose function is
+// handler, in the Step of its observers that have one.
+func (rt *route) compileSteps(handler any) {
+	var steps []func(context.Context, Step) (context.Context, func(error))
+	for _, o := range rt.observers {
+		if o.Step != nil {
+			steps = append(steps, o.Step)
+		}
+	}
+	if steps == nil {
+		return
+	}
+	wrap := func(invs []invoker, kind Hook) {
+		for i := range invs {
+			invs[i] = stepped(invs[i], steps, Step{Kind: kind.String(), Name: rt.hookNames[kind][i]})
+		}
+	}
+	for i, kind := range phases {
+		wrap(rt.phases[i], kind)
+	}
+	wrap(rt.onError, OnError)
+	wrap(rt.onResponse, OnResponse)
+	name := funcName(handler)
+	if name == "" {
+		name = "anonymous" // as hooks are named
+	}
+	rt.handler = stepped(rt.handler, steps, Step{Kind: "handler", Name: name})
+}
+
+// stepped is inv run as a step st of the observers' steps.
+func stepped(inv invoker, steps []func(context.Context, Step) (context.Context, func(error)), st Step) invoker {
+	return func(x *httpx.Exchange, in error) (v any, err error) {
+		req := x.Request()
+		prev := req.Context()
+		ctx := prev
+		ends := make([]func(error), 0, len(steps))
+		for _, step := range steps {
+			c, end := step(ctx, st)
+			if c != nil {
+				ctx = c
+			}
+			if end != nil {
+				ends = append(ends, end)
+			}
+		}
+		if ctx != prev {
+			req.SetContext(ctx)
+		}
+		defer func() {
+			if ctx != prev && req.Context() == ctx {
+				req.SetContext(prev)
+			}
+			for _, end := range slices.Backward(ends) {
+				end(err)
+			}
+		}()
+		return inv(x, in)
 	}
 }

@@ -217,3 +217,65 @@ func TestObserverContextAndLogFields(t *testing.T) {
 		}
 	}
 }
+
+// stepKey is where TestObserverSteps' Step puts the step it runs.
+type stepKey struct{}
+
+// TestObserverSteps: Step runs around each hook and the handler, in
+// order, with their names; what it returns is the context the step
+// sees, and the request's again after it; the end hears the error.
+func TestObserverSteps(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	s := app.New()
+	s.Observe(app.Observer{Step: func(ctx context.Context, st app.Step) (context.Context, func(error)) {
+		return context.WithValue(ctx, stepKey{}, st.Kind), func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%s %s %v", st.Kind, st.Name, err))
+		}
+	}})
+	s.AddHook(app.OnRequest, stepAuth)
+	s.AddHook(app.OnError, func(req *httpx.Request, err error) {})
+	s.AddHook(app.OnResponse, func(req *httpx.Request) {})
+	s.Get("/", func(req *httpx.Request) (string, error) { return stepSeen(req), nil })
+	require.NoError(t, s.Ready())
+
+	res, err := s.Inject(httptest.NewRequest("GET", "/", nil))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Equal(t, "handler", string(body))
+	mu.Lock()
+	assert.Len(t, got, 3)
+	assert.Equal(t, "onRequest stepAuth <nil>", got[0])
+	assert.Equal(t, "handler anonymous <nil>", got[1])
+	assert.Equal(t, "onResponse anonymous <nil>", got[2])
+	got = nil
+	mu.Unlock()
+
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Deny", "1")
+	res, err = s.Inject(r)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 403, res.StatusCode)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"onRequest stepAuth 403 DENIED: denied", "onError anonymous <nil>", "onResponse anonymous <nil>"}, got)
+}
+
+func stepSeen(req *httpx.Request) string { v, _ := req.Context().Value(stepKey{}).(string); return v }
+
+// stepAuth is a named onRequest hook that refuses X-Deny, and checks it
+// runs in its step's context.
+func stepAuth(req *httpx.Request) error {
+	if stepSeen(req) != "onRequest" {
+		return errors.New("the hook does not run in its step's context")
+	}
+	if req.Header("X-Deny") != "" {
+		return httpx.NewError(403, "DENIED", "denied")
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ type config struct {
 	meterProvider  metric.MeterProvider
 	propagator     propagation.TextMapPropagator
 	logIDs         bool
+	steps          bool
 }
 
 func newConfig(opts []Option) config {
@@ -56,3 +57,10 @@ func Propagator(p propagation.TextMapPropagator) Option {
 // LogIDs says whether every log line of a traced request carries
 // trace_id and span_id (default true).
 func LogIDs(on bool) Option { return func(c *config) { c.logIDs = on } }
+
+// LifecycleSpans says whether each hook and the handler of a traced
+// request is a span of its own, a child of the request's, named after
+// the hook's kind and function ("onRequest authHook", "handler
+// (*Todos).Get"); default false: a span per hook costs as much as the
+// request's own.
+func LifecycleSpans(on bool) Option { return func(c *config) { c.steps = on } }

@@ -61,6 +61,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		if c.logIDs {
 			o.LogFields = logFields
 		}
+		if c.steps {
+			o.Step = t.step
+		}
 		if err := s.Observe(o); err != nil {
 			return err
 		}
@@ -197,4 +200,25 @@ func protocolVersion(r *http.Request) string {
 		return "3"
 	}
 	return ""
+}
+
+// Attributes of a lifecycle span: the step's kind and function.
+const (
+	StepKindKey = attribute.Key("burrow.step.kind")
+	StepNameKey = attribute.Key("burrow.step.name")
+)
+
+// step starts the span of one hook or the handler.
+func (t *tracing) step(ctx context.Context, st app.Step) (context.Context, func(error)) {
+	ctx, span := t.tracer.Start(ctx, st.Kind+" "+st.Name, trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(StepKindKey.String(st.Kind), StepNameKey.String(st.Name)))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			if httpx.BodyOf(err).StatusCode >= 500 {
+				span.SetStatus(codes.Error, err.Error())
+			}
+		}
+		span.End()
+	}
 }

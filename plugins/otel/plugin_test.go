@@ -291,3 +291,46 @@ func TestBaggageReachesTheHandler(t *testing.T) {
 	_, body := inject(t, s, "GET", "/b", "baggage", "tenant=acme")
 	assert.Equal(t, "acme", body)
 }
+
+func authHook(req *httpx.Request) error {
+	if req.Header("X-Deny") != "" {
+		return httpx.NewError(401, "NO", "no")
+	}
+	return nil
+}
+
+// TestLifecycleSpans: each hook and the handler is a child span of the
+// request's, in order; a refusing hook's span records the error.
+func TestLifecycleSpans(t *testing.T) {
+	t.Parallel()
+	tp, rec := traced(t)
+	s := app.New()
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.LifecycleSpans(true))...)))
+	s.AddHook(app.OnRequest, authHook)
+	s.Get("/x", func(req *httpx.Request) (string, error) {
+		return trace.SpanFromContext(req.Context()).(sdktrace.ReadOnlySpan).Name(), nil
+	})
+	require.NoError(t, s.Ready())
+	status, body := inject(t, s, "GET", "/x")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "handler anonymous", body, "the handler runs in its span")
+	spans := rec.Ended()
+	require.Len(t, spans, 3)
+	req := spans[2]
+	assert.Equal(t, "GET /x", req.Name())
+	for i, name := range []string{"onRequest authHook", "handler anonymous"} {
+		assert.Equal(t, name, spans[i].Name())
+		assert.Equal(t, req.SpanContext().SpanID(), spans[i].Parent().SpanID(), name)
+		assert.Equal(t, trace.SpanKindInternal, spans[i].SpanKind())
+	}
+
+	status, _ = inject(t, s, "GET", "/x", "X-Deny", "1")
+	require.Equal(t, 401, status)
+	spans = rec.Ended()[3:]
+	var names []string
+	for _, sp := range spans {
+		names = append(names, sp.Name())
+	}
+	assert.Equal(t, []string{"onRequest authHook", "onError recordError", "GET /x"}, names)
+	assert.Len(t, spans[0].Events(), 1, "the refusal is recorded on the hook's span")
+}
