@@ -5,6 +5,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/burrow-go/burrow/app"
 )
 
 // Option configures Plugin.
@@ -16,6 +18,7 @@ type config struct {
 	propagator     propagation.TextMapPropagator
 	logIDs         bool
 	steps          bool
+	skip           func(app.Observation) bool
 }
 
 func newConfig(opts []Option) config {
@@ -64,3 +67,9 @@ func LogIDs(on bool) Option { return func(c *config) { c.logIDs = on } }
 // (*Todos).Get"); default false: a span per hook costs as much as the
 // request's own.
 func LifecycleSpans(on bool) Option { return func(c *config) { c.steps = on } }
+
+// Skip leaves the requests fn reports true for untraced and unmeasured
+// (@fastify/otel's ignorePaths): health checks, the metrics scrape. fn
+// is called when a request starts and when it ends, with the same route,
+// context and method: decide on those, or on the path.
+func Skip(fn func(app.Observation) bool) Option { return func(c *config) { c.skip = fn } }

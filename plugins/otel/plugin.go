@@ -39,6 +39,7 @@ type tracing struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 	duration   metric.Float64Histogram
+	skip       func(app.Observation) bool
 }
 
 // Plugin returns the wrapped tracing plugin: it traces the requests of
@@ -48,6 +49,7 @@ func Plugin(opts ...Option) *app.Plugin {
 	t := &tracing{
 		tracer:     c.tracerProvider.Tracer(ScopeName),
 		propagator: c.propagator,
+		skip:       c.skip,
 	}
 	var err error
 	t.duration, err = c.meterProvider.Meter(ScopeName).Float64Histogram("http.server.request.duration",
@@ -74,6 +76,9 @@ func Plugin(opts ...Option) *app.Plugin {
 // start starts the request's SERVER span, continuing the trace its
 // headers carry.
 func (t *tracing) start(o app.Observation) context.Context {
+	if t.skip != nil && t.skip(o) {
+		return nil
+	}
 	r := o.Request
 	ctx := t.propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	method, original := methodOf(r.Method)
@@ -111,6 +116,9 @@ func (t *tracing) start(o app.Observation) context.Context {
 
 // end ends the request's span with its status, and records its duration.
 func (t *tracing) end(o app.Observation) {
+	if t.skip != nil && t.skip(o) {
+		return
+	}
 	method, _ := methodOf(o.Request.Method)
 	attrs := []attribute.KeyValue{
 		semconv.HTTPRequestMethodKey.String(method),

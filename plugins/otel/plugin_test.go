@@ -334,3 +334,23 @@ func TestLifecycleSpans(t *testing.T) {
 	assert.Equal(t, []string{"onRequest authHook", "onError recordError", "GET /x"}, names)
 	assert.Len(t, spans[0].Events(), 1, "the refusal is recorded on the hook's span")
 }
+
+// TestSkip: a skipped request has no span, and its log lines no ids.
+func TestSkip(t *testing.T) {
+	t.Parallel()
+	tp, rec := traced(t)
+	s := app.New()
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.Skip(func(o app.Observation) bool { return o.Route == "/healthz" }))...)))
+	s.Get("/healthz", func(req *httpx.Request) (string, error) {
+		return trace.SpanContextFromContext(req.Context()).TraceID().String(), nil
+	})
+	require.NoError(t, s.Ready())
+	_, body := inject(t, s, "GET", "/healthz")
+	assert.Equal(t, trace.TraceID{}.String(), body)
+	inject(t, s, "GET", "/other")
+	var names []string
+	for _, sp := range rec.Ended() {
+		names = append(names, sp.Name())
+	}
+	assert.Equal(t, []string{"GET"}, names)
+}

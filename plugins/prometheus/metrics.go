@@ -90,11 +90,16 @@ func (m *Metrics) Plugin() *app.Plugin {
 }
 
 func (m *Metrics) start(o app.Observation) context.Context {
-	m.active.WithLabelValues(o.Context).Inc()
+	if m.cfg.skip == nil || !m.cfg.skip(o) {
+		m.active.WithLabelValues(o.Context).Inc()
+	}
 	return nil
 }
 
 func (m *Metrics) end(o app.Observation) {
+	if m.cfg.skip != nil && m.cfg.skip(o) {
+		return
+	}
 	m.active.WithLabelValues(o.Context).Dec()
 	route := o.Route
 	switch o.Match {
@@ -104,6 +109,9 @@ func (m *Metrics) end(o app.Observation) {
 		route = m.cfg.notAllowed
 	}
 	method, status := methodLabel(o.Request.Method), statusLabel(o.Status)
+	if m.cfg.groupStatus {
+		status = statusClass(o.Status)
+	}
 	count := m.requests.WithLabelValues(method, route, status, o.Context)
 	took := m.duration.WithLabelValues(method, route, status, o.Context)
 	if ex := m.exemplar(o.Request.Context()); len(ex) > 0 {
@@ -145,6 +153,15 @@ var statusTexts = func() (t [500]string) {
 func statusLabel(status int) string {
 	if status >= 100 && status < 600 {
 		return statusTexts[status-100]
+	}
+	return strconv.Itoa(status)
+}
+
+var statusClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+
+func statusClass(status int) string {
+	if status >= 100 && status < 600 {
+		return statusClasses[status/100-1]
 	}
 	return strconv.Itoa(status)
 }

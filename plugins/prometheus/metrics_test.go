@@ -271,3 +271,28 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
+
+// TestSkipAndGroupStatusCodes: skipped requests are not counted, in or
+// out; the status label is the class.
+func TestSkipAndGroupStatusCodes(t *testing.T) {
+	t.Parallel()
+	m := prometheus.New(
+		prometheus.Skip(func(o app.Observation) bool { return o.Route == "/healthz" || o.Request.Method == "OPTIONS" }),
+		prometheus.GroupStatusCodes(true),
+	)
+	s, admin := served(t, m, func(s *app.Server) {
+		s.Get("/healthz", func() (string, error) { return "ok", nil })
+	})
+	for _, c := range []struct{ method, target string }{
+		{"GET", "/healthz"}, {"OPTIONS", "/todos/1"}, {"GET", "/todos/1"}, {"GET", "/todos/2"}, {"POST", "/api/items"},
+	} {
+		res := do(t, s, c.method, c.target)
+		res.Body.Close()
+	}
+	_, fams := scrape(t, admin)
+	assert.Equal(t, map[string]float64{
+		"context=root,method=GET,route=/todos/{id},status=2xx":       2,
+		"context=root > api,method=POST,route=/api/items,status=4xx": 1,
+	}, series(fams, "http_server_requests_total"))
+	assert.Equal(t, map[string]float64{"context=root": 0, "context=root > api": 0}, series(fams, "http_server_active_requests"))
+}

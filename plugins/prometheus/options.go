@@ -6,6 +6,8 @@ import (
 
 	prom "github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/burrow-go/burrow/app"
 )
 
 // Option configures New.
@@ -21,6 +23,8 @@ type config struct {
 	notAllowed    string
 	constLabels   prom.Labels
 	maxNativeBkts uint32
+	skip          func(app.Observation) bool
+	groupStatus   bool
 }
 
 // DefaultBuckets are the classic buckets of the duration histogram, in
@@ -98,3 +102,14 @@ func traceExemplar(ctx context.Context) prom.Labels {
 // nativeMinReset is how often the native histogram may reset its buckets
 // to stay under its bucket count.
 const nativeMinReset = time.Hour
+
+// Skip leaves out the requests fn reports true for: the scrape route,
+// health checks, a method (fastify-metrics' route and method
+// blacklists). fn is called when a request starts and when it ends, with
+// the same route, context and method: decide on those (or on the path),
+// so that the in-flight gauge counts each request in and out.
+func Skip(fn func(app.Observation) bool) Option { return func(c *config) { c.skip = fn } }
+
+// GroupStatusCodes makes the status label the status class ("2xx",
+// "4xx", …) instead of the code, which divides the series by up to ten.
+func GroupStatusCodes(on bool) Option { return func(c *config) { c.groupStatus = on } }
