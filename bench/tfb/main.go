@@ -21,6 +21,10 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/app"
 )
 
 func main() {
@@ -45,7 +49,14 @@ func run(args []string, stderr io.Writer) error {
 	if _, err := os.Stat(*file); err != nil {
 		return err // sql.Open would create a missing file
 	}
-	s := newServer(*file)
+	// Errors (a 5xx, a failed start) go to stderr as JSON; no access log,
+	// as no server of the benchmark writes one per request.
+	logger, err := zap.NewProduction()
+	if err != nil {
+		return err
+	}
+	defer logger.Sync() //nolint:errcheck // stderr sync errors are not actionable
+	s := newServer(*file, app.WithLogger(logger), app.WithRequestLogging(false))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
