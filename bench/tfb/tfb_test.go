@@ -139,6 +139,19 @@ func TestQueriesClampsAndReadsRows(t *testing.T) {
 	}
 }
 
+// A query net/url cannot read whole is Burrow's 400, not 1 row: clamping
+// is for a value the client sent, and this one cannot be told.
+func TestMalformedQueryIsRefused(t *testing.T) {
+	t.Parallel()
+	url, _ := serve(t)
+	for _, path := range []string{"/queries?queries=2;x=1", "/queries?queries=%zz", "/updates?queries=2;x=1"} {
+		res := apptest.Fetch(t, http.MethodGet, url+path)
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, path)
+		assert.Contains(t, res.Body, `"code":"ERR_BAD_QUERYSTRING"`, path)
+		assert.Equal(t, "burrow", res.Header.Get("Server"), path)
+	}
+}
+
 func TestUpdatesWriteTheRowsTheyAnswer(t *testing.T) {
 	t.Parallel()
 	url, file := serve(t)
