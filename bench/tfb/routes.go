@@ -14,21 +14,15 @@ import (
 const maxQueries = 500
 
 // routes serves TechEmpower's six test types. It needs the *database
-// service, which the db plugin provides beside it.
+// service, which the db plugin provides beside it. A registration that
+// fails is reported by Ready, naming the route.
 func routes(s *app.Server) error {
-	for _, err := range []error{
-		app.Get(s, "/json", helloJSON),
-		app.Get(s, "/plaintext", helloText),
-		app.Get(s, "/db", oneWorld),
-		app.Get(s, "/queries", someWorlds),
-		app.Get(s, "/updates", updateWorlds),
-		app.Get(s, "/fortunes", fortunesPage, app.RespondsAs(http.StatusOK, "text/html", nil)),
-	} {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	app.Get(s, "/json", helloJSON)
+	app.Get(s, "/plaintext", helloText)
+	app.Get(s, "/db", oneRow)
+	app.Get(s, "/queries", someRows)
+	app.Get(s, "/updates", updatedRows)
+	return app.Get(s, "/fortunes", fortunesPage, app.RespondsAs(http.StatusOK, "text/html", nil))
 }
 
 // message is /json's reply, a value encoded anew on every request.
@@ -49,9 +43,9 @@ type store struct {
 	DB *database
 }
 
-// oneWorld answers a pointer: the row is allocated once, where a value
+// oneRow answers a pointer: the row is allocated once, where a value
 // would be copied again into the reply's interface.
-func oneWorld(_ context.Context, in store) (*world, error) {
+func oneRow(_ context.Context, in store) (*world, error) {
 	w := new(world)
 	if err := in.DB.readWorld(w); err != nil {
 		return nil, err
@@ -78,11 +72,11 @@ func (in rowsIn) count() int {
 	return min(n, maxQueries)
 }
 
-func someWorlds(_ context.Context, in rowsIn) ([]world, error) {
+func someRows(_ context.Context, in rowsIn) ([]world, error) {
 	return in.DB.randomWorlds(in.count())
 }
 
-func updateWorlds(_ context.Context, in rowsIn) ([]world, error) {
+func updatedRows(_ context.Context, in rowsIn) ([]world, error) {
 	return in.DB.updateWorlds(in.count())
 }
 
