@@ -64,7 +64,7 @@ func (a *instance) compileNotFound() error {
 			errs = err
 			return
 		}
-		rt.info.Method, rt.info.Pattern, rt.stdPattern = "", "", ""
+		rt.info.Method, rt.info.Pattern, rt.stdPattern, rt.observedRoute = "", "", "", ""
 		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
 	})
 	// Longest prefix first, so /api/x finds /api's handler before root's.

@@ -565,7 +565,7 @@ func (rt *route) settle(x *httpx.Exchange, err error) error {
 	case err == nil:
 		return cerr
 	}
-	rt.node.log.Error(cerr.Error(), zap.String("reqId", x.Request().ID()), zap.Error(cerr))
+	x.Request().Log().Error(cerr.Error(), zap.Error(cerr))
 	return err
 }
 
@@ -573,7 +573,7 @@ func (rt *route) settle(x *httpx.Exchange, err error) error {
 // failure: the client has its answer already.
 func (rt *route) settleSent(x *httpx.Exchange, failed bool) {
 	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
-		rt.node.log.Error(err.Error(), zap.String("reqId", x.Request().ID()), zap.Error(err))
+		x.Request().Log().Error(err.Error(), zap.Error(err))
 	}
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // Server is a handle on one encapsulation context. New returns the root's;
@@ -109,6 +111,10 @@ func New(opts ...Option) *Server {
 
 // Log is the logger of this handle's context.
 func (s *Server) Log() *zap.Logger { return s.n.log }
+
+// Slog is Log as a *slog.Logger, for libraries that take one: it writes
+// to the same core, with the same fields and level.
+func (s *Server) Slog() *slog.Logger { return slog.New(slogzap.NewHandler(s.n.log.Core())) }
 
 // Name is the name of this handle's context.
 func (s *Server) Name() string { return s.n.ctx.Name() }

@@ -22,6 +22,7 @@ var (
 	jsonType   = []string{"application/json; charset=utf-8"}
 	textType   = []string{"text/plain; charset=utf-8"}
 	binaryType = []string{"application/octet-stream"}
+	htmlType   = []string{"text/html; charset=utf-8"}
 )
 
 // ContentTypeJSON is the content type of JSON replies.
@@ -198,11 +199,26 @@ func (rp *Reply) SetHeader(key, value string) *Reply {
 // when it names no charset.
 func (rp *Reply) Type(contentType string) *Reply {
 	r := rp.live()
+	r.w.Header()["Content-Type"] = typeValue(contentType)
+	return rp
+}
+
+// typeValue is the header value of contentType, with the charset Type
+// adds. The common types share one slice each, as Send's do, so setting
+// them costs no allocation.
+func typeValue(contentType string) []string {
+	switch contentType {
+	case "application/json", ContentTypeJSON:
+		return jsonType
+	case "text/plain; charset=utf-8":
+		return textType
+	case "text/html; charset=utf-8":
+		return htmlType
+	}
 	if strings.Contains(contentType, "json") && !strings.Contains(contentType, "charset") {
 		contentType += "; charset=utf-8"
 	}
-	r.w.Header()["Content-Type"] = []string{contentType}
-	return rp
+	return []string{contentType}
 }
 
 // Sent reports whether Send has been called or the response has begun
