@@ -100,7 +100,7 @@ func TestCloseDuringBootStopsTheBoot(t *testing.T) {
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	assert.NoError(t, s.Serve(ln), "Serve called after a graceful Close returns nil at once")
+	assert.ErrorIs(t, s.Serve(ln), app.ErrClosed, "Serve called after Close refuses to reopen the server")
 	_, err = ln.Accept()
 	assert.Error(t, err, "and closes its listener")
 }
@@ -357,16 +357,42 @@ func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
 	assert.Same(t, err, injected, "the waiting call gets the boot's result and returns")
 }
 
-// TestListenAfterCloseReturnsNil is the shape of a main that starts Listen
-// on a goroutine and closes on a signal: the signal may win the race to
-// the server, and the end is graceful all the same.
-func TestListenAfterCloseReturnsNil(t *testing.T) {
+// TestListenAfterCloseReturnsErrClosed: a closed server cannot be opened
+// again (Fastify: FST_ERR_REOPENED_CLOSE_SERVER). Listen, ListenTLS and
+// Serve called once Close has begun say so at once, and open nothing.
+func TestListenAfterCloseReturnsErrClosed(t *testing.T) {
 	t.Parallel()
-	s := app.New()
-	s.Get("/", func() {})
-	require.NoError(t, s.Ready())
-	require.NoError(t, s.Close(context.Background()))
-	assert.NoError(t, s.Listen("127.0.0.1:0"))
-	_, err := s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
-	assert.ErrorIs(t, err, app.ErrClosed, "Inject cannot answer after Close")
+	for _, draining := range []bool{false, true} {
+		t.Run(map[bool]string{false: "closed", true: "draining"}[draining], func(t *testing.T) {
+			t.Parallel()
+			var opts []app.Option
+			if draining {
+				opts = append(opts, app.WithDrainDelay(time.Hour))
+			}
+			s := app.New(opts...)
+			s.Get("/", func() {})
+			require.NoError(t, s.Ready())
+			ctx, cancel := context.WithCancel(context.Background())
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(ctx) }()
+			require.Eventually(t, func() bool { return !s.IsReady() }, 5*time.Second, time.Millisecond, "Close has begun")
+
+			err := s.Listen("127.0.0.1:0")
+			require.ErrorIs(t, err, app.ErrClosed)
+			assert.Equal(t, "Listen was called after Close; a closed server cannot be opened again", err.Error())
+			assert.ErrorIs(t, s.ListenTLS("127.0.0.1:0", "no-cert.pem", "no-key.pem"), app.ErrClosed,
+				"refused before the certificate is read")
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			assert.ErrorIs(t, s.Serve(ln), app.ErrClosed)
+			_, err = ln.Accept()
+			assert.Error(t, err, "Serve closed its listener")
+			_, err = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+			if !draining {
+				assert.ErrorIs(t, err, app.ErrClosed, "Inject cannot answer after Close")
+			}
+			cancel()
+			<-closed
+		})
+	}
 }
