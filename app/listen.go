@@ -208,8 +208,9 @@ func (s *Server) Close(ctx context.Context) error {
 	case stateBooting:
 		a.state.Store(int32(stateClosing))
 		a.closeCtx = ctx
+		self := s.inBody || a.inBoot()
 		a.mu.Unlock()
-		if s.inBody {
+		if self {
 			// A plugin body closing its own server: the boot stops and
 			// closes once the body returns.
 			return nil

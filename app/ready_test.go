@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -338,16 +339,70 @@ func TestRegistrationsFromOnReadyFail(t *testing.T) {
 	assert.True(t, lateClose.Load(), "an OnClose hook added by an OnReady hook runs")
 }
 
-func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
+// TestReadyFromTheRootHandleInABodyFailsAtOnce: a plugin body or hook
+// that calls Ready, Listen or Inject through a handle other than its own
+// (the root's, kept by a closure) fails at once, as through its own, and
+// the boot goes on: waiting for the boot would wait for itself. So does
+// one that closes the server that way. With or without the plugin
+// time-out (which runs bodies on goroutines of their own).
+func TestReadyFromTheRootHandleInABodyFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, timeout := range []time.Duration{time.Hour, 0} {
+		t.Run(fmt.Sprint("plugin time-out ", timeout), func(t *testing.T) {
+			t.Parallel()
+			s := app.New(app.WithPluginTimeout(timeout))
+			s.Get("/", func() {})
+			got := map[string]error{}
+			s.OnRegister(func(*app.Server) error { got["Ready from OnRegister"] = s.Ready(); return nil })
+			s.Register(func(*app.Server) error {
+				got["Ready from a body"] = s.Ready()
+				got["Listen from a body"] = s.Listen("127.0.0.1:0")
+				_, got["Inject from a body"] = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+				return nil
+			})
+			s.OnReady(func() error { got["Ready from OnReady"] = s.Ready(); return nil })
+			ready := make(chan error, 1)
+			go func() { ready <- s.Ready() }()
+			require.NoError(t, returns(t, ready, "Ready"), "the boot finishes")
+			require.Len(t, got, 5)
+			for name, err := range got {
+				require.ErrorIs(t, err, app.ErrAlreadyStarted, name)
+				assert.Contains(t, err.Error(), "called from a plugin body and would wait for itself", name)
+			}
+			status, _, _ := do(t, s, "GET", "/")
+			assert.Equal(t, http.StatusOK, status)
+			require.NoError(t, s.Close(context.Background()))
+		})
+	}
+	t.Run("Close", func(t *testing.T) {
+		t.Parallel()
+		s := app.New(app.WithPluginTimeout(time.Hour))
+		closed := make(chan error, 1)
+		s.Register(func(*app.Server) error { closed <- s.Close(context.Background()); return nil })
+		ready := make(chan error, 1)
+		go func() { ready <- s.Ready() }()
+		require.ErrorIs(t, returns(t, ready, "Ready"), app.ErrClosed, "the body closed the server during its boot")
+		assert.NoError(t, <-closed)
+	})
+}
+
+// TestReadyFromAGoroutineOfAHookEndsAtThePluginTimeout: a goroutine that
+// a hook starts and waits for cannot be told from any other goroutine: its
+// call waits for the boot, which waits for the hook, until the plugin
+// time-out ends the wait.
+func TestReadyFromAGoroutineOfAHookEndsAtThePluginTimeout(t *testing.T) {
 	t.Parallel()
 	s := app.New(app.WithPluginTimeout(50 * time.Millisecond))
 	var injected error
 	hookDone := make(chan struct{})
 	s.OnReady(func() error {
 		defer close(hookDone)
-		// The root handle cannot tell this call from another goroutine's:
-		// it waits for the boot, which waits for this hook.
-		_, injected = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, injected = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		<-done
 		return nil
 	})
 	err := s.Ready()

@@ -41,12 +41,17 @@ type instance struct {
 	mu          sync.Mutex // guards registration, boot and close
 	state       atomic.Int32
 	bootErr     error
-	bootDone    chan struct{}   // closed when the boot ends; nil before it starts
-	compiled    bool            // routes compiled: only OnReady hooks run now
-	interrupted bool            // Close began during the boot
-	closeCtx    context.Context // that Close's context, for the close the boot runs
-	root        *node
-	nodes       map[*scope.Context]*node // the node of every context
+	bootDone    chan struct{} // closed when the boot ends; nil before it starts
+	compiled    bool          // routes compiled: only OnReady hooks run now
+	interrupted bool          // Close began during the boot
+	// booting counts, while the boot runs, the goroutines running it: the
+	// one that called Ready, and each one a plugin body or hook runs on
+	// under the plugin time-out. A Ready (or Close) called from one of
+	// them would wait for itself.
+	booting  map[uint64]int
+	closeCtx context.Context // that Close's context, for the close the boot runs
+	root     *node
+	nodes    map[*scope.Context]*node // the node of every context
 
 	router   httpx.Router[*route]
 	routes   []*route
