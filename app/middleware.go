@@ -55,7 +55,7 @@ type middlewareDef struct {
 // of its route compiled first: a context's routes before its
 // children's, children in registration order.
 func (s *Server) Use(mw Middleware) error {
-	return s.mutate(func() error {
+	return s.mutate("middleware", func() error {
 		if mw == nil {
 			return errkind.New(ErrInvalidHandler, "invalid middleware in %s: nil", s.Path())
 		}

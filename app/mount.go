@@ -25,7 +25,7 @@ const anyMethod = httpx.AnyMethod
 // path from the mount, for every method: the router matches a path
 // before a method.
 func (s *Server) Mount(prefix string, h http.Handler) error {
-	return s.mutate(func() error {
+	return s.mutate("mount "+s.n.prefix+prefix, func() error {
 		if h == nil {
 			return errkind.New(ErrInvalidHandler, "invalid handler mounted at %q in %s: nil", prefix, s.Path())
 		}

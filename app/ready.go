@@ -141,9 +141,11 @@ func (a *instance) endBoot(err error) error {
 	defer close(done)
 	a.booting = nil
 	if err != nil {
+		// Returned, not logged as well: the caller reports it (a main
+		// prints it and exits), and a log line with a stack besides would
+		// report one failure twice.
 		a.bootErr = err
 		a.state.Store(int32(stateFailed))
-		a.log.Error("boot failed", zap.Error(err))
 		return err
 	}
 	a.state.Store(int32(stateReady))

@@ -16,6 +16,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -384,6 +387,23 @@ func TestReadyFromTheRootHandleInABodyFailsAtOnce(t *testing.T) {
 		require.ErrorIs(t, returns(t, ready, "Ready"), app.ErrClosed, "the body closed the server during its boot")
 		assert.NoError(t, <-closed)
 	})
+}
+
+// TestFailedReadyIsReportedOnce: Ready returns its failure and logs
+// nothing of it, so a main that prints what Ready returned reports it
+// once. Listen returns it the same way.
+func TestFailedReadyIsReportedOnce(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.DebugLevel)
+	s := app.New(app.WithLogger(zap.New(core)))
+	s.Register(func(*app.Server) error { return errors.New("no database") }, app.Name("db"))
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrPlugin)
+	assert.Equal(t, "plugin db (root > db) failed: no database", err.Error())
+	assert.Equal(t, err, s.Listen("127.0.0.1:0"))
+	for _, e := range logs.All() {
+		assert.Less(t, e.Level, zapcore.WarnLevel, "logged as well as returned: %s %v", e.Message, e.ContextMap())
+	}
 }
 
 // TestReadyFromAGoroutineOfAHookEndsAtThePluginTimeout: a goroutine that
