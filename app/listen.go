@@ -165,7 +165,10 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 //
 //  1. readiness flips: IsReady is false, and every open stream's context
 //     (httpx.Reply.SSE, Stream) ends with the cause httpx.ErrServerClosing,
-//     so its handler can send a last event and return;
+//     so its handler can send a last event and return; the stream's
+//     connection gets a write deadline 500 ms away, so a client that
+//     stopped reading cannot hold the handler (and the close) in a
+//     blocked write;
 //  2. during the drain delay (WithDrainDelay, default 0) requests are still
 //     served, each answered with "connection: close", so a load balancer
 //     has time to notice and clients reconnect elsewhere; after it,
