@@ -58,7 +58,7 @@ type middlewareDef struct {
 // the middleware of the context of that method's route instead, whoever
 // owns the path: see Preflight and RouteConfigOf.
 func (s *Server) Use(mw Middleware) error {
-	return s.mutate(func() error {
+	return s.mutate("middleware", func() error {
 		if mw == nil {
 			return errkind.New(ErrInvalidHandler, "invalid middleware in %s: nil", s.Path())
 		}

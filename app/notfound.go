@@ -17,7 +17,7 @@ import (
 // answered 405, after the middleware of the context owning the path and
 // before any handler or hook, whatever is set here.
 func (s *Server) SetNotFoundHandler(fn any) error {
-	return s.mutate(func() error {
+	return s.mutate("not-found handler", func() error {
 		if fn == nil {
 			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: nil", s.Path())
 		}

@@ -51,7 +51,7 @@ import (
 // that need each other, are start-up errors. As[I] provides the value as
 // interface I too.
 func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("request value %T", constructor), func() error {
 		var o decorateOptions
 		for _, opt := range opts {
 			opt(&o)

@@ -67,7 +67,7 @@ func WithHook(kind Hook, fn any) RouteOption {
 // anything itself. Parameters are resolved at Ready, which fails if one
 // is not visible from this context.
 func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
-	return s.mutate(func() error {
+	return s.mutate("route "+method+" "+s.n.prefix+path, func() error {
 		if !httpmethod.Valid(method) {
 			return errkind.New(httpx.ErrInvalidMethod, "invalid method %q in %s: a method is an upper-case token", method, s.Path())
 		}

@@ -44,12 +44,17 @@ type instance struct {
 	mu          sync.Mutex // guards registration, boot and close
 	state       atomic.Int32
 	bootErr     error
-	bootDone    chan struct{}   // closed when the boot ends; nil before it starts
-	compiled    bool            // routes compiled: only OnReady hooks run now
-	interrupted bool            // Close began during the boot
-	closeCtx    context.Context // that Close's context, for the close the boot runs
-	root        *node
-	nodes       map[*scope.Context]*node // the node of every context
+	bootDone    chan struct{} // closed when the boot ends; nil before it starts
+	compiled    bool          // routes compiled: only OnReady hooks run now
+	interrupted bool          // Close began during the boot
+	// booting counts, while the boot runs, the goroutines running it: the
+	// one that called Ready, and each one a plugin body or hook runs on
+	// under the plugin time-out. A Ready (or Close) called from one of
+	// them would wait for itself.
+	booting  map[uint64]int
+	closeCtx context.Context // that Close's context, for the close the boot runs
+	root     *node
+	nodes    map[*scope.Context]*node // the node of every context
 
 	router   httpx.Router[*route]
 	routes   []*route
@@ -126,13 +131,14 @@ func (s *Server) Path() string { return s.n.ctx.Path() }
 func (s *Server) Prefix() string { return s.n.prefix }
 
 // mutate runs fn under the registration lock if the server still accepts
-// registrations; otherwise it returns why not.
-func (s *Server) mutate(fn func() error) error { return s.mutateWhen(false, fn) }
+// registrations; otherwise it returns why not, naming what, the
+// registration refused ("route GET /b").
+func (s *Server) mutate(what string, fn func() error) error { return s.mutateWhen(false, what, fn) }
 
 // mutateWhen is mutate; late says that what fn registers still applies
 // after the routes are compiled (hooks that run after Ready), so OnReady
 // hooks may call it.
-func (s *Server) mutateWhen(late bool, fn func() error) error {
+func (s *Server) mutateWhen(late bool, what string, fn func() error) error {
 	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -140,14 +146,14 @@ func (s *Server) mutateWhen(late bool, fn func() error) error {
 	case stateRegistering:
 	case stateBooting:
 		if a.compiled && !late {
-			return errkind.New(ErrAlreadyStarted, "the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks")
+			return errkind.New(ErrAlreadyStarted, "%s (%s) refused: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks", what, s.Path())
 		}
 	case stateFailed:
-		return ErrBootFailed
+		return errkind.New(ErrBootFailed, "%s (%s) registered after the server failed to start", what, s.Path())
 	case stateDraining, stateClosing, stateClosed:
-		return ErrClosed
+		return errkind.New(ErrClosed, "%s (%s) registered after Close", what, s.Path())
 	default:
-		return ErrAlreadyStarted
+		return errkind.New(ErrAlreadyStarted, "%s (%s) registered after the server started", what, s.Path())
 	}
 	err := fn()
 	if err != nil && a.bootErr == nil {

@@ -82,10 +82,10 @@ type reply struct {
 	format ErrorFormat
 
 	// closing is the server's closing context (SetClosing), kept from
-	// one request to the next; stopStream undoes a stream's join with it.
-	closing    context.Context
-	stopStream func()
-	streamed   bool // the reply streams: each part arms the write deadline
+	// one request to the next; stream is a stream's join with it.
+	closing  context.Context
+	stream   *streamClose
+	streamed bool // the reply streams: each part arms the write deadline
 }
 
 // encoding is a reply's JSON buffer and the encoder writing into it.
@@ -456,9 +456,21 @@ func (r *reply) write(body []byte, ctype []string) {
 // ResponseWriter sets it on the connection, also from under the writers
 // that wrap it (a middleware's, a request time-out's); others have no
 // connection to bound.
+//
+// Once the server began to close, a stream's deadline is no later than
+// the one the close set (streamClose): a last event gets that long.
 func (r *reply) armWrite() {
+	var t time.Time
 	if r.writeTimeout > 0 {
-		deadline.SetWrite(r.w, time.Now().Add(r.writeTimeout))
+		t = time.Now().Add(r.writeTimeout)
+	}
+	if r.stream != nil {
+		if by := r.stream.deadline(); !by.IsZero() && (t.IsZero() || by.Before(t)) {
+			t = by
+		}
+	}
+	if !t.IsZero() {
+		deadline.SetWrite(r.w, t)
 	}
 }
 
