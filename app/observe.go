@@ -86,7 +86,7 @@ type Observation struct {
 // and its descendants serve, after the observers of their ancestors.
 // Register it before Ready, like a hook.
 func (s *Server) Observe(o Observer) error {
-	return s.mutate(func() error {
+	return s.mutate("observer", func() error {
 		if o.Start == nil && o.End == nil && o.LogFields == nil && o.Step == nil {
 			return nil
 		}
