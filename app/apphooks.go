@@ -42,12 +42,6 @@ type RouteSpec struct {
 	config *routeConfig // WithConfig's values, read with RouteConfig
 }
 
-// RouteOptions is RouteSpec.
-//
-// Deprecated: use RouteSpec; the name was one letter from RouteOption,
-// which is something else.
-type RouteOptions = RouteSpec
-
 // OnRegister adds fn to run for every encapsulated plugin of this context
 // or a descendant that loads after this call, with the plugin's new
 // context, before the plugin's body. Plugins load at Ready, so that

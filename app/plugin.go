@@ -42,19 +42,9 @@ func (p *Plugin) Name() string { return p.name }
 // that registration only, after the plugin's own.
 type PluginOption func(*Plugin)
 
-// RegisterOption is the type Register's options had.
-//
-// Deprecated: Register takes PluginOption values; use PluginOption.
-type RegisterOption = PluginOption
-
 // Name names the plugin and the context it gets (default: the body's
 // function name). Given to Register, it renames that registration.
 func Name(name string) PluginOption { return func(p *Plugin) { p.name = name } }
-
-// PluginName is Name.
-//
-// Deprecated: use Name, which Wrap, Describe and Register all accept.
-func PluginName(name string) PluginOption { return Name(name) }
 
 // Prefix prefixes every route of the plugin's context (and its
 // descendants) with prefix. A wrapped plugin has no context of its own:

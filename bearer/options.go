@@ -97,12 +97,6 @@ func Strict(on bool) Option { return func(c *config) { c.strict = on } }
 // Plugin guards every route of the context with an onRequest hook.
 func Manual() Option { return func(c *config) { c.addHook = false } }
 
-// AddHook(false) is Manual(); AddHook(true) is the default.
-//
-// Deprecated: use Manual. A bool option read as "add a hook: false" at
-// the call site.
-func AddHook(on bool) Option { return func(c *config) { c.addHook = on } }
-
 // ContentType sets the Content-Type of the error answers of the hook
 // (default "application/json; charset=utf-8").
 func ContentType(ct string) Option {
