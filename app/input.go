@@ -22,24 +22,34 @@ import (
 // for it, after onRequest and preParsing hooks, and checked before
 // preValidation hooks see it. JSON keys name T's fields exactly: a key
 // that names one only when case is folded is refused, so the body cannot
-// mean one thing to Burrow and another to a proxy:
+// mean one thing to Burrow and another to a proxy.
 //
-//	type newUser struct {
-//		Name  string `json:"name" validate:"required,max=64"`
-//		Email string `json:"email" validate:"required,format=email"`
-//	}
-//	s.Post("/users", func(b app.Body[newUser]) (user, error) { … b.Value.Name … })
+// A typed route takes its body as an input-struct field tagged body:"".
+// Body is for what has no input struct: a hook, or a flexible-form
+// handler, that needs the body alone (both share the one decoded value):
+//
+//	s.AddHook(app.PreValidation, func(b app.Body[newUser]) error { … b.Value.Name … })
 type Body[T any] struct{ Value T }
 
 // Query is a handler or hook parameter holding the query string decoded
 // into the struct T: a field takes the values of the key in its query
 // tag (default: the field's name); slices take repeated keys. A value
 // that does not convert is a 400 naming the field.
+//
+// A typed route takes query values as input-struct fields tagged query.
+// Query carries what those fields cannot: a named group of them that
+// several routes share (paging, say), as one field of their input
+// structs or one parameter of a hook.
 type Query[T any] struct{ Value T }
 
 // Params is a handler or hook parameter holding the path parameters
 // decoded into the struct T, a field per param tag (default: the field's
 // name).
+//
+// A typed route takes path parameters as input-struct fields tagged
+// path. Params carries what those fields cannot: a named group of them
+// that several routes (or a hook over them) share, as one field or
+// parameter.
 type Params[T any] struct{ Value T }
 
 type inputKind int

@@ -60,12 +60,18 @@ func WithHook(kind Hook, fn any) RouteOption {
 // answers HEAD (same headers, no body) unless a HEAD route is registered
 // for the same path.
 //
-// handler is a function whose parameters Burrow fills: *httpx.Request,
-// *httpx.Reply, context.Context, *zap.Logger, In structs (request
-// decorators and services), and services by type. It returns nothing,
-// error, or (T, error), where a T is sent when the handler did not send
-// anything itself. Parameters are resolved at Ready, which fails if one
-// is not visible from this context.
+// A handler is written as a typed route ([Get], [Post], … [Handle]).
+// Route (and s.Get, s.Post, …) is the flexible form, for what is not one:
+// a hook-like handler (func(*httpx.Request, *httpx.Reply) error), a stream
+// or a standard http.Handler. handler is a function whose parameters
+// Burrow fills: *httpx.Request, *httpx.Reply, context.Context,
+// *zap.Logger, In structs (request decorators and services), and services
+// by type. It returns nothing, error, or (T, error), where a T is sent
+// when the handler did not send anything itself. Parameters are resolved
+// at Ready, which fails if one is not visible from this context. A
+// function whose only parameters are *httpx.Request and *httpx.Reply is
+// called directly; any other through reflect.Value.Call (about 400 ns
+// and two allocations a call), which a typed route avoids.
 func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
 	return s.mutate(func() error {
 		if !httpmethod.Valid(method) {

@@ -12,12 +12,9 @@ import (
 // reflect.Value.Call, made by [Typed] or [TypedValue]. Anywhere a
 // handler or hook is accepted, a Handler is too.
 //
-// Any function can be a handler, but a function with a parameter of the
-// user's own type (an In struct, Body[T]) can only be called through
-// reflection, which costs about 400 ns and two allocations per call. The
-// generic constructors know the type at compile time, so the call is an
-// ordinary one; only filling the parameter still uses the plan made at
-// start-up.
+// Deprecated: write a route as a typed route ([Get], [Post], … [Handle]),
+// which Burrow calls directly; a stream takes the *httpx.Reply as a field
+// of its input struct. Hooks and error handlers are plain functions.
 type Handler interface {
 	// direct returns the invoker of the wrapped function.
 	direct(c *scope.Context, opt planOptions) (invoker, error)
@@ -29,16 +26,31 @@ type Handler interface {
 // handler parameter is (an In struct, Body, Query or Params, a service,
 // or a built-in such as *httpx.Request).
 //
-//	s.Get("/three", app.Typed(func(rep *httpx.Reply, v values) error {
-//		return rep.Send(body{Answer: v.Answer})
-//	}))
+// Deprecated: use a typed route, whose input struct may take the
+// *httpx.Reply (a field of type *httpx.Reply) for a stream:
+//
+//	app.Get(s, "/three", func(_ context.Context, in struct {
+//		app.In
+//		Reply *httpx.Reply
+//	}) (struct{}, error) {
+//		return struct{}{}, in.Reply.Send("three")
+//	})
+//
+// Hooks and error handlers take the plain function: s.SetErrorHandler(fn).
 func Typed[D any](fn func(*httpx.Reply, D) error) Handler {
 	return typed[D, struct{}]{send: fn}
 }
 
 // TypedValue makes a Handler of fn, which returns the value to send.
 //
-//	s.Post("/echo", app.TypedValue(func(b app.Body[msg]) (msg, error) { return b.Value, nil }))
+// Deprecated: use a typed route, which returns the value to send too:
+//
+//	app.Post(s, "/echo", func(_ context.Context, in struct {
+//		app.In
+//		Msg msg `body:""`
+//	}) (msg, error) {
+//		return in.Msg, nil
+//	})
 func TypedValue[D, R any](fn func(D) (R, error)) Handler {
 	return typed[D, R]{value: fn}
 }
