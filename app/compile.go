@@ -164,7 +164,8 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	line := a.lineage(n)
 	rt.info = httpx.RouteInfo{
 		Method:  method,
-		Pattern: path,
+		Path:    path,
+		Pattern: path, //lint:ignore SA1019 filled while the deprecated field lasts
 		Context: n.ctx.Path(),
 	}
 	rt.plan.Slots, rt.plan.Types = map[string]int{}, a.types

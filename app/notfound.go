@@ -64,7 +64,8 @@ func (a *instance) compileNotFound() error {
 			errs = err
 			return
 		}
-		rt.info.Method, rt.info.Pattern, rt.stdPattern = "", "", ""
+		rt.info = httpx.RouteInfo{Context: rt.info.Context}
+		rt.stdPattern = ""
 		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
 	})
 	// Longest prefix first, so /api/x finds /api's handler before root's.

@@ -45,7 +45,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 			fields = append(fields, f.Name)
 		}
 	}
-	assert.Equal(t, []string{"Method", "Pattern", "Context"}, fields, "RouteInfo describes the route, nothing else")
+	assert.Equal(t, []string{"Method", "Path", "Context", "Pattern"}, fields, "RouteInfo describes the route, nothing else")
 }
 
 func TestExchangeHandsOutThePairOfTheRequest(t *testing.T) {
