@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -20,36 +19,8 @@ type routeDef struct {
 	bodyLimit int64
 	status    int          // Status: a typed route's success status
 	err       error        // from options, reported by Route
-	meta      *routeMeta   // what the route says about itself (routemeta.go)
+	meta      *routeMeta   // what the route says about itself (routeoptions.go)
 	config    *routeConfig // WithConfig's values; nil for none
-}
-
-// RouteOption configures one route as Route registers it. Like every
-// option type of Burrow's, it is a function that only Burrow's
-// constructors make; one given a bad argument records the error, which
-// the call taking it (here Route) returns: the first one's, when several
-// fail.
-type RouteOption func(*routeDef)
-
-// fail records err unless an earlier option failed: an error names its
-// subject once, and a second one joined below it would not.
-func (r *routeDef) fail(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-}
-
-// WithHook adds a route-level hook, which runs after every context hook of
-// the same kind.
-func WithHook(kind Hook, fn any) RouteOption {
-	return func(r *routeDef) {
-		d, err := newHookDef(kind, fn)
-		if err != nil {
-			r.fail(fmt.Errorf("has an invalid %v hook: %w", kind, err))
-			return
-		}
-		r.hooks = append(r.hooks, d)
-	}
 }
 
 // Route registers handler for method and path in this context. path must

@@ -112,19 +112,6 @@ type replier interface {
 	reply(rep *httpx.Reply) error
 }
 
-// Status makes a typed route (Get, Post, … Handle) answer its Out with
-// code, a success status (200 to 299, not 204, which has no body: use
-// NoContent) instead of 200.
-func Status(code int) RouteOption {
-	return func(r *routeDef) {
-		if code < 200 || code > 299 || code == http.StatusNoContent {
-			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code))
-			return
-		}
-		r.status = code
-	}
-}
-
 // routeTypes describes a typed route, for the route description an
 // OpenAPI generator reads: its input struct, its success status, the type
 // of the body it answers (nil for none) and the headers it sets.
