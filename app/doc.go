@@ -222,7 +222,7 @@
 // fails, its parent's gets the new error. A panic is a 500 whose value is
 // never sent. A 5xx answering an error that is not an *httpx.Error says
 // its status text, not its message, which was written for logs
-// ([WithServerErrorMessages](true) sends it, for development).
+// ([WithServerErrorText] sends it, for development).
 // [WithProblemDetails] answers every error as RFC 9457 problem details.
 //
 // Start-up errors name their subject once and read as one sentence:

@@ -20,7 +20,7 @@ import (
 func TestStrictScheme(t *testing.T) {
 	t.Parallel()
 	lenient := newApp(t, nil, bearer.Keys("k1"))
-	strict := newApp(t, nil, bearer.Keys("k1"), bearer.Strict(true))
+	strict := newApp(t, nil, bearer.Keys("k1"), bearer.CaseSensitive())
 	tests := []struct {
 		auth           string
 		lenient, exact int

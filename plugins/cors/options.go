@@ -35,7 +35,7 @@ type config struct {
 	maxAge        time.Duration
 	maxAgeSet     bool
 	successStatus int
-	lax           bool // StrictPreflight(false)
+	lax           bool // LaxPreflight
 	err           error
 }
 
@@ -192,10 +192,18 @@ func SuccessStatus(code int) Option {
 	}
 }
 
-// StrictPreflight says whether a preflight without an Origin header is
-// refused with 400 ErrInvalidPreflight (default true, as @fastify/cors): browsers always send one, so what lacks it is not a
-// browser's preflight. Off, it is answered as a preflight from no
-// origin: only Origins("*") allows it.
+// LaxPreflight answers a preflight without an Origin header as a
+// preflight from no origin: only Origins("*") allows it. By default such
+// a request is refused with 400 ErrInvalidPreflight, as @fastify/cors
+// does: browsers always send one, so what lacks it is not a browser's
+// preflight.
+func LaxPreflight() Option { return func(c *config) { c.lax = true } }
+
+// StrictPreflight(false) is LaxPreflight(); StrictPreflight(true) is the
+// default.
+//
+// Deprecated: use LaxPreflight. A bool option reads as "strict
+// preflight: false" at the call site.
 func StrictPreflight(on bool) Option { return func(c *config) { c.lax = !on } }
 
 // newConfig applies opts to the defaults and checks the result.
