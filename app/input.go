@@ -182,7 +182,7 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 
 // decode runs after the preParsing hooks: it decodes the query, the
 // params and the body the route asked for.
-func (p *inputPlan) decode(x *httpx.Exchange) error {
+func (p *inputPlan) decode(x *exchange) error {
 	req, rep := x.Request(), x.Reply()
 	in := x.Input()
 	var bad []httpx.FieldError
@@ -223,7 +223,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 }
 
 // parseBody reads the body with the parser of its media type.
-func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
+func (p *inputPlan) parseBody(x *exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
 	raw := req.Raw()
 	ct := raw.Header.Get("Content-Type")
 	if raw.ContentLength > p.limit {
@@ -292,7 +292,7 @@ func errBodyRequired() error {
 }
 
 // validate runs after the preValidation hooks.
-func (p *inputPlan) validate(x *httpx.Exchange) error {
+func (p *inputPlan) validate(x *exchange) error {
 	in := x.Input()
 	scratch := getFieldErrors()
 	bad := *scratch
@@ -326,7 +326,7 @@ func planInput(t reflect.Type, opt planOptions) (argPlan, error) {
 }
 
 // inputValue builds the Body/Query/Params value for a call.
-func inputValue(x *httpx.Exchange, a *argPlan) reflect.Value {
+func inputValue(x *exchange, a *argPlan) reflect.Value {
 	w := reflect.New(a.wrapper).Elem()
 	if v := x.Input()[a.input]; v != nil {
 		w.Field(0).Set(reflect.ValueOf(v).Elem())

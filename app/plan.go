@@ -72,7 +72,7 @@ type In = dig.In
 // is the error being handled (error handlers and onError hooks only). It
 // returns the value to send, if the function returned one, and the
 // function's error.
-type invoker func(x *httpx.Exchange, err error) (any, error)
+type invoker func(x *exchange, err error) (any, error)
 
 var (
 	typeRequest = reflect.TypeFor[*httpx.Request]()
@@ -199,25 +199,25 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
 		}
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request(), x.Reply()) }, nil
+		return func(x *exchange, _ error) (any, error) { return nil, f(x.Request(), x.Reply()) }, nil
 	case func(*httpx.Request, *httpx.Reply):
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
 		}
-		return func(x *httpx.Exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil }, nil
+		return func(x *exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil }, nil
 	case func(*httpx.Request) (any, error):
-		return func(x *httpx.Exchange, _ error) (any, error) { return f(x.Request()) }, nil
+		return func(x *exchange, _ error) (any, error) { return f(x.Request()) }, nil
 	case func(*httpx.Request) error:
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request()) }, nil
+		return func(x *exchange, _ error) (any, error) { return nil, f(x.Request()) }, nil
 	case func(*httpx.Reply) error:
 		if opt.beside {
 			return nil, errBeside("*httpx.Reply")
 		}
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Reply()) }, nil
+		return func(x *exchange, _ error) (any, error) { return nil, f(x.Reply()) }, nil
 	case func() error:
-		return func(*httpx.Exchange, error) (any, error) { return nil, f() }, nil
+		return func(*exchange, error) (any, error) { return nil, f() }, nil
 	case func():
-		return func(*httpx.Exchange, error) (any, error) { f(); return nil, nil }, nil
+		return func(*exchange, error) (any, error) { f(); return nil, nil }, nil
 	case Handler:
 		return f.direct(c, opt)
 	case http.Handler, func(http.ResponseWriter, *http.Request):
@@ -258,7 +258,7 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 		args[i] = a
 	}
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
 		var keep [4]any // In structs in flight; more than four is rare
@@ -764,14 +764,14 @@ func resolveService(c *scope.Context, t reflect.Type, name string, optional bool
 	return reflect.Value{}, fmt.Errorf("needs %v, which could not be built: %w", key, err)
 }
 
-func (sp *structPlan) fill(x *httpx.Exchange) any {
+func (sp *structPlan) fill(x *exchange) any {
 	p := sp.pool.Get()
 	sp.fillInto(reflect.ValueOf(p).Elem(), x)
 	return p
 }
 
 // fillInto sets the planned fields of v, a zeroed struct of sp.typ.
-func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
+func (sp *structPlan) fillInto(v reflect.Value, x *exchange) {
 	in := x.Input()
 	var texts reflect.Value // the decoded text fields, when the route has them
 	if p := in[inputFields]; p != nil {

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/dig"
 	"go.uber.org/zap"
 
-	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -138,7 +137,7 @@ type Constructor interface {
 
 // builder builds a request value for x's request: the value (or its
 // cell), its cleanup (or nil) and the constructor's error.
-type builder func(x *httpx.Exchange) (any, func(failed bool) error, error)
+type builder func(x *exchange) (any, func(failed bool) error, error)
 
 // cell holds a request value of a type that an interface cannot hold
 // without a copy on the heap (a struct, a string, a slice, an integer…):
@@ -221,7 +220,7 @@ func (f providerFunc[In, T]) valueType() (reflect.Type, error) {
 }
 
 func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bool) (builder, func(any), error) {
-	get := func(*httpx.Exchange, error) In { var zero In; return zero }
+	get := func(*exchange, error) In { var zero In; return zero }
 	if reflect.TypeFor[In]() != typeNoInput {
 		var err error
 		if get, err = planDirect[In](c, opt); err != nil {
@@ -229,7 +228,7 @@ func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bo
 		}
 	}
 	if !single || boxFree(reflect.TypeFor[T]()) {
-		return func(x *httpx.Exchange) (any, func(bool) error, error) {
+		return func(x *exchange) (any, func(bool) error, error) {
 			v, cleanup, err := f(x.Request().Context(), get(x, nil))
 			if err != nil {
 				return nil, nil, err
@@ -238,7 +237,7 @@ func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bo
 		}, nil, nil
 	}
 	pool := &sync.Pool{New: func() any { return new(cell[T]) }}
-	build := func(x *httpx.Exchange) (any, func(bool) error, error) {
+	build := func(x *exchange) (any, func(bool) error, error) {
 		v, cleanup, err := f(x.Request().Context(), get(x, nil))
 		if err != nil {
 			return nil, nil, err
@@ -446,9 +445,9 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 	}
 	rt.scoped = true
 	rt.values = appendNew(rt.values, order...)
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		for _, p := range order {
-			if !x.Built(p.decl.Slot) {
+			if !x.isBuilt(p.decl.Slot) {
 				if err := p.run(x); err != nil {
 					return nil, err
 				}
@@ -460,13 +459,13 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 
 // run calls the constructor for x's request, whose dependencies are
 // built, and keeps the value and its cleanup on x.
-func (p *provider) run(x *httpx.Exchange) error {
+func (p *provider) run(x *exchange) error {
 	if p.build != nil {
 		v, cleanup, err := p.build(x)
 		if err != nil {
 			return err // the value and the cleanup are not kept
 		}
-		x.Keep(p.decl.Slot, v, cleanup)
+		x.keep(p.decl.Slot, v, cleanup)
 		return nil
 	}
 	in := make([]reflect.Value, len(p.args))
@@ -490,7 +489,7 @@ func (p *provider) run(x *httpx.Exchange) error {
 	if len(out) == 3 {
 		cleanup, _ = out[1].Interface().(func(bool) error)
 	}
-	x.Keep(p.decl.Slot, out[0].Interface(), cleanup)
+	x.keep(p.decl.Slot, out[0].Interface(), cleanup)
 	return nil
 }
 
@@ -498,7 +497,7 @@ func (p *provider) run(x *httpx.Exchange) error {
 // constructors take alike: the request, its context, its logger, a value
 // fixed at start-up or a request value. It is false for the other kinds,
 // which the caller supplies.
-func requestArg(x *httpx.Exchange, a *argPlan) (reflect.Value, bool) {
+func requestArg(x *exchange, a *argPlan) (reflect.Value, bool) {
 	switch a.kind {
 	case argRequest:
 		return reflect.ValueOf(x.Request()), true
@@ -516,7 +515,7 @@ func requestArg(x *httpx.Exchange, a *argPlan) (reflect.Value, bool) {
 
 // slotArg is the value of a request value parameter: the slot's value, or
 // the zero value of the parameter's type for a nil one.
-func slotArg(x *httpx.Exchange, a *argPlan) reflect.Value {
+func slotArg(x *exchange, a *argPlan) reflect.Value {
 	if v := x.Slot(a.slot); v != nil {
 		return slotValue(v)
 	}
@@ -525,9 +524,9 @@ func slotArg(x *httpx.Exchange, a *argPlan) reflect.Value {
 
 // releaseValues gives back the cells of the request values built in x's
 // request, once it is answered and cleaned up.
-func (rt *route) releaseValues(x *httpx.Exchange) {
+func (rt *route) releaseValues(x *exchange) {
 	for _, p := range rt.values {
-		if p.release != nil && x.Built(p.decl.Slot) {
+		if p.release != nil && x.isBuilt(p.decl.Slot) {
 			p.release(x.Slot(p.decl.Slot))
 		}
 	}
@@ -539,9 +538,9 @@ func (rt *route) releaseValues(x *httpx.Exchange) {
 // one has failed the rest are told the request failed: it is answered
 // as failed, so a value built earlier must not commit what a later one
 // could not.
-func cleanUp(x *httpx.Exchange, failed bool) error {
+func cleanUp(x *exchange, failed bool) error {
 	var errs []error
-	for c := x.PopCleanup(); c != nil; c = x.PopCleanup() {
+	for c := x.popCleanup(); c != nil; c = x.popCleanup() {
 		if err := protectCall(func() error { return c(failed) }); err != nil {
 			errs = append(errs, err)
 			failed = true
@@ -557,7 +556,7 @@ func cleanUp(x *httpx.Exchange, failed bool) error {
 // err is what the handler (or a hook) returned. A failing cleanup is the
 // error the request is answered with when there was none; otherwise it is
 // logged and err answers.
-func (rt *route) settle(x *httpx.Exchange, err error) error {
+func (rt *route) settle(x *exchange, err error) error {
 	cerr := cleanUp(x, err != nil || x.Reply().Status() >= 400)
 	switch {
 	case cerr == nil:
@@ -571,7 +570,7 @@ func (rt *route) settle(x *httpx.Exchange, err error) error {
 
 // settleSent runs the cleanups left once the reply is written, and logs a
 // failure: the client has its answer already.
-func (rt *route) settleSent(x *httpx.Exchange, failed bool) {
+func (rt *route) settleSent(x *exchange, failed bool) {
 	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
 		rt.node.log.Error(err.Error(), zap.String("reqId", x.Request().ID()), zap.Error(err))
 	}
@@ -580,7 +579,7 @@ func (rt *route) settleSent(x *httpx.Exchange, failed bool) {
 // endValues is deferred by the requests of a route that uses request
 // values: after a panic that goes on to net/http (http.ErrAbortHandler),
 // it runs the cleanups left, as failed, before the panic does.
-func (rt *route) endValues(x *httpx.Exchange) {
+func (rt *route) endValues(x *exchange) {
 	if p := recover(); p != nil {
 		_ = cleanUp(x, true)
 		panic(p)

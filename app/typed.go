@@ -81,12 +81,12 @@ func (t typed[D, R]) direct(c *scope.Context, opt planOptions) (invoker, error) 
 			return nil, errBeside("*httpx.Reply")
 		}
 		send := t.send
-		return func(x *httpx.Exchange, herr error) (any, error) {
+		return func(x *exchange, herr error) (any, error) {
 			return nil, send(x.Reply(), get(x, herr))
 		}, nil
 	}
 	value := t.value
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		v, err := value(get(x, herr))
 		if err != nil {
 			return nil, err
@@ -98,7 +98,7 @@ func (t typed[D, R]) direct(c *scope.Context, opt planOptions) (invoker, error) 
 // planDirect plans D like any parameter and returns what builds it per
 // call. D is filled in a pooled *D, so reflect works on addressable
 // memory that is not allocated per call, then copied out.
-func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange, error) D, error) {
+func planDirect[D any](c *scope.Context, opt planOptions) (func(*exchange, error) D, error) {
 	a, err := planArg(reflect.TypeFor[D](), c, opt)
 	if err != nil {
 		return nil, err
@@ -106,21 +106,21 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 	switch a.kind {
 	// Built-ins are pointers or interfaces: a type assertion, no copy.
 	case argRequest:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Request()).(D); return d }, nil
 	case argReply:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Reply()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Reply()).(D); return d }, nil
 	case argContext:
-		return func(x *httpx.Exchange, _ error) D { d, _ := x.Request().Context().(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := x.Request().Context().(D); return d }, nil
 	case argLogger:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request().Log()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Request().Log()).(D); return d }, nil
 	case argError:
-		return func(_ *httpx.Exchange, herr error) D { d, _ := herr.(D); return d }, nil
+		return func(_ *exchange, herr error) D { d, _ := herr.(D); return d }, nil
 	case argValue:
 		var d D
 		reflect.ValueOf(&d).Elem().Set(a.value)
-		return func(*httpx.Exchange, error) D { return d }, nil
+		return func(*exchange, error) D { return d }, nil
 	case argSlot:
-		return func(x *httpx.Exchange, _ error) D {
+		return func(x *exchange, _ error) D {
 			switch v := x.Slot(a.slot).(type) {
 			case *cell[D]: // a request value kept in a cell
 				return v.v
@@ -132,7 +132,7 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		}, nil
 	}
 	// An In struct or an input wrapper: filled through its plan.
-	fill := func(dst reflect.Value, x *httpx.Exchange) {
+	fill := func(dst reflect.Value, x *exchange) {
 		if v := x.Input()[a.input]; v != nil {
 			dst.Field(0).Set(reflect.ValueOf(v).Elem())
 		}
@@ -141,7 +141,7 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		fill = a.st.fillInto
 	}
 	pool := sync.Pool{New: func() any { return new(D) }}
-	return func(x *httpx.Exchange, _ error) D {
+	return func(x *exchange, _ error) D {
 		p := pool.Get().(*D)
 		fill(reflect.ValueOf(p).Elem(), x)
 		d := *p

@@ -155,7 +155,7 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	in := reflect.TypeFor[In]()
 	fn := t.fn
-	get := func(*httpx.Exchange, error) In { var zero In; return zero }
+	get := func(*exchange, error) In { var zero In; return zero }
 	if in != typeNoInput {
 		if !dig.IsIn(in) || in.Kind() != reflect.Struct {
 			return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
@@ -173,7 +173,7 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	// The status of Status is set by the route as it sends o (see
 	// route.reply), so that a send that fails takes it back.
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		o, err := fn(x.Request().Context(), get(x, herr))
 		if err != nil {
 			return nil, err
