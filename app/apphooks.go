@@ -49,7 +49,7 @@ type RouteSpec struct {
 // ones that body registered). Wrapped plugins get no context, so they do
 // not trigger it. An error stops the boot.
 func (s *Server) OnRegister(fn func(child *Server) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
+	return s.addAppHook("OnRegister hook", fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
 }
 
 // OnRoute adds fn to run, at Ready, for every route of this context and its
@@ -59,19 +59,19 @@ func (s *Server) OnRegister(fn func(child *Server) error) error {
 // once with the prefix as its path ("/v1"); it also answers "/v1/" unless
 // a hook changes its path.
 func (s *Server) OnRoute(fn func(*RouteSpec) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
+	return s.addAppHook("OnRoute hook", fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
 }
 
 // OnReady adds fn to run at the end of Ready, once every route compiled;
 // parents' hooks run before children's. An error fails Ready.
 func (s *Server) OnReady(fn func() error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onReady = append(s.n.app.onReady, fn) })
+	return s.addAppHook("OnReady hook", fn == nil, func() { s.n.app.onReady = append(s.n.app.onReady, fn) })
 }
 
 // OnListen adds fn to run when Listen or Serve starts accepting on addr;
 // parents' hooks first. Errors are logged: the server is already up.
 func (s *Server) OnListen(fn func(addr net.Addr) error) error {
-	return s.addLateHook(fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
+	return s.addLateHook("OnListen hook", fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
 }
 
 // PreClose adds fn to run when Close starts, after readiness flipped and
@@ -81,7 +81,7 @@ func (s *Server) OnListen(fn func(addr net.Addr) error) error {
 // OnClose hooks); parents' hooks first. Errors are returned by Close,
 // joined.
 func (s *Server) PreClose(fn func(ctx context.Context) error) error {
-	return s.addLateHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
+	return s.addLateHook("PreClose hook", fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
 }
 
 // OnClose adds fn to run at the end of Close, once requests are drained
@@ -90,17 +90,17 @@ func (s *Server) PreClose(fn func(ctx context.Context) error) error {
 // OnClose hooks of all contexts run in reverse order of registration, so
 // what started last stops first. Errors are returned by Close, joined.
 func (s *Server) OnClose(fn func(ctx context.Context) error) error {
-	return s.addLateHook(fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
+	return s.addLateHook("OnClose hook", fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
 }
 
-func (s *Server) addAppHook(isNil bool, add func()) error {
-	return s.mutate(appHook(s, isNil, add))
+func (s *Server) addAppHook(what string, isNil bool, add func()) error {
+	return s.mutate(what, appHook(s, isNil, add))
 }
 
 // addLateHook adds a hook that runs after Ready, which an OnReady hook may
 // still add.
-func (s *Server) addLateHook(isNil bool, add func()) error {
-	return s.mutateWhen(true, appHook(s, isNil, add))
+func (s *Server) addLateHook(what string, isNil bool, add func()) error {
+	return s.mutateWhen(true, what, appHook(s, isNil, add))
 }
 
 func appHook(s *Server, isNil bool, add func()) func() error {

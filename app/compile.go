@@ -39,6 +39,8 @@ type route struct {
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
 	config        *routeConfig // WithConfig's values, and OnRoute hooks'; nil for none
+	observers     []Observer   // its context's and its ancestors', root first
+	observedRoute string       // the pattern observers hear; "" for a not-found route
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -236,6 +238,8 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
+	rt.compileObservers(line)
+	rt.compileSteps(handler)
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}

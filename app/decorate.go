@@ -31,7 +31,7 @@ import (
 // refuses both, so a name holds one value of one type throughout a
 // branch (a hook replaces it for one request with SetDecorator).
 func (s *Server) DecorateRequest(name string, value any) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("request decorator %q", name), func() error {
 		if name == "" {
 			return errkind.New(ErrInvalidDecorator, "invalid request decorator in %s: empty name", s.Path())
 		}
@@ -165,7 +165,7 @@ func Named(name string) DecorateOption { return func(o *decorateOptions) { o.nam
 // same service twice in one context is an error (a value group takes any
 // number of values).
 func (s *Server) Decorate(service any, opts ...DecorateOption) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("service %T", service), func() error {
 		var o decorateOptions
 		for _, opt := range opts {
 			opt(&o)

@@ -271,6 +271,20 @@
 // [httpx.Request.Raw] and [httpx.Reply.Raw] are net/http's request and
 // writer.
 //
+// # Logging and observing
+//
+// Burrow logs with zap ([WithLogger]): each context through a child
+// carrying its path, each request through one carrying its id as well,
+// reqId ([WithRequestIDHeader] trusts a proxy's, within limits;
+// [WithRequestIDResponseHeader] echoes it). [Server.Slog] and
+// httpx.Request.Slog are the same loggers as *slog.Logger, and
+// [WithSlogHandler] makes Burrow log to a log/slog handler (package
+// slogzap bridges the two). [Server.Observe] adds an [Observer] that
+// hears of each request of a context — its route's pattern, the context
+// answering, the status, the duration — may give it a context (a span)
+// and fields every log line of the request carries (trace ids): what
+// the metrics and tracing plugins build on.
+//
 // # Route config and client address
 //
 // [WithConfig] gives a route typed values that plugins read: at Ready in

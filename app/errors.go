@@ -15,8 +15,9 @@ var (
 	// ErrBootFailed is returned by calls made after Ready failed.
 	ErrBootFailed = errors.New("boot failed")
 	// ErrClosed is returned by Ready and registrations once Close has
-	// begun, and by Inject once the drain delay is over (Listen and Serve
-	// return nil then).
+	// begun, by Listen, ListenTLS and Serve called after that (a Close
+	// that begins during their call ends them with nil), and by Inject
+	// once the drain delay is over.
 	ErrClosed = errors.New("server closed")
 	// ErrInvalidPlugin is returned by Register for a value that is not a
 	// plugin.

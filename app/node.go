@@ -26,6 +26,7 @@ type node struct {
 	routes     []*routeDef
 	hooks      hookLists
 	middleware []middlewareDef
+	observers  []Observer
 	// notAllowed is the 405 answer wrapped in the context's middleware,
 	// nil without; notAllowedDone says it was compiled.
 	notAllowed     http.Handler

@@ -17,7 +17,7 @@ import (
 // answered 405, after the middleware of the context owning the path and
 // before any handler or hook, whatever is set here.
 func (s *Server) SetNotFoundHandler(fn any) error {
-	return s.mutate(func() error {
+	return s.mutate("not-found handler", func() error {
 		if fn == nil {
 			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: nil", s.Path())
 		}
@@ -65,7 +65,7 @@ func (a *instance) compileNotFound() error {
 			return
 		}
 		rt.info = httpx.RouteInfo{Context: rt.info.Context}
-		rt.stdPattern = ""
+		rt.stdPattern, rt.observedRoute = "", ""
 		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
 	})
 	// Longest prefix first, so /api/x finds /api's handler before root's.

@@ -1,12 +1,14 @@
 package app
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // config holds New's options.
@@ -15,6 +17,7 @@ type config struct {
 	pluginTimeout  time.Duration
 	maxParamLength int
 	requestIDHdr   string
+	requestIDEcho  string // canonical
 	logRequests    bool
 	name           string
 
@@ -74,6 +77,19 @@ func newConfig(opts []Option) config {
 // through a child carrying its id.
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
 
+// WithSlogHandler makes Burrow log to h, a log/slog handler, instead of
+// a zap logger (it replaces WithLogger's; the last of the two wins): h's
+// level and format apply to every line, the access log's and the
+// request loggers' included. Context paths, request ids and the other
+// fields are h's attributes.
+func WithSlogHandler(h slog.Handler) Option {
+	return func(c *config) {
+		if h != nil {
+			c.logger = zap.New(slogzap.NewCore(h))
+		}
+	}
+}
+
 // WithoutRequestLogging turns off the "incoming request" and "request
 // completed" lines, which are on by default (they are written at info
 // level, so the logger's level decides too).
@@ -101,6 +117,16 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // "-_.:" (default: none, ids are generated). Any other value is ignored,
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
+
+// WithRequestIDResponseHeader makes every response carry its request's
+// id in this header (default: none), the id a client sent (see
+// WithRequestIDHeader; often the same header) or the one Burrow made, so
+// a client can quote it and the logs be searched for it. Answers outside
+// any route's context (the 503s before Ready and after Close, a
+// malformed path's 400) carry none.
+func WithRequestIDResponseHeader(name string) Option {
+	return func(c *config) { c.requestIDEcho = http.CanonicalHeaderKey(name) }
+}
 
 // WithServerErrorText makes a 5xx answer to an error that is not an
 // *httpx.Error (a driver's, a dial's, anything a handler returns as it

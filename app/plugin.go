@@ -79,7 +79,7 @@ type pendingPlugin struct {
 // plugin (a wrapped one is refused with it), and the declarations
 // (DependsOn, Supports, …) check this registration.
 func (s *Server) Register(plugin any, opts ...PluginOption) error {
-	return s.mutate(func() error {
+	return s.mutate("plugin "+pluginName(plugin, opts), func() error {
 		var v Plugin
 		switch pl := plugin.(type) {
 		case func(*Server) error:
@@ -122,6 +122,29 @@ func (s *Server) Register(plugin any, opts ...PluginOption) error {
 		s.n.pending = append(s.n.pending, p)
 		return nil
 	})
+}
+
+// pluginName is the name plugin would be registered under with opts, for
+// the error that refuses it: its Name, else its function's name.
+func pluginName(plugin any, opts []PluginOption) string {
+	var v Plugin
+	switch pl := plugin.(type) {
+	case *Plugin:
+		if pl != nil {
+			v = *pl // a copy, as Register's: the options must not change pl
+			v.meta.dependencies = slices.Clip(v.meta.dependencies)
+			v.meta.needs = slices.Clip(v.meta.needs)
+		}
+	default:
+		v.name = funcName(plugin)
+	}
+	for _, o := range opts {
+		o(&v)
+	}
+	if v.name == "" {
+		return "(unnamed)"
+	}
+	return v.name
 }
 
 // HasPlugin reports whether a plugin called name was registered in this

@@ -50,7 +50,7 @@ import (
 // that need each other, are start-up errors. As[I] provides the value as
 // interface I too.
 func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("request value %T", constructor), func() error {
 		var o decorateOptions
 		for _, opt := range opts {
 			opt(&o)
@@ -564,7 +564,7 @@ func (rt *route) settle(x *exchange, err error) error {
 	case err == nil:
 		return cerr
 	}
-	rt.node.log.Error(cerr.Error(), zap.String("reqId", x.Request().ID()), zap.Error(cerr))
+	x.Request().Log().Error(cerr.Error(), zap.Error(cerr))
 	return err
 }
 
@@ -572,7 +572,7 @@ func (rt *route) settle(x *exchange, err error) error {
 // failure: the client has its answer already.
 func (rt *route) settleSent(x *exchange, failed bool) {
 	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
-		rt.node.log.Error(err.Error(), zap.String("reqId", x.Request().ID()), zap.Error(err))
+		x.Request().Log().Error(err.Error(), zap.Error(err))
 	}
 }
 

@@ -44,7 +44,7 @@ type routeDef struct {
 // called directly; any other through reflect.Value.Call (about 400 ns
 // and two allocations a call), which a typed route avoids.
 func (s *Server) Route(method, path string, handler any, opts ...RouteOption) error {
-	return s.mutate(func() error {
+	return s.mutate("route "+method+" "+s.n.prefix+path, func() error {
 		if !httpmethod.Valid(method) {
 			return errkind.New(httpx.ErrInvalidMethod, "invalid method %q in %s: a method is an upper-case token", method, s.Path())
 		}

@@ -146,7 +146,7 @@ func (sc SecurityScheme) check(path string) error {
 // declares differently is an error; the same declaration again is
 // nothing.
 func (s *Server) DeclareSecurity(sc SecurityScheme) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("security scheme %q", sc.Name), func() error {
 		if err := sc.check(s.Path()); err != nil {
 			return err
 		}

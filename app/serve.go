@@ -93,9 +93,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		} else {
-			id, began := rt.logStart(r)
-			a.notAllowed(x, w, r, allow)
-			rt.logEnd(id, began, http.StatusMethodNotAllowed, x.Written())
+			rt.answerNotAllowed(x, w, r, allow)
 		}
 		rt = nil
 	default:
@@ -150,14 +148,40 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 // onResponse hooks.
 func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	var began time.Duration
-	logging := rt.logging()
-	if logging {
+	logging, observed := rt.logging(), rt.observers != nil
+	if logging || observed {
 		began = since()
 	}
-	failed := rt.lifecycle(x, w, r, rt.a.seq.Add(1), rt.a.clientID(r), logging)
+	log := rt.node.log
+	if observed {
+		r, log = rt.observeStart(r, "")
+	}
+	var seq uint64
+	id := rt.a.earlyID(w, r)
+	if id == "" {
+		seq = rt.a.seq.Add(1)
+	}
+	failed := rt.lifecycle(x, w, r, seq, id, log, logging)
 	rt.onResponseHooks(x, failed)
 	if logging {
-		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
+		rt.logEnd(log, x.Request().ID(), began, x.Reply().Status(), x.Written())
+	}
+	if observed {
+		rt.observeEnd(x, r, "", began, x.Reply().Status(), x.Written())
+	}
+}
+
+// answerNotAllowed answers 405 for rt's path, whose context has no
+// middleware, with allow the methods it has.
+func (rt *route) answerNotAllowed(x *exchange, w http.ResponseWriter, r *http.Request, allow string) {
+	r, began, log := rt.start(r, allow)
+	id, logged := rt.logStart(log, w, r)
+	rt.a.notAllowed(x, w, r, allow)
+	if logged {
+		rt.logEnd(log, id, began, http.StatusMethodNotAllowed, x.Written())
+	}
+	if rt.observers != nil {
+		rt.observeEnd(x, r, allow, began, http.StatusMethodNotAllowed, x.Written())
 	}
 }
 
@@ -178,43 +202,58 @@ func (a *instance) clientID(r *http.Request) string {
 	return ""
 }
 
-// logIncoming writes the access log's first line.
+// earlyID is r's id when it is known before the request begins: the id
+// its client sent (clientID), or "". When the id is echoed in a
+// response header, it is made now if the client sent none, and set in
+// w's header, so that every answer carries it, a middleware's and a 405
+// included.
+func (a *instance) earlyID(w http.ResponseWriter, r *http.Request) string {
+	id := a.clientID(r)
+	if a.cfg.requestIDEcho == "" {
+		return id
+	}
+	if id == "" {
+		id = reqid.Of(a.seq.Add(1)) // as Request.ID makes it
+	}
+	w.Header()[a.cfg.requestIDEcho] = []string{id}
+	return id
+}
+
+// logIncoming writes the access log's first line to log, the request's.
 // With trusted proxies, it adds the client's address as clientIp;
 // remoteAddress stays the peer's, the proxy that sent the request.
-func (rt *route) logIncoming(id string, r *http.Request) {
+func (rt *route) logIncoming(log *zap.Logger, id string, r *http.Request) {
 	if rt.a.clientIP != nil {
-		rt.node.log.Info("incoming request", zap.String("reqId", id),
+		log.Info("incoming request", zap.String("reqId", id),
 			zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr),
 			zap.Stringer("clientIp", rt.a.clientIP(r)))
 		return
 	}
-	rt.node.log.Info("incoming request", zap.String("reqId", id),
+	log.Info("incoming request", zap.String("reqId", id),
 		zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
 }
 
-// logStart writes the access log's first line for a request whose id
-// is needed before any Begin (one answered through middleware, a 405):
-// it returns that id and when the request began, or "" and 0 when rt's
-// requests are not logged.
-func (rt *route) logStart(r *http.Request) (id string, began time.Duration) {
+// logStart writes the access log's first line to log, the request's,
+// for a request whose id is needed before any Begin (one answered
+// through middleware, a 405): it returns that id and whether it logged;
+// when rt's requests are not logged, the id is earlyID's.
+func (rt *route) logStart(log *zap.Logger, w http.ResponseWriter, r *http.Request) (id string, logged bool) {
+	id = rt.a.earlyID(w, r)
 	if !rt.logging() {
-		return "", 0
+		return id, false
 	}
-	if id = rt.a.clientID(r); id == "" {
+	if id == "" {
 		id = reqid.Of(rt.a.seq.Add(1)) // as Request.ID makes it
 	}
-	rt.logIncoming(id, r)
-	return id, since()
+	rt.logIncoming(log, id, r)
+	return id, true
 }
 
-// logEnd writes the access log's last line, with the status and size
-// the client got, for a request logStart (or lifecycle) logged at
-// began; nothing when began is 0 (not logged).
-func (rt *route) logEnd(id string, began time.Duration, status int, size int64) {
-	if began == 0 {
-		return
-	}
-	rt.node.log.Info("request completed", zap.String("reqId", id),
+// logEnd writes the access log's last line to log, the request's, with
+// the status and size the client got, for a request logStart (or
+// lifecycle) logged at began.
+func (rt *route) logEnd(log *zap.Logger, id string, began time.Duration, status int, size int64) {
+	log.Info("request completed", zap.String("reqId", id),
 		zap.Int("statusCode", status), zap.Int64("responseSize", size),
 		zap.Float64("responseTime", float64((since()-began).Microseconds())/1000))
 }
@@ -226,7 +265,7 @@ func (rt *route) logEnd(id string, began time.Duration, status int, size int64) 
 func (rt *route) onResponseHooks(x *exchange, failed bool) {
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
-			rt.node.log.Error("onResponse hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error("onResponse hook failed", zap.Error(err))
 		}
 	}
 	if rt.scoped {
@@ -250,7 +289,7 @@ func since() time.Duration { return max(time.Since(epoch), 1) }
 // writes the access log's first line. It reports whether the request
 // failed (an error, a panic, the time-out), for the cleanups of the
 // request values the onResponse hooks build.
-func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, logIncoming bool) (failed bool) {
+func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, log *zap.Logger, logIncoming bool) (failed bool) {
 	a := rt.a
 	var dw *deadlineWriter
 	if d := a.cfg.requestTimeout; d > 0 {
@@ -259,10 +298,10 @@ func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, 
 		dw = newDeadlineWriter(w, r, ctx, a.replyTimeout, a.cfg.errors)
 		w = dw
 	}
-	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
+	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, log)
 	rep.SetWriteTimeout(a.replyTimeout)
 	if logIncoming {
-		rt.logIncoming(req.ID(), r)
+		rt.logIncoming(log, req.ID(), r)
 	}
 
 	if len(rt.onAbort) > 0 {
@@ -280,7 +319,7 @@ func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, 
 	if expired {
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
-		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
+		req.Log().Error(errTimeout.Message,
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
 		if err != nil {
@@ -401,7 +440,7 @@ func (rt *route) runBeside(hooks []invoker, x *exchange, kind string) {
 			return err
 		})
 		if err != nil {
-			rt.node.log.Error(kind+" hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error(kind+" hook failed", zap.Error(err))
 		}
 	}
 }
@@ -502,22 +541,23 @@ func (rt *route) failSettled(x *exchange, err error) {
 // each falling back to its parent's when it fails, then the default.
 func (rt *route) fail(x *exchange, err error) {
 	req, rep := x.Request(), x.Reply()
-	log := rt.node.log
+	// The lines go to the request's logger (reqId, trace ids), taken only
+	// when a line is written: a refusal below debug costs nothing.
 	if rep.Sent() {
 		if clientGone(req.Context()) {
 			// A stream whose client dropped it ends with an error (the
 			// write's, the context's): the client's doing, logged at
 			// debug, or every dropped stream would write an error line.
-			log.Debug("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+			req.Log().Debug("error after the reply was sent", zap.Error(err))
 			return
 		}
-		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+		req.Log().Error("error after the reply was sent", zap.Error(err))
 		return
 	}
-	logPanic(log, req, err)
+	logPanic(req, err)
 	for _, h := range rt.onError {
 		if herr := protect(h, x, err); herr != nil {
-			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("onError hook failed", zap.Error(herr))
 		}
 	}
 	for _, h := range rt.errorHandlers {
@@ -531,32 +571,32 @@ func (rt *route) fail(x *exchange, err error) {
 			}
 		}
 		if rep.Sent() {
-			log.Error("error handler failed after sending", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("error handler failed after sending", zap.Error(herr))
 			return
 		}
 		err = herr
-		logPanic(log, req, err)
+		logPanic(req, err)
 	}
 	status, body := rt.a.cfg.errors.Body(err, req.Raw())
 	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status), zap.Error(err))
+			req.Log().Error(err.Error(), zap.Int("statusCode", status), zap.Error(err))
 		}
-	} else if log.Core().Enabled(zap.DebugLevel) {
+	} else if rt.node.log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at
 		// info, a flood of bad requests would write a line each, which
 		// costs the server more than the refusal itself. Checked first,
 		// so that building the message and the fields costs nothing when
 		// debug is off.
-		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status))
+		req.Log().Debug(err.Error(), zap.Int("statusCode", status))
 	}
 	rep.Code(status)
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
-		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
+		req.Log().Error("cannot send the error response through the send hooks", zap.Error(serr))
 		x.SkipSendHooks()
 		if serr = sendProtected(rep, body); serr != nil {
-			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
+			req.Log().Error("cannot send error response", zap.Error(serr))
 		}
 	}
 }

@@ -152,7 +152,12 @@ func run(args []string, stdout io.Writer) error {
 	if err := s.Close(closeCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return <-errc
+	// ErrClosed: the signal reached Close before the goroutine reached
+	// Listen, which then refused to open the closed server.
+	if err := <-errc; err != nil && !errors.Is(err, app.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // serveAdmin serves the profiler on its own listener, kept apart from the

@@ -25,7 +25,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 	}{
 		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "ClientIP", "Context", "Cookie", "Cookies", "Decorator", "Detached",
 			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
-			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
+			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "Slog", "URL"}},
 		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "SSE", "Send", "SendError",
 			"Sent", "ServeContent", "SetCookie", "SetHeader", "SetWriteTimeout", "Status", "Stream", "Type"}},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/reqid"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // RouteInfo is what a request knows of the route it matched: its method
@@ -266,6 +268,10 @@ func (r *Request) ClientIP() netip.Addr {
 	}
 	return s.clientIP(s.raw)
 }
+
+// Slog is Log as a *slog.Logger, for libraries that take one: it writes
+// to the same core, with the request id and the context's fields.
+func (r *Request) Slog() *slog.Logger { return slog.New(slogzap.NewHandler(r.Log().Core())) }
 
 // Route describes the matched route; nil for a request no route matched.
 func (r *Request) Route() *RouteInfo { return r.live().route }
