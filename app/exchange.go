@@ -24,38 +24,6 @@ func newExchange() *exchange {
 	return x
 }
 
-// isBuilt reports whether the request value in slot i has been built in
-// this request.
-func (x *exchange) isBuilt(i int) bool { return i < len(x.built) && x.built[i] }
-
-// keep stores v, the request value just built for slot i, for the rest of
-// the request, and cleanup, if not nil, for popCleanup.
-func (x *exchange) keep(i int, v any, cleanup func(failed bool) error) {
-	if i >= len(x.built) {
-		x.built = append(x.built, make([]bool, i+1-len(x.built))...)
-	}
-	x.built[i] = true
-	x.SetSlot(i, v)
-	if cleanup != nil {
-		x.cleanups = append(x.cleanups, cleanup)
-	}
-}
-
-// popCleanup removes and returns the cleanup of the request value built
-// last whose cleanup has not been taken yet, or nil when none is left:
-// cleanups run in the reverse order of their values' construction, as
-// deferred calls do.
-func (x *exchange) popCleanup() func(failed bool) error {
-	c := x.cleanups
-	if len(c) == 0 {
-		return nil
-	}
-	f := c[len(c)-1]
-	c[len(c)-1] = nil
-	x.cleanups = c[:len(c)-1]
-	return f
-}
-
 // detached is an exchange for hooks that run beside the handler, on
 // another goroutine (httpx.Exchange.Detach): it builds no request values.
 func (x *exchange) detached() *exchange {

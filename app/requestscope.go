@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"go.uber.org/dig"
-	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
@@ -457,42 +456,6 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 	}, nil
 }
 
-// run calls the constructor for x's request, whose dependencies are
-// built, and keeps the value and its cleanup on x.
-func (p *provider) run(x *exchange) error {
-	if p.build != nil {
-		v, cleanup, err := p.build(x)
-		if err != nil {
-			return err // the value and the cleanup are not kept
-		}
-		x.keep(p.decl.Slot, v, cleanup)
-		return nil
-	}
-	in := make([]reflect.Value, len(p.args))
-	for i := range p.args {
-		a := &p.args[i]
-		if v, ok := requestArg(x, a); ok {
-			in[i] = v
-		} else if a.kind == argStruct {
-			v := reflect.New(a.st.typ).Elem()
-			a.st.fillInto(v, x)
-			in[i] = v
-		}
-	}
-	out := p.fn.Call(in)
-	if len(out) > 1 {
-		if err, _ := out[len(out)-1].Interface().(error); err != nil {
-			return err // the value and the cleanup are not kept
-		}
-	}
-	var cleanup func(bool) error
-	if len(out) == 3 {
-		cleanup, _ = out[1].Interface().(func(bool) error)
-	}
-	x.keep(p.decl.Slot, out[0].Interface(), cleanup)
-	return nil
-}
-
 // requestArg is the value of a parameter that handlers and request-value
 // constructors take alike: the request, its context, its logger, a value
 // fixed at start-up or a request value. It is false for the other kinds,
@@ -511,79 +474,6 @@ func requestArg(x *exchange, a *argPlan) (reflect.Value, bool) {
 		return slotArg(x, a), true
 	}
 	return reflect.Value{}, false
-}
-
-// slotArg is the value of a request value parameter: the slot's value, or
-// the zero value of the parameter's type for a nil one.
-func slotArg(x *exchange, a *argPlan) reflect.Value {
-	if v := x.Slot(a.slot); v != nil {
-		return slotValue(v)
-	}
-	return a.value
-}
-
-// releaseValues gives back the cells of the request values built in x's
-// request, once it is answered and cleaned up.
-func (rt *route) releaseValues(x *exchange) {
-	for _, p := range rt.values {
-		if p.release != nil && x.isBuilt(p.decl.Slot) {
-			p.release(x.Slot(p.decl.Slot))
-		}
-	}
-}
-
-// cleanUp runs the cleanups of the request values built so far in x's
-// request, last built first, and returns their errors joined. A panicking
-// cleanup is an error like a failing one; every cleanup runs, and once
-// one has failed the rest are told the request failed: it is answered
-// as failed, so a value built earlier must not commit what a later one
-// could not.
-func cleanUp(x *exchange, failed bool) error {
-	var errs []error
-	for c := x.popCleanup(); c != nil; c = x.popCleanup() {
-		if err := protectCall(func() error { return c(failed) }); err != nil {
-			errs = append(errs, err)
-			failed = true
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("request value cleanup failed: %w", errors.Join(errs...))
-}
-
-// settle runs the cleanups of a request whose reply is not written yet:
-// err is what the handler (or a hook) returned. A failing cleanup is the
-// error the request is answered with when there was none; otherwise it is
-// logged and err answers.
-func (rt *route) settle(x *exchange, err error) error {
-	cerr := cleanUp(x, err != nil || x.Reply().Status() >= 400)
-	switch {
-	case cerr == nil:
-		return err
-	case err == nil:
-		return cerr
-	}
-	x.Request().Log().Error(cerr.Error(), zap.Error(cerr))
-	return err
-}
-
-// settleSent runs the cleanups left once the reply is written, and logs a
-// failure: the client has its answer already.
-func (rt *route) settleSent(x *exchange, failed bool) {
-	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
-		x.Request().Log().Error(err.Error(), zap.Error(err))
-	}
-}
-
-// endValues is deferred by the requests of a route that uses request
-// values: after a panic that goes on to net/http (http.ErrAbortHandler),
-// it runs the cleanups left, as failed, before the panic does.
-func (rt *route) endValues(x *exchange) {
-	if p := recover(); p != nil {
-		_ = cleanUp(x, true)
-		panic(p)
-	}
 }
 
 // HasDecorator reports whether a request decorator called name is visible

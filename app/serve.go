@@ -507,26 +507,6 @@ func (rt *route) reply(rep *httpx.Reply, v any) error {
 	return err
 }
 
-// commitOnWrite makes the next Send of x's reply run the cleanups of the
-// request values right before it writes: after the send hooks and the
-// encoding, so a reply they fail is a failed request (rolled back, and
-// answered by the error path), and before the write, so a failing
-// cleanup (a commit) is the error the client is answered with.
-func (rt *route) commitOnWrite(x *exchange) {
-	if rt.scoped {
-		x.BeforeWrite(x.commit)
-	}
-}
-
-// commitValues runs the cleanups of a request whose reply is about to be
-// written; it is failed when the reply's status is, or when the request
-// time-out has passed: the client gets its 503 instead of the reply.
-func commitValues(x *exchange) error {
-	ctx := x.Request().Context()
-	late := ctx.Err() != nil && context.Cause(ctx) == errDeadline
-	return cleanUp(x, late || x.Reply().Status() >= 400)
-}
-
 // failSettled answers err, once the cleanups of the request values the
 // reply did not write have run, as failed: the error handlers get the
 // values rolled back.
