@@ -68,6 +68,10 @@
 //
 //	s.Get("/plain", func(rep *httpx.Reply) error { return rep.Send("text") })
 //
+// A stream that needs more than the reply is a typed route whose input
+// struct has a *httpx.Reply field; its result is not sent once the
+// handler has answered. ([Typed] and [TypedValue] are deprecated.)
+//
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return, every method of them panics. A goroutine
 // that outlives the handler takes what it needs first.
@@ -333,7 +337,7 @@
 //
 //	func TestHello(t *testing.T) {
 //		s := apptest.New(t) // closed when the test ends
-//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		app.Get(s, "/hello", func(context.Context, struct{}) (string, error) { return "hi", nil })
 //		res := apptest.Get(t, s, "/hello")
 //		assert.Equal(t, "hi", res.Body)
 //	}
