@@ -66,7 +66,7 @@ func SetRouteConfig(spec *RouteSpec, v any) {
 // answered 405 it is the config of the route the preflight asks about:
 // the route of the path for the method in Access-Control-Request-Method,
 // for an OPTIONS request that names one the path serves (see
-// PreflightOf). It allocates nothing.
+// Preflight). It allocates nothing.
 func RouteConfigOf[T any](r *http.Request) (T, bool) {
 	var zero T
 	c, _ := r.Context().Value(callKey{}).(*call)
