@@ -199,13 +199,6 @@ func SuccessStatus(code int) Option {
 // preflight.
 func LaxPreflight() Option { return func(c *config) { c.lax = true } }
 
-// StrictPreflight(false) is LaxPreflight(); StrictPreflight(true) is the
-// default.
-//
-// Deprecated: use LaxPreflight. A bool option reads as "strict
-// preflight: false" at the call site.
-func StrictPreflight(on bool) Option { return func(c *config) { c.lax = !on } }
-
 // newConfig applies opts to the defaults and checks the result.
 func newConfig(opts []Option) (config, error) {
 	c := config{successStatus: http.StatusNoContent}
