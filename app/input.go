@@ -36,10 +36,10 @@ type Body[T any] struct{ Value T }
 // tag (default: the field's name); slices take repeated keys. A value
 // that does not convert is a 400 naming the field.
 //
-// A typed route takes query values as input-struct fields tagged query.
-// Query carries what those fields cannot: a named group of them that
-// several routes share (paging, say), as one field of their input
-// structs or one parameter of a hook.
+// A typed route takes query values as input-struct fields tagged query
+// (a shared group of them as a field tagged query:""). Query is for what
+// has no input struct: a hook, or a flexible-form handler, that needs the
+// query alone, as one parameter.
 type Query[T any] struct{ Value T }
 
 // Params is a handler or hook parameter holding the path parameters
@@ -47,8 +47,8 @@ type Query[T any] struct{ Value T }
 // name).
 //
 // A typed route takes path parameters as input-struct fields tagged
-// path. Params carries what those fields cannot: a named group of them
-// that several routes (or a hook over them) share, as one field or
+// path. Params is for what has no input struct: a hook, or a
+// flexible-form handler, that needs the parameters alone, as one
 // parameter.
 type Params[T any] struct{ Value T }
 
