@@ -177,15 +177,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		Pattern: path, //lint:ignore SA1019 filled while the deprecated field lasts
 		Context: n.ctx.Path(),
 	}
-	rt.plan.Slots, rt.plan.Types = map[string]int{}, a.types
-	for _, d := range n.ctx.Visible(scope.Request) {
-		rt.plan.Slots[d.Name] = d.Slot
-	}
-	for _, si := range a.initial {
-		if _, ok := rt.plan.Slots[si.decl.Name]; ok && rt.plan.Slots[si.decl.Name] == si.decl.Slot {
-			rt.plan.Initial = append(rt.plan.Initial, compiled.SlotValue{Index: si.decl.Slot, Value: si.value})
-		}
-	}
+	rt.plan = a.newRoutePlan(n)
 	var err error
 	needs := &inputNeeds{}
 	withInput := planOptions{inputs: needs, route: newRouteShape(method, path)}
@@ -210,39 +202,11 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 		return nil, fail(err)
 	}
-	for i, kind := range phases {
-		opt := withInput
-		if kind == OnRequest || kind == PreParsing {
-			opt = planOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
-		}
-		if rt.phases[i], err = rt.compileHooks(line, kind, own, opt); err != nil {
-			return nil, fail(err)
-		}
-	}
-	if rt.onResponse, err = rt.compileHooks(line, OnResponse, own, withInput); err != nil {
-		return nil, fail(err)
-	}
-	if rt.onError, err = rt.compileHooks(line, OnError, own, planOptions{allowError: true, inputs: needs}); err != nil {
-		return nil, fail(err)
-	}
-	concurrent := planOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
-	if rt.onTimeout, err = rt.compileHooks(line, OnTimeout, own, concurrent); err != nil {
-		return nil, fail(err)
-	}
-	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
+	if err = rt.compileAllHooks(line, own, withInput); err != nil {
 		return nil, fail(err)
 	}
 	if rt.in, err = a.newInputPlan(n, path, bodyLimit, needs); err != nil {
 		return nil, fail(err)
-	}
-	for kind := range Hook(numHooks) {
-		for _, d := range chain(line, kind, own) {
-			name := d.name
-			if name == "" {
-				name = "anonymous"
-			}
-			rt.hookNames[kind] = append(rt.hookNames[kind], name)
-		}
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
 	rt.compileObservers(line)
@@ -253,17 +217,80 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if err = a.compileNotAllowed(n, line); err != nil {
 		return nil, fail(err)
 	}
+	if err = rt.compileErrorHandlers(line); err != nil {
+		return nil, fail(err)
+	}
+	return rt, nil
+}
+
+// newRoutePlan is the part of a route of n that httpx reads per request:
+// the request decorators n can see, by name, and their starting values.
+func (a *instance) newRoutePlan(n *node) routePlan {
+	p := routePlan{Slots: map[string]int{}, Types: a.types}
+	for _, d := range n.ctx.Visible(scope.Request) {
+		p.Slots[d.Name] = d.Slot
+	}
+	for _, si := range a.initial {
+		if slot, ok := p.Slots[si.decl.Name]; ok && slot == si.decl.Slot {
+			p.Initial = append(p.Initial, compiled.SlotValue{Index: si.decl.Slot, Value: si.value})
+		}
+	}
+	return p
+}
+
+// compileAllHooks plans the route's request hooks of every kind, those of
+// its contexts (line, root first) then its own, each with what its phase
+// may take: withInput where the input is decoded, nothing of it before.
+func (rt *route) compileAllHooks(line []*node, own []hookDef, withInput planOptions) error {
+	var err error
+	for i, kind := range phases {
+		opt := withInput
+		if kind == OnRequest || kind == PreParsing {
+			opt = planOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
+		}
+		if rt.phases[i], err = rt.compileHooks(line, kind, own, opt); err != nil {
+			return err
+		}
+	}
+	if rt.onResponse, err = rt.compileHooks(line, OnResponse, own, withInput); err != nil {
+		return err
+	}
+	if rt.onError, err = rt.compileHooks(line, OnError, own, planOptions{allowError: true, inputs: withInput.inputs}); err != nil {
+		return err
+	}
+	concurrent := planOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
+	if rt.onTimeout, err = rt.compileHooks(line, OnTimeout, own, concurrent); err != nil {
+		return err
+	}
+	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
+		return err
+	}
+	for kind := range Hook(numHooks) {
+		for _, d := range chain(line, kind, own) {
+			name := d.name
+			if name == "" {
+				name = "anonymous"
+			}
+			rt.hookNames[kind] = append(rt.hookNames[kind], name)
+		}
+	}
+	return nil
+}
+
+// compileErrorHandlers plans the error handlers of the route's contexts,
+// nearest first: when one fails, the next gets its error.
+func (rt *route) compileErrorHandlers(line []*node) error {
 	for _, p := range slices.Backward(line) {
 		if p.errorHandler == nil {
 			continue
 		}
 		inv, err := rt.planFunc(p.errorHandler.fn, planOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
-			return nil, fail(phraseHook("error handler from "+p.ctx.Path(), err))
+			return phraseHook("error handler from "+p.ctx.Path(), err)
 		}
 		rt.errorHandlers = append(rt.errorHandlers, inv)
 	}
-	return rt, nil
+	return nil
 }
 
 func (rt *route) compileHooks(line []*node, kind Hook, own []hookDef, opt planOptions) ([]invoker, error) {

@@ -28,7 +28,9 @@ import (
 // Body is for what has no input struct: a hook, or a flexible-form
 // handler, that needs the body alone (both share the one decoded value):
 //
-//	s.AddHook(app.PreValidation, func(b app.Body[newUser]) error { … b.Value.Name … })
+//	app.Post(s, "/users", create, app.WithHook(app.PreValidation, func(b app.Body[newUser]) error {
+//		… b.Value.Email …
+//	}))
 type Body[T any] struct{ Value T }
 
 // Query is a handler or hook parameter holding the query string decoded
