@@ -68,6 +68,10 @@
 //
 //	s.Get("/plain", func(rep *httpx.Reply) error { return rep.Send("text") })
 //
+// A stream that needs more than the reply is a typed route whose input
+// struct has a *httpx.Reply field; its result is not sent once the
+// handler has answered. ([Typed] and [TypedValue] are deprecated.)
+//
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return, every method of them panics. A goroutine
 // that outlives the handler takes what it needs first.
@@ -222,7 +226,7 @@
 // fails, its parent's gets the new error. A panic is a 500 whose value is
 // never sent. A 5xx answering an error that is not an *httpx.Error says
 // its status text, not its message, which was written for logs
-// ([WithServerErrorMessages](true) sends it, for development).
+// ([WithServerErrorText] sends it, for development).
 // [WithProblemDetails] answers every error as RFC 9457 problem details.
 //
 // Start-up errors name their subject once and read as one sentence:
@@ -333,7 +337,7 @@
 //
 //	func TestHello(t *testing.T) {
 //		s := apptest.New(t) // closed when the test ends
-//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		app.Get(s, "/hello", func(context.Context, struct{}) (string, error) { return "hi", nil })
 //		res := apptest.Get(t, s, "/hello")
 //		assert.Equal(t, "hi", res.Body)
 //	}

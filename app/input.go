@@ -22,24 +22,36 @@ import (
 // for it, after onRequest and preParsing hooks, and checked before
 // preValidation hooks see it. JSON keys name T's fields exactly: a key
 // that names one only when case is folded is refused, so the body cannot
-// mean one thing to Burrow and another to a proxy:
+// mean one thing to Burrow and another to a proxy.
 //
-//	type newUser struct {
-//		Name  string `json:"name" validate:"required,max=64"`
-//		Email string `json:"email" validate:"required,format=email"`
-//	}
-//	s.Post("/users", func(b app.Body[newUser]) (user, error) { … b.Value.Name … })
+// A typed route takes its body as an input-struct field tagged body:"".
+// Body is for what has no input struct: a hook, or a flexible-form
+// handler, that needs the body alone (both share the one decoded value):
+//
+//	app.Post(s, "/users", create, app.WithHook(app.PreValidation, func(b app.Body[newUser]) error {
+//		… b.Value.Email …
+//	}))
 type Body[T any] struct{ Value T }
 
 // Query is a handler or hook parameter holding the query string decoded
 // into the struct T: a field takes the values of the key in its query
 // tag (default: the field's name); slices take repeated keys. A value
 // that does not convert is a 400 naming the field.
+//
+// A typed route takes query values as input-struct fields tagged query
+// (a shared group of them as a field tagged query:""). Query is for what
+// has no input struct: a hook, or a flexible-form handler, that needs the
+// query alone, as one parameter.
 type Query[T any] struct{ Value T }
 
 // Params is a handler or hook parameter holding the path parameters
 // decoded into the struct T, a field per param tag (default: the field's
 // name).
+//
+// A typed route takes path parameters as input-struct fields tagged
+// path. Params is for what has no input struct: a hook, or a
+// flexible-form handler, that needs the parameters alone, as one
+// parameter.
 type Params[T any] struct{ Value T }
 
 type inputKind int
@@ -172,7 +184,7 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 
 // decode runs after the preParsing hooks: it decodes the query, the
 // params and the body the route asked for.
-func (p *inputPlan) decode(x *httpx.Exchange) error {
+func (p *inputPlan) decode(x *exchange) error {
 	req, rep := x.Request(), x.Reply()
 	in := x.Input()
 	var bad []httpx.FieldError
@@ -213,7 +225,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 }
 
 // parseBody reads the body with the parser of its media type.
-func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
+func (p *inputPlan) parseBody(x *exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
 	raw := req.Raw()
 	ct := raw.Header.Get("Content-Type")
 	if raw.ContentLength > p.limit {
@@ -282,7 +294,7 @@ func errBodyRequired() error {
 }
 
 // validate runs after the preValidation hooks.
-func (p *inputPlan) validate(x *httpx.Exchange) error {
+func (p *inputPlan) validate(x *exchange) error {
 	in := x.Input()
 	scratch := getFieldErrors()
 	bad := *scratch
@@ -316,7 +328,7 @@ func planInput(t reflect.Type, opt planOptions) (argPlan, error) {
 }
 
 // inputValue builds the Body/Query/Params value for a call.
-func inputValue(x *httpx.Exchange, a *argPlan) reflect.Value {
+func inputValue(x *exchange, a *argPlan) reflect.Value {
 	w := reflect.New(a.wrapper).Elem()
 	if v := x.Input()[a.input]; v != nil {
 		w.Field(0).Set(reflect.ValueOf(v).Elem())

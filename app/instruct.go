@@ -190,7 +190,7 @@ func pathParams(path string) map[string]bool {
 // decode fills a value of the In struct type from the request and keeps
 // it in the exchange's input, until release; a value that does not
 // convert is appended to bad. A malformed query is refused as Query's is.
-func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]httpx.FieldError, error) {
+func (fi *fieldsInput) decode(x *exchange, bad []httpx.FieldError) ([]httpx.FieldError, error) {
 	req := x.Request()
 	raw := req.Raw()
 	p := fi.pool.Get()
@@ -228,7 +228,7 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 
 // release gives the decoded value of x's request back to the pool, once
 // nothing of the request can read it any more.
-func (fi *fieldsInput) release(x *httpx.Exchange) {
+func (fi *fieldsInput) release(x *exchange) {
 	in := x.Input()
 	if p := in[inputFields]; p != nil {
 		in[inputFields] = nil
@@ -243,7 +243,7 @@ func (fi *fieldsInput) put(v reflect.Value, p any) {
 }
 
 // validate checks the decoded fields against their validate tags.
-func (fi *fieldsInput) validate(x *httpx.Exchange, bad []httpx.FieldError) []httpx.FieldError {
+func (fi *fieldsInput) validate(x *exchange, bad []httpx.FieldError) []httpx.FieldError {
 	in := x.Input()[inputFields]
 	if in == nil {
 		return bad

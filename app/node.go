@@ -74,3 +74,14 @@ func (a *instance) walk(fn func(*node)) {
 		return true
 	})
 }
+
+// visit visits the nodes as walk does, and stops at the first error fn
+// returns, which it returns.
+func (a *instance) visit(fn func(*node) error) error {
+	var err error
+	a.root.ctx.Walk(func(c *scope.Context) bool {
+		err = fn(a.nodes[c])
+		return err == nil
+	})
+	return err
+}
