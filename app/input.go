@@ -135,6 +135,10 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		if err != nil {
 			return nil, err
 		}
+		if b := p.types[inputBody]; b != nil && fi.hasForm() {
+			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput,
+				"%v has form fields and the route also decodes a body into %v: the body is a form or it is %v, not both", t, b, b))
+		}
 		p.fields = fi
 	}
 	for k, t := range p.types[:inputFields] {
@@ -199,6 +203,15 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 	if len(bad) > 0 {
 		return validationError(bad)
 	}
+	if p.fields != nil && p.fields.hasForm() {
+		form, err := p.readForm(x)
+		if err != nil {
+			return err
+		}
+		if bad = p.fields.decodeForm(x, form, bad); len(bad) > 0 {
+			return validationError(bad)
+		}
+	}
 	if t := p.types[inputBody]; t != nil {
 		if p.bodyNeeded && absentBody(req.Raw()) {
 			return errBodyRequired()
@@ -251,6 +264,13 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		}
 		return nil
 	}
+	return bodyError(rep, err)
+}
+
+// bodyError is the answer to err, met while reading or parsing a body:
+// a time-out (408) or a body past its limit (413) closes the connection,
+// whose unread rest would be taken for the next request.
+func bodyError(rep *httpx.Reply, err error) error {
 	var he *httpx.Error
 	var ne net.Error
 	switch {

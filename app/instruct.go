@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ var textSources = [...]struct{ tag, root string }{
 	srcQuery:  {"query", "querystring"},
 	srcHeader: {"header", "headers"},
 	srcCookie: {"cookie", "cookies"},
+	srcForm:   {"form", "body"},
 }
 
 // bodyTag declares an In struct's body field.
@@ -51,10 +53,11 @@ const (
 	srcQuery
 	srcHeader
 	srcCookie
+	srcForm // read from the body, after the others: see inputPlan.decodeForm
 )
 
 // textSource is the tag of f's text source ("path", "query", "header",
-// "cookie"), "" when it has none, or an error when it has two.
+// "cookie", "form"), "" when it has none, or an error when it has two.
 func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 	found := ""
 	for _, s := range textSources {
@@ -68,8 +71,8 @@ func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 	return found, nil
 }
 
-// fieldsInput decodes and validates the path, query, header and cookie
-// fields of a route's In struct into one value of its type, which the
+// fieldsInput decodes and validates the path, query, header, cookie and
+// form fields of a route's In struct into one value of its type, which the
 // handler's and hooks' In structs copy those fields from. The values come
 // from a pool and go back to it once the request is answered: no
 // function ever holds one, only copies of its fields.
@@ -220,10 +223,24 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 				}
 				return "", false
 			}, bad)
+		case srcForm:
+			// Read from the body by decodeForm, once the other values
+			// are known good: a request refused for its query is
+			// refused before its body is read.
 		}
 	}
 	x.Input()[inputFields] = p
 	return bad, nil
+}
+
+// hasForm reports whether the In struct has form fields.
+func (fi *fieldsInput) hasForm() bool { return fi.sources[srcForm].dec != nil }
+
+// decodeForm fills the form fields of the value decode kept from form,
+// the body's values.
+func (fi *fieldsInput) decodeForm(x *httpx.Exchange, form url.Values, bad []httpx.FieldError) []httpx.FieldError {
+	v := reflect.ValueOf(x.Input()[inputFields]).Elem()
+	return fi.sources[srcForm].dec.Decode(v, textSources[srcForm].root, func(name string) []string { return form[name] }, bad)
 }
 
 // release gives the decoded value of x's request back to the pool, once

@@ -541,7 +541,7 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		}
 		return fp, opt.inputs.needBodyRules(t, f)
 	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
-		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie and body fields", t, f.Name)
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie, form and body fields", t, f.Name)
 	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
 		a, err := planInput(f.Type, opt)
 		if err != nil {

@@ -272,7 +272,7 @@ func (d describer) input(types [4]reflect.Type) {
 			source string
 		}
 		var all []sourced
-		for _, src := range textSources {
+		for _, src := range textSources[:srcForm] {
 			for _, f := range inputfields.List(t, inputfields.Only(src.tag)) {
 				all = append(all, sourced{f, src.tag})
 			}
