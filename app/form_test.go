@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,11 +106,7 @@ func TestFormURLEncoded(t *testing.T) {
 func TestFormTooLargeIsRefusedWithoutReadingIt(t *testing.T) {
 	t.Parallel()
 	s := formServer(t, app.WithMaxBodyBytes(1<<10))
-	read := &atomic.Int64{}
-	srv := httptest.NewUnstartedServer(s)
-	srv.Listener = countingListener{srv.Listener, read}
-	srv.Start()
-	defer srv.Close()
+	srv, read := countingServer(t, s)
 
 	const size = 10 << 20
 	for _, announced := range []bool{true, false} {

@@ -105,12 +105,13 @@ type inputPlan struct {
 	params     *textdecode.Decoder
 	parsers    []parserDef
 	limit      int64
+	multipart  MultipartLimits // with the defaults filled in
 	timeout    time.Duration
 }
 
 // newInputPlan compiles what the route's parameters need, or returns nil
 // when they need nothing.
-func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
+func (a *instance) newInputPlan(n *node, path string, routeLimit int64, multipart MultipartLimits, needs *inputNeeds) (*inputPlan, error) {
 	if needs.types == [4]reflect.Type{} {
 		return nil, nil
 	}
@@ -119,12 +120,15 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		p.bodyNeeded = validate.Required(needs.body.Tag.Get("validate"))
 	}
 	limitSet := false
+	p.multipart = multipart
 	for _, c := range slices.Backward(a.lineage(n)) {
+		p.multipart = p.multipart.under(c.multipart) // the nearest context's, field by field
 		p.parsers = append(p.parsers, c.parsers...)
 		if c.bodyLimit > 0 && !limitSet {
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
+	p.multipart = p.multipart.under(defaultMultipartLimits)
 	p.parsers = append(p.parsers, defaultParsers(needs.types[inputBody])...)
 	if routeLimit > 0 {
 		p.limit = routeLimit
@@ -278,6 +282,9 @@ func bodyError(rep *httpx.Reply, err error) error {
 		rep.Header()["Connection"] = closeHeader
 		return &httpx.Error{StatusCode: http.StatusRequestTimeout, Code: "ERR_BODY_TIMEOUT",
 			Message: "Request body was not received in time", Err: err}
+	case errors.As(err, &he) && he.StatusCode == http.StatusRequestEntityTooLarge:
+		rep.Header()["Connection"] = closeHeader // a limit of its own, a multipart one: its message says which
+		return err
 	case errors.Is(err, ErrBodyTooLarge):
 		rep.Header()["Connection"] = closeHeader
 		return errTooLarge

@@ -79,7 +79,8 @@ func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 type fieldsInput struct {
 	typ     reflect.Type
 	sources [len(textSources)]fieldsSource
-	pool    sync.Pool // of zeroed *typ
+	files   []fileField // the form's file fields
+	pool    sync.Pool   // of zeroed *typ
 }
 
 type fieldsSource struct {
@@ -98,7 +99,15 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 	params := pathParams(path)
 	for i, s := range textSources {
 		tag := inputfields.Only(s.tag)
-		dec, err := textdecode.Compile(t, tag)
+		var skip func(reflect.StructField) bool
+		if s.tag == "form" {
+			files, err := compileFiles(t)
+			if err != nil {
+				return nil, fmt.Errorf("has an invalid input struct: %w", err)
+			}
+			fi.files, skip = files, isFileField
+		}
+		dec, err := textdecode.CompileExcept(t, tag, skip)
 		if err != nil {
 			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput, "%w", err))
 		}
@@ -112,7 +121,7 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 					errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, inputfields.GoName(t, f.Path)))
 			}
 		}
-		if dec.Empty() {
+		if dec.Empty() && (s.tag != "form" || len(fi.files) == 0) {
 			continue
 		}
 		switch s.tag {
@@ -163,6 +172,9 @@ func checkGroups(top, t reflect.Type, index []int, group string) error {
 			if err := checkGroups(top, f.Type, at, group); err != nil {
 				return err
 			}
+		case src == "form" && f.Type == typeFile && inputfields.IsGroup(f, src):
+			return errkind.New(ErrInvalidInput, "%v.%s is a file: take it as *app.File, tagged with its part's name (form:\"%s\")",
+				top, inputfields.GoName(top, at), strings.ToLower(f.Name))
 		case src != "" && inputfields.IsGroup(f, src):
 			for _, k := range [...]string{"default", "validate", "pattern"} {
 				if _, ok := f.Tag.Lookup(k); ok {
