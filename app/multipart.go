@@ -252,20 +252,24 @@ func (m *multipartRead) readFile(part *multipart.Part, name string) (*File, erro
 	// Past the memory left: the rest goes to disk, what was read first.
 	tmp, err := os.CreateTemp(m.lim.TempDir, "burrow-upload-*")
 	if err != nil {
-		return nil, fmt.Errorf("cannot keep an uploaded file: %w", err)
+		return nil, errSpool(err)
 	}
 	f.path = tmp.Name()
-	written, err := b.WriteTo(tmp)
+	w := &spoolWriter{f: tmp}
+	written, err := b.WriteTo(w)
 	if err == nil {
 		var rest int64
-		rest, err = io.Copy(tmp, r)
+		rest, err = io.Copy(w, r)
 		written += rest
-		if err != nil {
-			err = multipartError(err)
-		}
 	}
-	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("cannot keep an uploaded file: %w", cerr)
+	if cerr := tmp.Close(); w.err == nil && cerr != nil {
+		w.err = cerr
+	}
+	switch {
+	case w.err != nil:
+		err = errSpool(w.err)
+	case err != nil:
+		err = multipartError(err)
 	}
 	if err != nil {
 		_ = f.remove()
@@ -273,6 +277,28 @@ func (m *multipartRead) readFile(part *multipart.Part, name string) (*File, erro
 	}
 	f.Size = written
 	return f, nil
+}
+
+// spoolWriter writes to a temporary file, keeping its error apart from
+// the part's: a disk that fails is the server's fault, not the client's.
+type spoolWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *spoolWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// errSpool is the 500 answering a file that could not be written to
+// disk; the client is not told where.
+func errSpool(err error) error {
+	return &httpx.Error{StatusCode: http.StatusInternalServerError, Message: "cannot keep an uploaded file",
+		Err: fmt.Errorf("cannot keep an uploaded file: %w", err)}
 }
 
 // multipartError is the answer to err, met reading a multipart body: a

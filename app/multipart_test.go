@@ -546,3 +546,15 @@ func TestMultipartSerialRequestsEachRemoveTheirFiles(t *testing.T) {
 		assert.Empty(t, tempFiles(t, dir))
 	}
 }
+
+// TestMultipartDiskFailureIsTheServers: a temporary file that cannot be
+// written is a 500 that does not tell the client where.
+func TestMultipartDiskFailureIsTheServers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() + "/missing"
+	s := importServer(t, dir, app.MultipartLimits{MemoryBytes: 1})
+	body, ct := multipartBody(t, part{name: "file", filename: "f", content: "abc"})
+	res, reply := send(t, s, "POST", "/import", ct, body)
+	assert.Equal(t, 500, res.StatusCode, reply)
+	assert.NotContains(t, reply, dir)
+}
