@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -557,4 +558,78 @@ func TestMultipartDiskFailureIsTheServers(t *testing.T) {
 	res, reply := send(t, s, "POST", "/import", ct, body)
 	assert.Equal(t, 500, res.StatusCode, reply)
 	assert.NotContains(t, reply, dir)
+}
+
+// TestFormBodyThroughPreParsing: a preParsing hook's body reader (a
+// decompressor) is what the form is read from, and the limits count
+// what it gives.
+func TestFormBodyThroughPreParsing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := app.New()
+	require.NoError(t, s.SetMultipartLimits(app.MultipartLimits{TempDir: dir, FileBytes: 1 << 10}))
+	s.AddHook(app.PreParsing, func(req *httpx.Request) error {
+		zr, err := gzip.NewReader(req.BodyReader())
+		if err != nil {
+			return httpx.NewError(400, "BAD_GZIP", err.Error())
+		}
+		req.SetBodyReader(zr)
+		return nil
+	})
+	require.NoError(t, app.Post(s, "/login", func(_ context.Context, in loginForm) (string, error) { return in.User, nil }))
+	require.NoError(t, app.Post(s, "/import", func(_ context.Context, in importForm) (string, error) {
+		return describe(t, dir, in.File), nil
+	}))
+	require.NoError(t, s.Ready())
+	gz := func(r io.Reader) io.Reader {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		_, err := io.Copy(w, r)
+		require.NoError(t, err)
+		require.NoError(t, w.Close())
+		return &buf
+	}
+	res, reply := send(t, s, "POST", "/login", "application/x-www-form-urlencoded", gz(strings.NewReader("user=ann&token=t")))
+	assert.Equal(t, 200, res.StatusCode, reply)
+	assert.Equal(t, "ann", reply)
+
+	body, ct := multipartBody(t, part{name: "file", filename: "f", content: "abc"})
+	res, reply = send(t, s, "POST", "/import", ct, gz(body))
+	assert.Equal(t, 200, res.StatusCode, reply)
+	assert.Equal(t, `f(,3,memory)="abc"`, reply)
+
+	body, ct = multipartBody(t, part{name: "file", filename: "f", content: strings.Repeat("a", 2<<10)})
+	res, reply = send(t, s, "POST", "/import", ct, gz(body))
+	assert.Equal(t, 413, res.StatusCode, reply)
+	assert.Contains(t, reply, "FST_REQ_FILE_TOO_LARGE")
+}
+
+// TestMultipartStalledUpload: a client that stops sending in the middle
+// of a file gets a 408 once the body time-out passes, and what was
+// spooled of its file is removed.
+func TestMultipartStalledUpload(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := app.New(app.WithBodyTimeout(50 * time.Millisecond))
+	require.NoError(t, s.SetMultipartLimits(app.MultipartLimits{TempDir: dir, MemoryBytes: 1}))
+	require.NoError(t, app.Post(s, "/import", func(context.Context, importForm) (string, error) { return "", nil }))
+	require.NoError(t, s.Ready())
+	url := apptest.Serve(t, s)
+
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	req, err := http.NewRequest("POST", url+"/import", pr)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+	go func() {
+		// Then nothing more: the client stalls.
+		_, _ = io.WriteString(pw, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n"+strings.Repeat("x", 64<<10))
+	}()
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	assert.Equal(t, http.StatusRequestTimeout, res.StatusCode, string(b))
+	assert.Contains(t, string(b), "ERR_BODY_TIMEOUT")
+	assert.Empty(t, tempFiles(t, dir))
 }
