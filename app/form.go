@@ -114,7 +114,7 @@ func compileFiles(t reflect.Type) ([]fileField, error) {
 		case !isFile:
 			continue
 		case !valid:
-			return nil, errkind.New(ErrInvalidInput, "%v.%s is a %v: a file field is a *app.File (one part) or a []*app.File (every part of its name)",
+			return nil, errkind.New(ErrInvalidInput, "%v.%s is a file of type %v: a file field is a *app.File (one part) or a []*app.File (every part of its name)",
 				t, inputfields.GoName(t, f.Path), f.Type)
 		case f.Tag.Get("default") != "":
 			return nil, errkind.New(ErrInvalidInput, "%v.%s: a file takes no default", t, inputfields.GoName(t, f.Path))

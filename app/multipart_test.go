@@ -390,6 +390,10 @@ func TestMultipartStartUpErrors(t *testing.T) {
 		app.In
 		File *app.File `form:"file" validate:"max=3"`
 	}
+	type untagged struct {
+		app.In
+		Upload *app.File
+	}
 	tests := []struct {
 		name string
 		h    func(s *app.Server) error
@@ -397,7 +401,7 @@ func TestMultipartStartUpErrors(t *testing.T) {
 	}{
 		{"a file by value", func(s *app.Server) error {
 			return app.Post(s, "/", func(context.Context, byValue) (string, error) { return "", nil })
-		}, "app_test.byValue.File is a app.File: a file field is a *app.File (one part) or a []*app.File"},
+		}, "app_test.byValue.File is a file of type app.File: a file field is a *app.File (one part) or a []*app.File"},
 		{"a file's default", func(s *app.Server) error {
 			return app.Post(s, "/", func(context.Context, fileDefault) (string, error) { return "", nil })
 		}, "app_test.fileDefault.File: a file takes no default"},
@@ -410,6 +414,9 @@ func TestMultipartStartUpErrors(t *testing.T) {
 		{"a rule a file cannot have", func(s *app.Server) error {
 			return app.Post(s, "/", func(context.Context, fileRule) (string, error) { return "", nil })
 		}, "max"},
+		{"a file without its tag", func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, untagged) (string, error) { return "", nil })
+		}, `needs service *app.File, which no context provides; did you mean to tag the field Upload form:"upload", to take an uploaded file?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

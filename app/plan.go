@@ -644,6 +644,9 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 // parameter's, when its type is a path value's and the route has one;
 // the body's, when it looks like one and the route's method carries one.
 func inputHint(err error, f reflect.StructField, opt planOptions) error {
+	if _, isFile := fileType(f.Type); isFile {
+		return fmt.Errorf("%w; did you mean to tag the field %s form:%q, to take an uploaded file?", err, f.Name, strings.ToLower(f.Name))
+	}
 	if src := tagSourceOf(f.Type); src != "" {
 		return fmt.Errorf("%w; the fields of %v have Burrow's tags: tag the field %s %s:\"\" to read them, or embed %v",
 			err, f.Type, f.Name, src, f.Type)
