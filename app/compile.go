@@ -122,7 +122,7 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 		return headTwin{}, &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(),
 			Err: errkind.New(httpx.ErrInvalidMethod, "was given method %q by an onRoute hook: a method is an upper-case token", ro.Method)}
 	}
-	rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
+	rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit, def.multipart)
 	if err != nil {
 		return headTwin{}, err
 	}
@@ -165,7 +165,7 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 }
 
 // compileRoute builds the compiled form of one route of n.
-func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64) (*route, error) {
+func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64, multipart MultipartLimits) (*route, error) {
 	fail := func(err error) error {
 		return &RouteError{Method: method, Path: path, Context: n.ctx.Path(), Err: err}
 	}
@@ -205,7 +205,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if err = rt.compileAllHooks(line, own, withInput); err != nil {
 		return nil, fail(err)
 	}
-	if rt.in, err = a.newInputPlan(n, path, bodyLimit, needs); err != nil {
+	if rt.in, err = a.newInputPlan(n, path, bodyLimit, multipart, needs); err != nil {
 		return nil, fail(err)
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
