@@ -35,7 +35,7 @@ func (d *dependency) ping(context.Context) error {
 func server(t *testing.T, db, cache *dependency, opts ...health.CheckOption) (*app.Server, *health.Checks) {
 	t.Helper()
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(func(s *app.Server) error {
 		return s.Register(checks.Check("db", db.ping, opts...))
 	}, app.Name("db"))
@@ -95,7 +95,7 @@ func TestCheckIsPendingUntilItsFirstRunEnds(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(checks.Check("slow", func(ctx context.Context) error {
 		select {
 		case <-release:
@@ -116,7 +116,7 @@ func TestCheckIsPendingUntilItsFirstRunEnds(t *testing.T) {
 func TestCheckTimeOutAndPanic(t *testing.T) {
 	t.Parallel()
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(checks.Check("hangs", func(ctx context.Context) error {
 		<-ctx.Done()
 		return ctx.Err()
@@ -138,11 +138,11 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 	checks := health.New()
 	db := &dependency{}
 	db.fail(errors.New("db down"))
-	public := apptest.New(t, app.WithRequestLogging(false))
+	public := apptest.New(t, app.WithoutRequestLogging())
 	public.Register(checks.Check("db", db.ping, health.Interval(time.Millisecond)))
 	public.Get("/", func() (string, error) { return "hi", nil })
 	require.NoError(t, public.Ready())
-	admin := apptest.New(t, app.WithRequestLogging(false))
+	admin := apptest.New(t, app.WithoutRequestLogging())
 	admin.Register(checks.Routes())
 	require.NoError(t, admin.Ready())
 
@@ -163,7 +163,7 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 func TestClosingFailsReadiness(t *testing.T) {
 	t.Parallel()
 	checks := health.New()
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	s.Register(checks.Check("db", func(context.Context) error { return nil }, health.Interval(time.Millisecond)))
 	s.Register(checks.Routes())
 	require.NoError(t, s.Ready())
@@ -209,7 +209,7 @@ func TestHungCheckFailsReadiness(t *testing.T) {
 	hang := make(chan struct{})
 	defer close(hang)
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(checks.Check("db", func(context.Context) error {
 		if calls.Add(1) == 1 {
 			return nil
@@ -230,7 +230,7 @@ func TestHungCheckDoesNotHoldClose(t *testing.T) {
 	hang := make(chan struct{})
 	defer close(hang)
 	checks := health.New()
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	s.Register(checks.Check("db", func(context.Context) error { <-hang; return nil }, health.Timeout(10*time.Millisecond)))
 	require.NoError(t, s.Ready())
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

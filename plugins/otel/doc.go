@@ -16,7 +16,7 @@
 // callers are its own services, or which sits behind a gateway that sets
 // or cleans these headers, continues their traces with TrustIncoming:
 //
-//	s.Register(otel.Plugin(otel.TrustIncoming(true))) // W3C trace context and baggage continued
+//	s.Register(otel.Plugin(otel.TrustIncoming())) // W3C trace context and baggage continued
 //
 // The plugin is wrapped: registered in the root it traces every request;
 // registered in a plugin's body it traces that context and its

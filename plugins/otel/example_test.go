@@ -54,7 +54,11 @@ func ExampleTrustIncoming() {
 
 	for _, trust := range []bool{false, true} {
 		s := app.New()
-		_ = s.Register(otel.Plugin(otel.TracerProvider(tp), otel.Propagator(propagation.TraceContext{}), otel.TrustIncoming(trust)))
+		opts := []otel.Option{otel.TracerProvider(tp), otel.Propagator(propagation.TraceContext{})}
+		if trust {
+			opts = append(opts, otel.TrustIncoming())
+		}
+		_ = s.Register(otel.Plugin(opts...))
 		_ = s.Get("/", func() (string, error) { return "hi", nil })
 		if err := s.Ready(); err != nil {
 			panic(err)

@@ -58,8 +58,8 @@ func Propagator(p propagation.TextMapPropagator) Option {
 	return func(c *config) { c.propagator = p }
 }
 
-// TrustIncoming says whether a request's trace context is its span's
-// parent (default false). Trusted, a request carrying a traceparent
+// TrustIncoming makes a request's trace context its span's parent; by
+// default it is only a link. Trusted, a request carrying a traceparent
 // continues that trace: its trace id, its sampling decision (a sampler
 // respecting the parent, as Setup's default does, drops a request
 // flagged unsampled) and its baggage, which reaches the handler and is
@@ -69,18 +69,17 @@ func Propagator(p propagation.TextMapPropagator) Option {
 // it behind a gateway or mesh that sets or cleans these headers, or
 // when the callers are your own services; not on an endpoint the
 // internet reaches.
-func TrustIncoming(on bool) Option { return func(c *config) { c.trust = on } }
+func TrustIncoming() Option { return func(c *config) { c.trust = true } }
 
-// LogIDs says whether every log line of a traced request carries
-// trace_id and span_id (default true).
-func LogIDs(on bool) Option { return func(c *config) { c.logIDs = on } }
+// NoLogIDs leaves trace_id and span_id out of the log lines of a traced
+// request, which carry them by default.
+func NoLogIDs() Option { return func(c *config) { c.logIDs = false } }
 
-// LifecycleSpans says whether each hook and the handler of a traced
-// request is a span of its own, a child of the request's, named after
-// the hook's kind and function ("onRequest authHook", "handler
-// (*Todos).Get"); default false: a span per hook costs as much as the
-// request's own.
-func LifecycleSpans(on bool) Option { return func(c *config) { c.steps = on } }
+// LifecycleSpans makes each hook and the handler of a traced request a
+// span of its own, a child of the request's, named after the hook's kind
+// and function ("onRequest authHook", "handler (*Todos).Get"). Off by
+// default: a span per hook costs as much as the request's own.
+func LifecycleSpans() Option { return func(c *config) { c.steps = true } }
 
 // Skip leaves the requests fn reports true for untraced and unmeasured
 // (@fastify/otel's ignorePaths): health checks, the metrics scrape. fn

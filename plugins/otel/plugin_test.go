@@ -125,7 +125,7 @@ const (
 func trusting(t *testing.T, tp trace.TracerProvider, opts ...app.Option) *app.Server {
 	t.Helper()
 	s := app.New(opts...)
-	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.TrustIncoming(true))...)))
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.TrustIncoming())...)))
 	s.Get("/todos/:id", func(req *httpx.Request) (string, error) {
 		req.Log().Info("handler")
 		return baggage.FromContext(req.Context()).Member("tenant").Value(), nil
@@ -366,7 +366,7 @@ func TestLifecycleSpans(t *testing.T) {
 	t.Parallel()
 	tp, rec := traced(t)
 	s := app.New()
-	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.LifecycleSpans(true))...)))
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.LifecycleSpans())...)))
 	s.AddHook(app.OnRequest, authHook)
 	s.Get("/x", func(req *httpx.Request) (string, error) {
 		return trace.SpanFromContext(req.Context()).(sdktrace.ReadOnlySpan).Name(), nil

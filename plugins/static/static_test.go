@@ -428,7 +428,7 @@ func TestFilesChangedOnDiskAfterReady(t *testing.T) {
 	require.NoError(t, os.WriteFile(f, []byte("console.log('v1')"), 0o600))
 	secret := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(secret, []byte("TOP SECRET"), 0o600))
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(static.Plugin(os.DirFS(dir)))
 	require.NoError(t, s.Ready())
 	v1 := apptest.Get(t, s, "/app.js")
@@ -464,7 +464,7 @@ func TestMaxMemory(t *testing.T) {
 		{600, true},
 	}
 	for _, tt := range tests {
-		s := app.New(app.WithRequestLogging(false))
+		s := app.New(app.WithoutRequestLogging())
 		s.Register(static.Plugin(m, static.MaxMemory(tt.limit)))
 		err := s.Ready()
 		if tt.fails {
