@@ -47,7 +47,7 @@ func (f *File) remove() error {
 	if f == nil || f.path == "" {
 		return nil
 	}
-	err := os.Remove(f.path)
+	err := os.Remove(f.path) // #nosec G703 -- a temporary file this package made (os.CreateTemp)
 	f.path = ""
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // the handler moved it away

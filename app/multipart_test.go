@@ -434,10 +434,6 @@ func TestMultipartStartUpErrors(t *testing.T) {
 // request in each way a request ends; the file must be gone after.
 func TestMultipartTempFilesAreRemoved(t *testing.T) {
 	t.Parallel()
-	type result struct {
-		status int
-		err    error
-	}
 	tests := []struct {
 		name    string
 		opts    []app.Option
