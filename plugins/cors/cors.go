@@ -104,12 +104,15 @@ func newPolicy(opts []Option) (*policy, error) {
 // scheme and a host name (at most 253 bytes) and a port.
 const maxOrigin = 300
 
-// allows reports whether the policy allows origin.
+// allows reports whether the policy allows origin. "null" never is:
+// sandboxed frames and local files send it, so any page can make itself
+// that origin; Origins refuses to list it, and a pattern or a function
+// that would match it (".*", one answering true) is not asked.
 func (p *policy) allows(origin string) bool {
 	if p.anyOrigin {
 		return true
 	}
-	if origin == "" || len(origin) > maxOrigin {
+	if origin == "" || len(origin) > maxOrigin || origin == "null" {
 		return false
 	}
 	if _, ok := p.origins[origin]; ok {
