@@ -40,8 +40,10 @@
 //
 // ByIP keys on the server's client address: behind the proxies given to
 // app.WithTrustedProxies, the right-most forwarded address none of them
-// holds; from any other peer, the peer's, whatever it forwards. A route
-// given app.WithConfig(Exempt{}) is out of the limits of its contexts.
+// holds; from any other peer, the peer's, whatever it forwards. Requests
+// without an address (a Unix socket's peer) share one budget, and the
+// limiter warns once. A route given app.WithConfig(Exempt{}) is out of
+// the limits of its contexts.
 //
 // The algorithm lets a key make Limit requests at once, then one every
 // Window/Limit: a client that waits gets its budget back gradually,

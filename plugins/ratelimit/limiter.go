@@ -43,6 +43,7 @@ type Limiter struct {
 	v6bits     int
 	log        *zap.Logger
 	failing    atomic.Bool
+	noAddr     atomic.Bool // a ByIP policy has met a request without an address
 	onRefused  func(r *http.Request, policy string, banned bool)
 	headers    bool
 	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
@@ -132,6 +133,9 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		if key == "" {
 			continue
 		}
+		if p.Key.ip && !addr.IsValid() {
+			l.noAddress(p.Name)
+		}
 		limit, header := p.limitOf(key)
 		d, err := l.store.Take(r.Context(), key, limit, p.Window)
 		if err != nil {
@@ -169,6 +173,16 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 func (l *Limiter) storeFailed(err error) {
 	if l.failing.CompareAndSwap(false, true) {
 		l.log.Warn("rate limit store failing: answering 503 until it answers", zap.Error(err))
+	}
+}
+
+// noAddress logs, once, that requests without a client address share
+// one budget of policy: the server is likely behind a proxy on a Unix
+// socket, where ByIP cannot tell clients apart.
+func (l *Limiter) noAddress(policy string) {
+	if !l.noAddr.Load() && l.noAddr.CompareAndSwap(false, true) {
+		l.log.Warn("rate limit: a request has no client address (a Unix socket's peer): every such request shares one budget; key the policy with ByRequest on a header the proxy sets",
+			zap.String("policy", policy))
 	}
 }
 

@@ -683,3 +683,84 @@ func TestHeadersUnderARequestTimeOut(t *testing.T) {
 	assert.Equal(t, `"ip";q=2;w=60`, r.Header.Get("RateLimit-Policy"))
 	assert.NotEmpty(t, r.Header.Get("RateLimit"))
 }
+
+func TestAnUnterminatedForwardedQuoteDoesNotHideTheClient(t *testing.T) {
+	t.Parallel()
+	// The client's Forwarded value opens a quote it never closes; the
+	// proxy appends its own element to the same line. The proxy's element
+	// must still be read: else the client is the proxy, which the
+	// allow-list lets through.
+	s := apptest.New(t, app.WithRequestLogging(false),
+		app.WithTrustedProxies("10.0.0.0/8"), app.WithClientIPHeader("Forwarded"))
+	s.Register(ratelimit.Plugin(ratelimit.Allow(netip.MustParsePrefix("10.0.0.0/8")),
+		ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()})))
+	s.Post("/login", func(req *httpx.Request) (string, error) { return req.ClientIP().String(), nil })
+	require.NoError(t, s.Ready())
+	login := func() *apptest.Response {
+		req := httptest.NewRequest(http.MethodPost, "/login", nil)
+		req.RemoteAddr = "10.0.0.1:5555"
+		req.Header.Set("Forwarded", `for="198.51.100.9, for=203.0.113.7`)
+		return apptest.Inject(t, s, req)
+	}
+	r := login()
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Equal(t, "203.0.113.7", r.Body, "the address the proxy reported")
+	assert.Equal(t, http.StatusTooManyRequests, login().StatusCode)
+}
+
+func TestByIPWithoutAnAddressSharesOneBudgetAndWarns(t *testing.T) {
+	t.Parallel()
+	for _, placement := range []struct {
+		name string
+		opts []ratelimit.Option
+	}{
+		{"middleware", nil},
+		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+	} {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.WarnLevel)
+			s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithRequestLogging(false))
+			s.Register(ratelimit.Plugin(append(placement.opts,
+				ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()}))...))
+			s.Post("/login", ok)
+			require.NoError(t, s.Ready())
+			from := func(peer string) int {
+				req := httptest.NewRequest(http.MethodPost, "/login", nil)
+				req.RemoteAddr = peer // a Unix socket's peer: no address
+				return apptest.Inject(t, s, req).StatusCode
+			}
+			assert.Equal(t, http.StatusOK, from("@"))
+			assert.Equal(t, http.StatusTooManyRequests, from(""), "every client without an address spends one budget")
+			assert.Equal(t, http.StatusTooManyRequests, from("@"))
+			assert.Equal(t, http.StatusOK, from("192.0.2.1:1"), "a client with an address has its own")
+
+			warns := logs.All()
+			require.Len(t, warns, 1, "one line, not one a request")
+			assert.Contains(t, warns[0].Message, "no client address")
+			assert.Equal(t, "login", warns[0].ContextMap()["policy"])
+		})
+	}
+}
+
+func TestRefusalBodyIsUnchangedByDefault(t *testing.T) {
+	t.Parallel()
+	for _, placement := range []struct {
+		name string
+		opts []ratelimit.Option
+	}{
+		{"middleware", nil},
+		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+	} {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			s := server(t, append(placement.opts, ratelimit.Limit(perIP(1)))...)
+			get(t, s, "/a")
+			r := get(t, s, "/a")
+			require.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+			assert.Equal(t, `{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 60 seconds"}`, r.Body, "byte for byte")
+			assert.Equal(t, httpx.ContentTypeJSON, r.Header.Get("Content-Type"))
+			assert.Equal(t, strconv.Itoa(len(r.Body)), r.Header.Get("Content-Length"))
+		})
+	}
+}
