@@ -384,3 +384,14 @@ func TestNullOriginIsNeverAllowedByAPatternOrAFunction(t *testing.T) {
 		})
 	}
 }
+
+func TestInvalidPreflightFollowsProblemDetails(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithProblemDetails(), app.WithRequestLogging(false))
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Get("/", ok))
+	a := start(t, s).preflight("/", "", "GET")
+	assert.Equal(t, http.StatusBadRequest, a.status)
+	assert.Equal(t, httpx.ContentTypeProblem, a.header.Get("Content-Type"))
+	assert.JSONEq(t, `{"type":"about:blank","title":"Bad Request","status":400,"code":"FST_CORS_INVALID_PREFLIGHT","detail":"Invalid Preflight Request","instance":"/"}`, a.body)
+}

@@ -13,8 +13,9 @@
 //
 // (q: the quota, w: the window in seconds, r: the requests left, t: the
 // seconds until the whole quota is back). A refused request gets 429 in
-// Burrow's error shape with Retry-After, the seconds until one request
-// would pass:
+// the server's error format (app.WriteError; problem details under
+// app.WithProblemDetails) with Retry-After, the seconds until one
+// request would pass; by default:
 //
 //	{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 second"}
 //

@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -204,11 +203,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body := refusal(w.Header(), v)
-		w.WriteHeader(v.status)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(body) // #nosec G705 -- JSON built from the status and a number, nothing of the request
-		}
+		app.WriteError(w, r, refusal(w.Header(), v))
 	})
 }
 
@@ -223,17 +218,13 @@ func (l *Limiter) Hook(req *httpx.Request, rep *httpx.Reply) error {
 	if v.status == 0 {
 		return nil
 	}
-	body := refusal(rep.Header(), v)
-	return rep.Code(v.status).Send(json.RawMessage(body))
+	return rep.SendError(refusal(rep.Header(), v))
 }
 
-var jsonType = []string{"application/json; charset=utf-8"}
-
-// refusal sets the headers of v's answer and returns its body, in
-// Burrow's error shape.
-func refusal(h http.Header, v verdict) []byte {
+// refusal sets the Retry-After header of v's answer and returns the
+// error it answers, which the server writes in its error format.
+func refusal(h http.Header, v verdict) *httpx.Error {
 	secs := max(ceilSeconds(v.retry), 1)
-	h["Content-Type"] = jsonType
 	h["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
 	msg := "Rate limit exceeded, retry in " + strconv.FormatInt(secs, 10) + " second"
 	if secs != 1 {
@@ -245,6 +236,5 @@ func refusal(h http.Header, v verdict) []byte {
 	case http.StatusServiceUnavailable:
 		msg = "Rate limit unavailable"
 	}
-	b, _ := json.Marshal(httpx.ErrorBody{StatusCode: v.status, Error: http.StatusText(v.status), Message: msg})
-	return b
+	return httpx.NewError(v.status, "", msg)
 }

@@ -39,6 +39,15 @@ func (c *clock) now() time.Time           { return time.Unix(0, c.ns.Load()) }
 func (c *clock) add(d time.Duration)      { c.ns.Add(int64(d)) }
 func (c *clock) store() *ratelimit.Memory { return ratelimit.NewMemory(ratelimit.Clock(c.now)) }
 
+// placements are the limiter's two places: a middleware, a hook.
+var placements = []struct {
+	name string
+	opts []ratelimit.Option
+}{
+	{"middleware", nil},
+	{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+}
+
 func perIP(limit int) ratelimit.Policy {
 	return ratelimit.Policy{Name: "ip", Limit: limit, Window: time.Minute, Key: ratelimit.ByIP()}
 }
@@ -524,13 +533,7 @@ func TestLimitOneRoute(t *testing.T) {
 
 func TestExemptRoutes(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			burst := ratelimit.Policy{Name: "burst", Limit: 1, Window: time.Second, Key: ratelimit.ByIP()}
@@ -569,13 +572,7 @@ func TestExemptWithoutThePluginFailsReady(t *testing.T) {
 
 func TestPerIPBehindTrustedProxies(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			s := apptest.New(t, app.WithTrustedProxies("127.0.0.1/32"))
@@ -710,13 +707,7 @@ func TestAnUnterminatedForwardedQuoteDoesNotHideTheClient(t *testing.T) {
 
 func TestByIPWithoutAnAddressSharesOneBudgetAndWarns(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(zapcore.WarnLevel)
@@ -743,15 +734,36 @@ func TestByIPWithoutAnAddressSharesOneBudgetAndWarns(t *testing.T) {
 	}
 }
 
+func TestRefusalsFollowProblemDetails(t *testing.T) {
+	t.Parallel()
+	for _, placement := range placements {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			store := &failingStore{Store: ratelimit.NewMemory()}
+			s := apptest.New(t, app.WithProblemDetails(), app.WithRequestLogging(false))
+			s.Register(ratelimit.Plugin(append(placement.opts, ratelimit.Limit(perIP(1)), ratelimit.WithStore(store))...))
+			s.Get("/a", ok)
+			require.NoError(t, s.Ready())
+
+			get(t, s, "/a")
+			r := get(t, s, "/a")
+			require.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+			assert.Equal(t, httpx.ContentTypeProblem, r.Header.Get("Content-Type"))
+			assert.JSONEq(t, `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"Rate limit exceeded, retry in 60 seconds","instance":"/a"}`, r.Body)
+			assert.Equal(t, "60", r.Header.Get("Retry-After"))
+
+			store.down.Store(true)
+			r = get(t, s, "/a")
+			require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
+			assert.Equal(t, httpx.ContentTypeProblem, r.Header.Get("Content-Type"))
+			assert.JSONEq(t, `{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"Rate limit unavailable","instance":"/a"}`, r.Body)
+		})
+	}
+}
+
 func TestRefusalBodyIsUnchangedByDefault(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			s := server(t, append(placement.opts, ratelimit.Limit(perIP(1)))...)
