@@ -42,12 +42,6 @@ type RouteSpec struct {
 	config *routeConfig // WithConfig's values, read with RouteConfig
 }
 
-// RouteOptions is RouteSpec.
-//
-// Deprecated: use RouteSpec; the name was one letter from RouteOption,
-// which is something else.
-type RouteOptions = RouteSpec
-
 // OnRegister adds fn to run for every encapsulated plugin of this context
 // or a descendant that loads after this call, with the plugin's new
 // context, before the plugin's body. Plugins load at Ready, so that
@@ -151,25 +145,20 @@ func (a *instance) runOnRoute(n *node, ro *RouteSpec) error {
 // runOnReady runs every OnReady hook, parents first, each bounded by the
 // plugin time-out, and stops before the next hook once Close has begun.
 func (a *instance) runOnReady() error {
-	var err error
-	a.walk(func(n *node) {
+	return a.visit(func(n *node) error {
 		for _, fn := range n.app.onReady {
-			if err != nil {
-				return
-			}
 			a.mu.Lock()
 			stop := a.stopping()
 			a.mu.Unlock()
 			if stop {
-				err = errClosedDuringBoot
-				return
+				return errClosedDuringBoot
 			}
-			if herr := a.bounded(fn); herr != nil {
-				err = fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), herr)
+			if err := a.bounded(fn); err != nil {
+				return fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), err)
 			}
 		}
+		return nil
 	})
-	return err
 }
 
 // runPreClose runs every PreClose hook, parents first, and joins errors.

@@ -188,3 +188,10 @@ type slotInit struct {
 	decl  *scope.Decl
 	value any
 }
+
+// As provides a service (Decorate) or a request value (ProvideRequest) as
+// the interface I too, in addition to its own type: consumers may depend
+// on I. The value's type must implement I, checked when it is provided.
+func As[I any]() DecorateOption {
+	return func(o *decorateOptions) { o.as = append(o.as, reflect.TypeFor[I]()) }
+}

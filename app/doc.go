@@ -68,6 +68,10 @@
 //
 //	s.Get("/plain", func(rep *httpx.Reply) error { return rep.Send("text") })
 //
+// A stream that needs more than the reply is a typed route whose input
+// struct has a *httpx.Reply field; its result is not sent once the
+// handler has answered. ([Typed] and [TypedValue] are deprecated.)
+//
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return, every method of them panics. A goroutine
 // that outlives the handler takes what it needs first.
@@ -125,6 +129,28 @@
 //		Page page      `query:""` // or embed page
 //		Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //	}
+//
+// # Forms and uploads
+//
+// In struct fields tagged form:"name" read a form body — urlencoded or
+// multipart/form-data — with the query's decoding, defaults and rules;
+// their errors are under body/name, and form:"" makes a group. A field
+// of type *[File] takes a file part (nil when absent), []*File every
+// part of its name; a route with one takes multipart bodies only. An In
+// struct cannot have form fields and a body field at once: Ready says
+// so. Any other media type is a 415. A multipart body is read as a
+// stream, part by part, after the OnRequest and PreParsing hooks, within
+// the body limit and [MultipartLimits] ([Server.SetMultipartLimits],
+// [WithMultipartLimits]: 1 MiB a file, 64 KiB a value, 1000 parts):
+// past one, a 413, and nothing more is read. Files are kept in memory
+// up to 1 MiB a request, in temporary files past it, which are removed
+// when the request ends, however it ends:
+//
+//	type importTodos struct {
+//		app.In
+//		File *app.File `form:"file" validate:"required"`
+//	}
+//	app.Post(s, "/todos/import", func(ctx context.Context, in importTodos) (created, error) { … in.File.Open() … })
 //
 // # Services and request values
 //
@@ -222,7 +248,7 @@
 // fails, its parent's gets the new error. A panic is a 500 whose value is
 // never sent. A 5xx answering an error that is not an *httpx.Error says
 // its status text, not its message, which was written for logs
-// ([WithServerErrorMessages](true) sends it, for development).
+// ([WithServerErrorText] sends it, for development).
 // [WithProblemDetails] answers every error as RFC 9457 problem details;
 // a middleware answers an error in the server's format with [WriteError].
 //
@@ -334,7 +360,7 @@
 //
 //	func TestHello(t *testing.T) {
 //		s := apptest.New(t) // closed when the test ends
-//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		app.Get(s, "/hello", func(context.Context, struct{}) (string, error) { return "hi", nil })
 //		res := apptest.Get(t, s, "/hello")
 //		assert.Equal(t, "hi", res.Body)
 //	}

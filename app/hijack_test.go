@@ -75,7 +75,7 @@ func newHijackTest(t *testing.T, opts ...app.Option) *hijackTest {
 		}
 		return nil
 	}))
-	h.s = app.New(append([]app.Option{app.WithLogger(log), app.WithRequestLogging(true)}, opts...)...)
+	h.s = app.New(append([]app.Option{app.WithLogger(log)}, opts...)...)
 	require.NoError(t, h.s.PreClose(func(context.Context) error {
 		h.note("preClose")
 		close(h.stop)

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/internal/routepath"
-	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/tracking"
@@ -126,7 +125,7 @@ const (
 // other request's context and writer with it.
 type call struct {
 	context.Context
-	x     *httpx.Exchange
+	x     *exchange
 	allow string // the Allow header of a 405
 	// rt is the route whose config RouteConfigOf reads: the route served,
 	// or for a 405 the route serving the method a preflight names (nil
@@ -161,7 +160,7 @@ func (c *call) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-func newCall(parent context.Context, x *httpx.Exchange) *call {
+func newCall(parent context.Context, x *exchange) *call {
 	return &call{Context: parent, x: x}
 }
 
@@ -178,7 +177,7 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 //
 // target is the route whose config the middleware reads (RouteConfigOf):
 // rt itself for a route's request, the preflight's route for a 405.
-func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string, target *route) bool {
+func (rt *route) serveThrough(x *exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string, target *route) bool {
 	r, began, log := rt.start(r, allow)
 	c := newCall(r.Context(), x)
 	c.allow, c.rt = allow, target
@@ -379,7 +378,7 @@ func (c *call) leave(a *instance, rt *route, r *http.Request) {
 		if rt != nil {
 			c.finish(rt, r)
 		}
-		c.x.End()
+		c.x.end()
 		a.conns.requestEnded(c.Context) // the server's goroutine left it to this one
 	}
 }

@@ -101,7 +101,7 @@ func stdHandler(fn any) (http.Handler, bool) {
 // middleware sees it: Pattern and path values set, the request's context
 // (the request time-out's, when one is set).
 func (rt *route) serveStd(h http.Handler) invoker {
-	return func(x *httpx.Exchange, _ error) (any, error) {
+	return func(x *exchange, _ error) (any, error) {
 		req, rep := x.Request(), x.Reply()
 		r, ctx := req.Raw(), req.Context()
 		switch {

@@ -102,7 +102,7 @@ func (rt *route) compileObservers(line []*node) {
 		rt.observers = append(rt.observers, n.observers...)
 	}
 	if rt.info.Method != "" {
-		rt.observedRoute = routepath.Braced(rt.info.Pattern, "*...")
+		rt.observedRoute = routepath.Braced(rt.info.Path, "*...")
 	}
 }
 
@@ -164,7 +164,7 @@ func (rt *route) observeStart(r *http.Request, allow string) (*http.Request, *za
 
 // observeEnd tells rt's observers r got status and size, began after
 // the server's epoch; x's request, when one began, is the one reported.
-func (rt *route) observeEnd(x *httpx.Exchange, r *http.Request, allow string, began time.Duration, status int, size int64) {
+func (rt *route) observeEnd(x *exchange, r *http.Request, allow string, began time.Duration, status int, size int64) {
 	if req := x.Request(); req != nil {
 		r = req.Raw()
 	}
@@ -208,7 +208,7 @@ func (rt *route) compileSteps(handler any) {
 
 // stepped is inv run as a step st of the observers' steps.
 func stepped(inv invoker, steps []func(context.Context, Step) (context.Context, func(error)), st Step) invoker {
-	return func(x *httpx.Exchange, in error) (v any, err error) {
+	return func(x *exchange, in error) (v any, err error) {
 		req := x.Request()
 		prev := req.Context()
 		ctx := prev

@@ -104,17 +104,6 @@ func (s *Server) SetBodyLimit(n int64) error {
 	})
 }
 
-// BodyLimit sets the body limit of one route.
-func BodyLimit(n int64) RouteOption {
-	return func(r *routeDef) {
-		if n <= 0 {
-			r.fail(errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
-			return
-		}
-		r.bodyLimit = n
-	}
-}
-
 // matches reports whether media type mt (lower case, no parameters)
 // falls under pattern.
 func (d parserDef) matches(mt string) bool {

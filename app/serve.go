@@ -61,7 +61,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		a.unavailable(w, r, "Server is not ready")
 		return
 	}
-	x := a.pool.Get().(*httpx.Exchange)
+	x := a.pool.Get().(*exchange)
 	ps := x.Params()
 	path, escaped, ok := a.requestPath(x, w, r)
 	var rt *route
@@ -119,7 +119,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := x.DrainedBody(); d == nil || d.Body != r.Body {
 		a.boundDrain(w, r)
 	}
-	x.End()
+	x.end()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
 }
@@ -146,7 +146,7 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 // serve serves one request on rt, which has no middleware: its
 // lifecycle, between the two lines of the access log, then the
 // onResponse hooks.
-func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) {
+func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	var began time.Duration
 	logging, observed := rt.logging(), rt.observers != nil
 	if logging || observed {
@@ -173,7 +173,7 @@ func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request
 
 // answerNotAllowed answers 405 for rt's path, whose context has no
 // middleware, with allow the methods it has.
-func (rt *route) answerNotAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
+func (rt *route) answerNotAllowed(x *exchange, w http.ResponseWriter, r *http.Request, allow string) {
 	r, began, log := rt.start(r, allow)
 	id, logged := rt.logStart(log, w, r)
 	rt.a.notAllowed(x, w, r, allow)
@@ -262,7 +262,7 @@ func (rt *route) logEnd(log *zap.Logger, id string, began time.Duration, status 
 // written, then the cleanups of the request values they built (failed
 // when the request did), and gives back what the request borrowed from
 // pools: the cells of its request values, its decoded input fields.
-func (rt *route) onResponseHooks(x *httpx.Exchange, failed bool) {
+func (rt *route) onResponseHooks(x *exchange, failed bool) {
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
 			x.Request().Log().Error("onResponse hook failed", zap.Error(err))
@@ -289,7 +289,7 @@ func since() time.Duration { return max(time.Since(epoch), 1) }
 // writes the access log's first line. It reports whether the request
 // failed (an error, a panic, the time-out), for the cleanups of the
 // request values the onResponse hooks build.
-func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, log *zap.Logger, logIncoming bool) (failed bool) {
+func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, log *zap.Logger, logIncoming bool) (failed bool) {
 	a := rt.a
 	var dw *deadlineWriter
 	if d := a.cfg.requestTimeout; d > 0 {
@@ -313,6 +313,11 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	}
 	if rt.scoped {
 		defer rt.endValues(x)
+	}
+	if rt.in != nil && rt.in.fields != nil && len(rt.in.fields.files) > 0 {
+		// Here, not with the onResponse hooks: a handler that aborts
+		// (http.ErrAbortHandler) skips those, and the files must go.
+		defer rt.in.fields.removeFiles(x, rt.node.log)
 	}
 	err := rt.run(x)
 	expired := dw != nil && dw.expire()
@@ -381,8 +386,8 @@ func validRequestID(id string) bool {
 // touch is being changed by the handler, and they cannot send (Ready
 // refuses a *httpx.Reply there). The returned function stops watching
 // and waits for hooks already running.
-func (rt *route) watchAbort(x *httpx.Exchange, ctx context.Context) func() {
-	d := x.Detached()
+func (rt *route) watchAbort(x *exchange, ctx context.Context) func() {
+	d := x.detached()
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(done)
@@ -407,10 +412,10 @@ func (rt *route) watchAbort(x *httpx.Exchange, ctx context.Context) func() {
 // like onRequestAbort's). The returned function stops watching and waits
 // for hooks already running; if the deadline passed but the AfterFunc had
 // not started, the hooks run then.
-func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
-	var d *httpx.Exchange
+func (rt *route) watchDeadline(x *exchange, dw *deadlineWriter) func() {
+	var d *exchange
 	if len(rt.onTimeout) > 0 {
-		d = x.Detached()
+		d = x.detached()
 	}
 	done := make(chan struct{})
 	stop := context.AfterFunc(dw.ctx, func() {
@@ -433,7 +438,7 @@ func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
 // runBeside runs hooks that run beside the handler. Every panic is
 // recovered, http.ErrAbortHandler included: nothing above this goroutine
 // would, and there is no response of theirs to abort.
-func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
+func (rt *route) runBeside(hooks []invoker, x *exchange, kind string) {
 	for _, h := range hooks {
 		err := protectCall(func() error {
 			_, err := h(x, nil)
@@ -447,7 +452,7 @@ func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
 
 // run runs the hooks before the handler, then the handler. A hook that
 // sends a reply ends the chain.
-func (rt *route) run(x *httpx.Exchange) (err error) {
+func (rt *route) run(x *exchange) (err error) {
 	rep := x.Reply()
 	defer recoverError(&err, true)
 	for i := range rt.phases {
@@ -507,30 +512,10 @@ func (rt *route) reply(rep *httpx.Reply, v any) error {
 	return err
 }
 
-// commitOnWrite makes the next Send of x's reply run the cleanups of the
-// request values right before it writes: after the send hooks and the
-// encoding, so a reply they fail is a failed request (rolled back, and
-// answered by the error path), and before the write, so a failing
-// cleanup (a commit) is the error the client is answered with.
-func (rt *route) commitOnWrite(x *httpx.Exchange) {
-	if rt.scoped {
-		x.BeforeWrite(commitValues)
-	}
-}
-
-// commitValues runs the cleanups of a request whose reply is about to be
-// written; it is failed when the reply's status is, or when the request
-// time-out has passed: the client gets its 503 instead of the reply.
-func commitValues(x *httpx.Exchange) error {
-	ctx := x.Request().Context()
-	late := ctx.Err() != nil && context.Cause(ctx) == errDeadline
-	return cleanUp(x, late || x.Reply().Status() >= 400)
-}
-
 // failSettled answers err, once the cleanups of the request values the
 // reply did not write have run, as failed: the error handlers get the
 // values rolled back.
-func (rt *route) failSettled(x *httpx.Exchange, err error) {
+func (rt *route) failSettled(x *exchange, err error) {
 	if rt.scoped && !x.Reply().Sent() {
 		err = rt.settle(x, err)
 	}
@@ -539,7 +524,7 @@ func (rt *route) failSettled(x *httpx.Exchange, err error) {
 
 // fail answers err: onError hooks first, then the route's error handlers,
 // each falling back to its parent's when it fails, then the default.
-func (rt *route) fail(x *httpx.Exchange, err error) {
+func (rt *route) fail(x *exchange, err error) {
 	req, rep := x.Request(), x.Reply()
 	// The lines go to the request's logger (reqId, trace ids), taken only
 	// when a line is written: a refusal below debug costs nothing.
@@ -618,24 +603,24 @@ func sendProtected(rep *httpx.Reply, v any) (err error) {
 }
 
 // protect calls h, turning a panic into an error.
-func protect(h invoker, x *httpx.Exchange, in error) (err error) {
+func protect(h invoker, x *exchange, in error) (err error) {
 	defer recoverError(&err, true)
 	_, err = h(x, in)
 	return err
 }
 
 func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg string) {
-	x := a.pool.Get().(*httpx.Exchange)
+	x := a.pool.Get().(*exchange)
 	a.writeJSON(x, w, r, http.StatusServiceUnavailable, a.cfg.errors.Render(httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
 	}, r))
-	x.End()
+	x.end()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
 }
 
 // notAllowed answers 405 to a method the path has no route for.
-func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
+func (a *instance) notAllowed(x *exchange, w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, a.cfg.errors.Render(httpx.NotAllowed(r), r))
 }
@@ -643,7 +628,7 @@ func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.
 // writeJSON answers r outside any route (405, 503) through x, which the
 // caller ends: no decorators or hooks apply. body is an error's, in the
 // server's format (ErrorFormat.Render).
-func (a *instance) writeJSON(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
+func (a *instance) writeJSON(x *exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
 	_, rep := x.Begin(w, r, nil, nil, 0, "", nil)
 	rep.SetWriteTimeout(a.replyTimeout)
 	rep.Code(status)

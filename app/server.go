@@ -105,7 +105,7 @@ func New(opts ...Option) *Server {
 	a.closing, a.stopStreams = context.WithCancelCause(context.Background())
 	a.clientIP, a.bootErr = newClientIP(&cfg)
 	a.pool.New = func() any {
-		x := new(httpx.Exchange)
+		x := newExchange()
 		x.SetClosing(a.closing)
 		x.SetErrorFormat(cfg.errors)
 		x.SetClientIP(a.clientIP)

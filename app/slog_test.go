@@ -24,7 +24,7 @@ import (
 func TestSlogWritesToTheZapCore(t *testing.T) {
 	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
-	s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(false))
+	s := app.New(app.WithLogger(zap.New(core)), app.WithoutRequestLogging())
 	s.Register(func(c *app.Server) error {
 		c.Slog().Info("loaded", "routes", 1)
 		c.Slog().Debug("below the core's level")
@@ -90,7 +90,7 @@ func ExampleWithSlogHandler() {
 			return a
 		},
 	})
-	s := app.New(app.WithSlogHandler(h), app.WithRequestLogging(false))
+	s := app.New(app.WithSlogHandler(h), app.WithoutRequestLogging())
 	s.Get("/", func(req *httpx.Request) error {
 		req.Slog().Info("hello", "user", "ada")
 		return nil

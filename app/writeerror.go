@@ -9,7 +9,7 @@ import (
 )
 
 // WriteError answers r on w with err's error reply in the server's error
-// format (WithProblemDetails, WithServerErrorMessages): the body
+// format (WithProblemDetails, WithServerErrorText): the body
 // Reply.SendError sends, for a middleware (Use), which has no Reply. The
 // status is err's (an *httpx.Error's, 500 otherwise); a HEAD request gets
 // the status and headers only. Headers set on w before stay (a

@@ -45,7 +45,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 			fields = append(fields, f.Name)
 		}
 	}
-	assert.Equal(t, []string{"Method", "Pattern", "Context"}, fields, "RouteInfo describes the route, nothing else")
+	assert.Equal(t, []string{"Method", "Path", "Context", "Pattern"}, fields, "RouteInfo describes the route, nothing else")
 }
 
 func TestExchangeHandsOutThePairOfTheRequest(t *testing.T) {
@@ -69,7 +69,8 @@ func TestDetachedExchange(t *testing.T) {
 	_, ok := req.Decorator("answer")
 	require.True(t, ok)
 	x.Input()[0] = new(int)
-	d := x.Detached()
+	d := new(httpx.Exchange)
+	x.Detach(d)
 	assert.Nil(t, d.Reply(), "hooks beside the handler cannot answer")
 	assert.Equal(t, req.ID(), d.Request().ID())
 	assert.Nil(t, d.Input()[0], "no decoded input")

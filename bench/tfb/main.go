@@ -56,7 +56,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer logger.Sync() //nolint:errcheck // stderr sync errors are not actionable
-	s := newServer(*file, app.WithLogger(logger), app.WithRequestLogging(false))
+	s := newServer(*file, app.WithLogger(logger), app.WithoutRequestLogging())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -190,7 +190,7 @@ func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 		s.Register(authPlugin(users, ids))
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
-		s.SetErrorHandler(app.Typed(storeErrors))
+		s.SetErrorHandler(storeErrors)
 		app.Get(s, "/todos", list)
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict)

@@ -225,7 +225,7 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 }
 
 // ErrInvalidPreflight is the refusal of a preflight without an Origin
-// header under StrictPreflight, written in the server's error format
+// header (unless LaxPreflight), written in the server's error format
 // (app.WriteError).
 var ErrInvalidPreflight = httpx.NewError(http.StatusBadRequest, "FST_CORS_INVALID_PREFLIGHT", "Invalid Preflight Request")
 

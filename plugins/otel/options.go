@@ -57,16 +57,15 @@ func Propagator(p propagation.TextMapPropagator) Option {
 	return func(c *config) { c.propagator = p }
 }
 
-// LogIDs says whether every log line of a traced request carries
-// trace_id and span_id (default true).
-func LogIDs(on bool) Option { return func(c *config) { c.logIDs = on } }
+// NoLogIDs leaves trace_id and span_id out of the log lines of a traced
+// request, which carry them by default.
+func NoLogIDs() Option { return func(c *config) { c.logIDs = false } }
 
-// LifecycleSpans says whether each hook and the handler of a traced
-// request is a span of its own, a child of the request's, named after
-// the hook's kind and function ("onRequest authHook", "handler
-// (*Todos).Get"); default false: a span per hook costs as much as the
-// request's own.
-func LifecycleSpans(on bool) Option { return func(c *config) { c.steps = on } }
+// LifecycleSpans makes each hook and the handler of a traced request a
+// span of its own, a child of the request's, named after the hook's kind
+// and function ("onRequest authHook", "handler (*Todos).Get"). Off by
+// default: a span per hook costs as much as the request's own.
+func LifecycleSpans() Option { return func(c *config) { c.steps = true } }
 
 // Skip leaves the requests fn reports true for untraced and unmeasured
 // (@fastify/otel's ignorePaths): health checks, the metrics scrape. fn

@@ -305,7 +305,7 @@ func TestLifecycleSpans(t *testing.T) {
 	t.Parallel()
 	tp, rec := traced(t)
 	s := app.New()
-	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.LifecycleSpans(true))...)))
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.LifecycleSpans())...)))
 	s.AddHook(app.OnRequest, authHook)
 	s.Get("/x", func(req *httpx.Request) (string, error) {
 		return trace.SpanFromContext(req.Context()).(sdktrace.ReadOnlySpan).Name(), nil

@@ -278,7 +278,7 @@ func TestSkipAndGroupStatusCodes(t *testing.T) {
 	t.Parallel()
 	m := prometheus.New(
 		prometheus.Skip(func(o app.Observation) bool { return o.Route == "/healthz" || o.Request.Method == "OPTIONS" }),
-		prometheus.GroupStatusCodes(true),
+		prometheus.GroupStatusCodes(),
 	)
 	s, admin := served(t, m, func(s *app.Server) {
 		s.Get("/healthz", func() (string, error) { return "ok", nil })

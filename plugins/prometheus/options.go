@@ -68,10 +68,10 @@ func NativeBuckets(factor float64) Option {
 	return func(c *config) { c.nativeFactor = max(factor, 0) }
 }
 
-// RuntimeMetrics says whether the registry has the Go runtime and
-// process collectors (default true). Turn it off when the registry is
-// shared with code that registers them.
-func RuntimeMetrics(on bool) Option { return func(c *config) { c.runtime = on } }
+// NoRuntimeMetrics leaves the Go runtime and process collectors out of
+// the registry, which has them by default: for a registry shared with
+// code that registers them.
+func NoRuntimeMetrics() Option { return func(c *config) { c.runtime = false } }
 
 // Exemplar sets how a request's exemplar labels are found from its
 // context (default: the trace_id of a sampled OpenTelemetry span); nil
@@ -112,4 +112,4 @@ func Skip(fn func(app.Observation) bool) Option { return func(c *config) { c.ski
 
 // GroupStatusCodes makes the status label the status class ("2xx",
 // "4xx", …) instead of the code, which divides the series by up to ten.
-func GroupStatusCodes(on bool) Option { return func(c *config) { c.groupStatus = on } }
+func GroupStatusCodes() Option { return func(c *config) { c.groupStatus = true } }
