@@ -15,7 +15,7 @@ import (
 func ExampleWriteError() {
 	errMaintenance := httpx.NewError(http.StatusServiceUnavailable, "MAINTENANCE", "Back at 08:00 UTC")
 
-	s := app.New(app.WithProblemDetails(), app.WithRequestLogging(false))
+	s := app.New(app.WithProblemDetails(), app.WithoutRequestLogging())
 	s.Use(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodGet {

@@ -40,7 +40,7 @@ func TestWriteErrorInTheServersFormat(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := apptest.New(t, append(c.opts, app.WithRequestLogging(false))...)
+			s := apptest.New(t, append(c.opts, app.WithoutRequestLogging())...)
 			s.Use(func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Retry-After", "30")

@@ -387,7 +387,7 @@ func TestNullOriginIsNeverAllowedByAPatternOrAFunction(t *testing.T) {
 
 func TestInvalidPreflightFollowsProblemDetails(t *testing.T) {
 	t.Parallel()
-	s := app.New(app.WithProblemDetails(), app.WithRequestLogging(false))
+	s := app.New(app.WithProblemDetails(), app.WithoutRequestLogging())
 	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
 	require.NoError(t, s.Get("/", ok))
 	a := start(t, s).preflight("/", "", "GET")

@@ -687,7 +687,7 @@ func TestAnUnterminatedForwardedQuoteDoesNotHideTheClient(t *testing.T) {
 	// proxy appends its own element to the same line. The proxy's element
 	// must still be read: else the client is the proxy, which the
 	// allow-list lets through.
-	s := apptest.New(t, app.WithRequestLogging(false),
+	s := apptest.New(t, app.WithoutRequestLogging(),
 		app.WithTrustedProxies("10.0.0.0/8"), app.WithClientIPHeader("Forwarded"))
 	s.Register(ratelimit.Plugin(ratelimit.Allow(netip.MustParsePrefix("10.0.0.0/8")),
 		ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()})))
@@ -711,7 +711,7 @@ func TestByIPWithoutAnAddressSharesOneBudgetAndWarns(t *testing.T) {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(zapcore.WarnLevel)
-			s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithRequestLogging(false))
+			s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithoutRequestLogging())
 			s.Register(ratelimit.Plugin(append(placement.opts,
 				ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()}))...))
 			s.Post("/login", ok)
@@ -740,7 +740,7 @@ func TestRefusalsFollowProblemDetails(t *testing.T) {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			store := &failingStore{Store: ratelimit.NewMemory()}
-			s := apptest.New(t, app.WithProblemDetails(), app.WithRequestLogging(false))
+			s := apptest.New(t, app.WithProblemDetails(), app.WithoutRequestLogging())
 			s.Register(ratelimit.Plugin(append(placement.opts, ratelimit.Limit(perIP(1)), ratelimit.WithStore(store))...))
 			s.Get("/a", ok)
 			require.NoError(t, s.Ready())

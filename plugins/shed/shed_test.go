@@ -364,7 +364,7 @@ func TestShedFollowsTheServersErrorFormat(t *testing.T) {
 			src := &source{}
 			src.set(shed.Signals{SchedLatency: time.Second})
 			sh := shed.New(shed.WithSource(src), shed.MaxSchedLatency(time.Millisecond))
-			s := apptest.New(t, append(tt.opts, app.WithRequestLogging(false))...)
+			s := apptest.New(t, append(tt.opts, app.WithoutRequestLogging())...)
 			s.Register(sh.Plugin())
 			s.Get("/work", ok)
 			require.NoError(t, s.Ready())
