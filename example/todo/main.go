@@ -12,6 +12,16 @@
 // user "demo" with a random token, logged once at start), -openapi
 // (print the OpenAPI document, what GET /openapi.json serves, and exit).
 //
+// Traffic: -rate-limit N (requests per user per minute on the
+// authenticated routes, default 600), -rate-limit-ip M (per client address
+// per minute on everything else: 401s, failed logins, unknown paths;
+// default 60), -redis redis://host:port/db (limits shared by every
+// instance on that Redis), -trusted-proxies 10.0.0.0/8,… (the proxies
+// whose X-Forwarded-For is believed), -admin host:port (a second listener
+// with /healthz, /readyz and /debug/pprof/; the public port then serves
+// none of them), -drain 1s (how long /readyz fails before the listener
+// closes on SIGTERM, for a load balancer to notice). See limits.go.
+//
 // Every route but GET /healthz and the description (GET /openapi.json,
 // /openapi-3.0.json, /docs) needs "authorization: Bearer <token>" and
 // sees only its user's todos:
@@ -67,6 +77,9 @@ type config struct {
 	port     int
 	users    []user
 	openapi  bool // print the OpenAPI document and exit
+
+	redisURL string // -redis: limits (and sessions) shared through Redis
+	traffic  trafficFlags
 }
 
 // parseFlags reads args, with getenv for the variables the flags default
@@ -83,7 +96,16 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
 	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
+	fs.StringVar(&c.redisURL, "redis", "", "redis://host:port/db: share rate limits with every instance on that Redis")
+	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
+	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
+	fs.StringVar(&c.traffic.proxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of the proxies whose X-Forwarded-For is believed")
+	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /debug/pprof/); none by default")
+	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := c.traffic.check(); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -125,7 +147,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer db.Close()
-	s, err := newServer(ctx, db, cfg.users, app.WithLogger(logger))
+	t, err := newTraffic(cfg)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	s, err := newServer(ctx, db, cfg.users, t, app.WithLogger(logger),
+		app.WithTrustedProxies(cfg.traffic.trustedProxies()...), app.WithDrainDelay(cfg.traffic.drain))
 	if err != nil {
 		return err
 	}
@@ -139,6 +167,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if err != nil {
 		return err
 	}
+	admin, err := t.startAdmin(cfg.traffic.admin, logger)
+	if err != nil {
+		_ = ln.Close()
+		return errors.Join(err, s.Close(ctx))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	if started != nil {
@@ -146,13 +179,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, admin.close(context.Background()))
 	case <-ctx.Done():
 	}
 	closeCtx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	if err := s.Close(closeCtx); err != nil {
-		return err
+		return errors.Join(err, admin.close(closeCtx))
 	}
-	return <-errc
+	return errors.Join(<-errc, admin.close(closeCtx))
 }

@@ -62,6 +62,7 @@ func TestFlags(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			got.traffic = trafficFlags{} // TestTrafficFlags checks them
 			assert.Equal(t, tc.want, got)
 		})
 	}
@@ -258,7 +259,7 @@ func TestNoHandlerIsCalledByReflection(t *testing.T) {
 	db, err := openDB(context.Background(), "")
 	require.NoError(t, err)
 	defer db.Close()
-	s, err := newServer(context.Background(), db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+	s, err := newServer(context.Background(), db, []user{{"alice", "tokenA"}}, nil, withoutLogs()...)
 	require.NoError(t, err)
 	require.NoError(t, s.Ready())
 	defer s.Close(context.Background())

@@ -83,7 +83,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	db, err := openDB(context.Background(), "")
 	require.NoError(t, err)
 	defer db.Close()
-	srv, err := newServer(context.Background(), db, []user{{name: "alice", token: "tokenA"}}, app.WithLogger(zap.NewNop()))
+	srv, err := newServer(context.Background(), db, []user{{name: "alice", token: "tokenA"}}, nil, app.WithLogger(zap.NewNop()))
 	require.NoError(t, err)
 	require.NoError(t, srv.Ready())
 	defer srv.Close(context.Background())

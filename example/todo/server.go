@@ -25,7 +25,13 @@ const maxBody = 256 << 10
 // guarded by bearer-auth (plugin "auth") in its own context. users are
 // added to the database first, so each keeps its todos in a database
 // file from one run to the next.
-func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option) (*app.Server, error) {
+//
+// t guards it (rate limits, readiness checks; nil guards nothing). With
+// an admin listener (t.checks), GET /healthz is served there instead.
+func newServer(ctx context.Context, db *sql.DB, users []user, t *traffic, opts ...app.Option) (*app.Server, error) {
+	if t == nil {
+		t = &traffic{}
+	}
 	names := make([]string, len(users))
 	for i, u := range users {
 		names[i] = u.name
@@ -35,12 +41,15 @@ func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option
 		return nil, err
 	}
 	s := app.New(opts...)
-	app.Get(s, "/healthz", health)
+	if t.checks == nil {
+		app.Get(s, "/healthz", health)
+	}
+	s.Register(t.guardRoot(db, t.checks == nil))
 	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
 	// document of every route, bearer's requirement on the todos.
 	s.Register(openapi.Plugin(apiInfo))
 	s.Register(dbPlugin(db))
-	s.Register(todosPlugin(users, ids), app.Name("todos"), app.DependsOn("db"))
+	s.Register(todosPlugin(users, ids, t), app.Name("todos"), app.DependsOn("db"))
 	return s, nil
 }
 
@@ -185,9 +194,10 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 }
 
 // todosPlugin serves the todo routes for the users it is given.
-func todosPlugin(users []user, ids []int64) func(*app.Server) error {
+func todosPlugin(users []user, ids []int64, t *traffic) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(authPlugin(users, ids))
+		s.Register(t.guardUsers()) // after authentication: the per-user limit
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(app.Typed(storeErrors))

@@ -216,7 +216,7 @@ func TestFailingCommitAnswers500(t *testing.T) {
 			db, err := openDB(ctx, "")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, nil, withoutLogs()...)
 			require.NoError(t, err)
 			require.NoError(t, s.Ready())
 			defer s.Close(ctx)
