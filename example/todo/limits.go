@@ -65,9 +65,9 @@ func (f trafficFlags) trustedProxies() []string {
 // guards nothing (tests that build a server without run).
 type traffic struct {
 	perUser, perIP int
-	store          ratelimit.Store // shared by every policy; Redis with -redis
-	redis          *redis.Client   // with -redis
-	checks         *readiness.Checks  // with -admin: what /readyz reports
+	store          ratelimit.Store   // shared by every policy; Redis with -redis
+	redis          *redis.Client     // with -redis
+	checks         *readiness.Checks // with -admin: what /readyz reports
 }
 
 // newTraffic builds what cfg asks for; close releases it.
