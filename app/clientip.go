@@ -53,3 +53,14 @@ func newClientIP(c *config) (func(*http.Request) netip.Addr, error) {
 	}
 	return r.Client, nil
 }
+
+// ClientIP is the client address of r as a middleware sees it (Use): what
+// httpx.Request.ClientIP says in a handler, so a middleware (a rate
+// limit) keys on the same address. For a request that is not one of a
+// Burrow server's, the address of its RemoteAddr.
+func ClientIP(r *http.Request) netip.Addr {
+	if c, _ := r.Context().Value(callKey{}).(*call); c != nil {
+		return c.x.ClientIP(r)
+	}
+	return clientip.Peer(r.RemoteAddr)
+}

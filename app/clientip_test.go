@@ -115,3 +115,30 @@ func TestClientIPWithoutProxiesIsThePeer(t *testing.T) {
 	req.RemoteAddr = "@"
 	assert.Equal(t, netip.Addr{}.String(), apptest.Inject(t, s, req).Body, "a Unix socket's peer has no address")
 }
+
+func TestClientIPInAMiddleware(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithTrustedProxies("192.0.2.0/24"))
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Client", app.ClientIP(r).String())
+			next.ServeHTTP(w, r)
+		})
+	}))
+	require.NoError(t, s.Get("/ip", func(req *httpx.Request) (string, error) { return req.ClientIP().String(), nil }))
+	require.NoError(t, s.Ready())
+	for _, path := range []string{"/ip", "/missing"} {
+		req := httptest.NewRequest("GET", path, nil) // from 192.0.2.1
+		req.Header.Set("X-Forwarded-For", "198.51.100.7")
+		res := apptest.Inject(t, s, req)
+		assert.Equal(t, "198.51.100.7", res.Header.Get("X-Client"), path)
+	}
+	req := httptest.NewRequest("POST", "/ip", nil)
+	req.Header.Set("X-Forwarded-For", "198.51.100.8")
+	assert.Equal(t, "198.51.100.8", apptest.Inject(t, s, req).Header.Get("X-Client"), "a 405 too")
+	assert.Equal(t, "192.0.2.1", apptest.Get(t, s, "/ip").Body)
+
+	outside := httptest.NewRequest("GET", "/", nil)
+	outside.Header.Set("X-Forwarded-For", "198.51.100.7")
+	assert.Equal(t, "192.0.2.1", app.ClientIP(outside).String(), "not Burrow's request: the peer")
+}

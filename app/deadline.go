@@ -62,7 +62,14 @@ type deadlineWriter struct {
 }
 
 func newDeadlineWriter(w http.ResponseWriter, r *http.Request, ctx context.Context, reply time.Duration, format httpx.ErrorFormat) *deadlineWriter {
-	return &deadlineWriter{w: w, r: r, ctx: ctx, h: http.Header{}, reply: reply, format: format}
+	// The handler's map starts as a copy of what the middleware set, so
+	// the handler reads it and adds to it (a CORS middleware's
+	// "Vary: Origin", kept under the handler's "Vary: Accept-Encoding").
+	h := w.Header().Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	return &deadlineWriter{w: w, r: r, ctx: ctx, h: h, reply: reply, format: format}
 }
 
 // expired reports whether ctx ended at the request time-out (not because
@@ -132,9 +139,12 @@ func (dw *deadlineWriter) begin() bool {
 	return true
 }
 
-// copyHeader puts the handler's headers on the real writer; dw.mu is held.
+// copyHeader makes the handler's headers the real writer's; dw.mu is
+// held. They began as a copy of the real ones, so what the handler
+// deleted goes too.
 func (dw *deadlineWriter) copyHeader() {
 	dst := dw.w.Header()
+	clear(dst)
 	for k, v := range dw.h {
 		dst[k] = v
 	}

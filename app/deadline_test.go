@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -714,4 +715,32 @@ func TestCopyBegunBeforeTheDeadlineGoesOn(t *testing.T) {
 // copy on to the connection's ReadFrom too.
 func BenchmarkServeContentFile1MiBRequestTimeout(b *testing.B) {
 	benchServeContentFile(b, app.WithRequestTimeout(time.Minute))
+}
+
+// A middleware's headers, set before the route's lifecycle, are the
+// handler's to read and add to under a request time-out too: a handler
+// adding to Vary keeps the middleware's Origin (a CORS middleware's), and
+// one deleting a header deletes it.
+func TestMiddlewareHeadersReachTheHandlerUnderARequestTimeout(t *testing.T) {
+	t.Parallel()
+	for _, timeout := range []time.Duration{0, time.Hour} {
+		s := app.New(app.WithRequestTimeout(timeout))
+		require.NoError(t, s.Use(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Vary", "Origin")
+				w.Header().Set("X-Mw", "set")
+				w.Header().Set("X-Drop", "set")
+				next.ServeHTTP(w, r)
+			})
+		}))
+		require.NoError(t, s.Get("/", func(rep *httpx.Reply) error {
+			rep.Header().Add("Vary", "Accept-Encoding")
+			rep.Header().Del("X-Drop")
+			return rep.Send(rep.Header().Get("X-Mw"))
+		}))
+		res := apptest.Get(t, s, "/")
+		assert.Equal(t, "set", res.Body, "timeout %v", timeout)
+		assert.Equal(t, []string{"Origin", "Accept-Encoding"}, res.Header.Values("Vary"), "timeout %v", timeout)
+		assert.Empty(t, res.Header.Values("X-Drop"), "timeout %v", timeout)
+	}
 }

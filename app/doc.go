@@ -171,7 +171,24 @@
 // method and path under a prefix with an http.Handler (the context's
 // middleware and hooks apply; the prefix is stripped as
 // http.StripPrefix does), and a route's handler may itself be an
-// http.Handler or a func(http.ResponseWriter, *http.Request).
+// http.Handler or a func(http.ResponseWriter, *http.Request). A request
+// whose path has routes but none for its method (a 405) goes through the
+// middleware of the path's first route's context, and a CORS preflight
+// through that of the context whose route serves the method it announces
+// ([Preflight]), so per-context CORS judges each preflight by the right
+// policy.
+//
+// # Route config and client address
+//
+// [WithConfig] gives a route typed values that plugins read: at Ready in
+// an OnRoute hook ([RouteConfig], [SetRouteConfig] to resolve them), per
+// request in a middleware ([RouteConfigOf]) — a route that turns a
+// plugin off or sets its own limit. A value no OnRoute hook of the
+// route's contexts reads fails Ready ([ErrUnreadConfig]); PrintRoutes
+// lists them. [WithTrustedProxies] names the proxies whose
+// X-Forwarded-For (or, with [WithClientIPHeader], Forwarded) header is
+// believed: [httpx.Request.ClientIP] is then the right-most address of it
+// that no trusted proxy holds, and the peer's address for any other peer.
 //
 // # Streaming
 //

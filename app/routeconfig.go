@@ -164,7 +164,7 @@ func (rt *route) configLine() string {
 // OPTIONS request to a route registered for OPTIONS, which answers it
 // itself.
 func Preflight(r *http.Request) bool {
-	if r.Method != http.MethodOptions || len(r.Header["Access-Control-Request-Method"]) == 0 {
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		return false
 	}
 	c, _ := r.Context().Value(callKey{}).(*call)

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/internal/clientip"
 	"github.com/burrow-go/burrow/internal/compiled"
 )
 
@@ -86,6 +87,16 @@ func (x *Exchange) Begin(w http.ResponseWriter, raw *http.Request, route *RouteI
 // SetClientIP gives the exchange's requests the function that finds a
 // request's client address (Request.ClientIP); nil reads the peer's.
 func (x *Exchange) SetClientIP(fn func(*http.Request) netip.Addr) { x.state.clientIP = fn }
+
+// ClientIP is the client address of raw, a request the exchange serves
+// (or the copy of it a middleware passed on), as Request.ClientIP finds
+// it.
+func (x *Exchange) ClientIP(raw *http.Request) netip.Addr {
+	if x.state.clientIP == nil {
+		return clientip.Peer(raw.RemoteAddr)
+	}
+	return x.state.clientIP(raw)
+}
 
 // Request is the Request of the request being served (or of a Detached
 // exchange); nil before Begin and after End.

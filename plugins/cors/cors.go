@@ -34,10 +34,13 @@
 package cors
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/token"
 )
 
@@ -139,27 +142,35 @@ const (
 	hRequestHeaders = "Access-Control-Request-Headers"
 )
 
-// allowOrigin sets the headers an allowed origin's answers carry.
-func (p *policy) allowOrigin(h http.Header, origin string) {
+// allowOrigin sets the headers an allowed origin's answers carry;
+// sent is the request's Origin header, whose first value is origin.
+func (p *policy) allowOrigin(h http.Header, sent []string) {
 	if p.anyOrigin {
 		h[hAllowOrigin] = valAny
 	} else {
-		h[hAllowOrigin] = []string{origin}
+		// The request's own slice, cut to its first value: no copy, and
+		// an append to it cannot reach the request's.
+		h[hAllowOrigin] = sent[:1:1]
 	}
 	if p.credentials {
 		h[hAllowCreds] = valTrue
 	}
 }
 
-// actual marks the answer to a request that is not a preflight.
-func (p *policy) actual(h http.Header, origin string) {
+// actual marks the answer to a request that is not a preflight; sent
+// is the request's Origin header.
+func (p *policy) actual(h http.Header, sent []string) {
 	if !p.anyOrigin {
 		addVary(h, hOrigin)
+	}
+	origin := ""
+	if len(sent) > 0 {
+		origin = sent[0]
 	}
 	if !p.allows(origin) { // an empty origin only under Origins("*")
 		return
 	}
-	p.allowOrigin(h, origin)
+	p.allowOrigin(h, sent)
 	if p.exposeVal != nil {
 		h[hExpose] = p.exposeVal
 	}
@@ -170,20 +181,29 @@ func (p *policy) actual(h http.Header, origin string) {
 // and method.
 func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	addVary(h, hOrigin)
-	addVary(h, hRequestMethod)
-	addVary(h, hRequestHeaders)
-	origin := r.Header.Get(hOrigin)
+	if len(h[hVary]) == 0 {
+		h[hVary] = varyPreflight
+	} else {
+		addVary(h, hOrigin)
+		addVary(h, hRequestMethod)
+		addVary(h, hRequestHeaders)
+	}
+	sent := r.Header[hOrigin]
+	origin := ""
+	if len(sent) > 0 {
+		origin = sent[0]
+	}
 	if origin == "" && p.strict {
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Type"] = []string{httpx.ContentTypeJSON}
+		h["Content-Length"] = []string{strconv.Itoa(len(invalidPreflight))}
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte("Invalid Preflight Request"))
+		_, _ = w.Write(invalidPreflight)
 		return
 	}
-	method := r.Header.Get(hRequestMethod)
-	if p.allows(origin) && (p.methods == nil || slices.Contains(p.methods, method)) {
-		p.allowOrigin(h, origin)
-		h[hAllowMethods] = []string{method}
+	method := r.Header[hRequestMethod][0] // Preflight checked it is there
+	if p.allows(origin) && token.Valid(method) && (p.methods == nil || slices.Contains(p.methods, method)) {
+		p.allowOrigin(h, sent)
+		h[hAllowMethods] = r.Header[hRequestMethod][:1:1]
 		switch {
 		case p.allowHdrVal != nil:
 			h[hAllowHeaders] = p.allowHdrVal
@@ -205,6 +225,19 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(p.status)
 }
 
+// ErrInvalidPreflight is the refusal of a preflight without an Origin
+// header under StrictPreflight, in Burrow's error shape.
+var ErrInvalidPreflight = httpx.NewError(http.StatusBadRequest, "FST_CORS_INVALID_PREFLIGHT", "Invalid Preflight Request")
+
+// invalidPreflight is ErrInvalidPreflight's body.
+var invalidPreflight = func() []byte {
+	b, err := json.Marshal(httpx.BodyOf(ErrInvalidPreflight))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
 // headerList reports whether vs, an Access-Control-Request-Headers
 // header, is a list of header names, as browsers send it: echoed back,
 // anything else would be the client writing the answer.
@@ -221,9 +254,21 @@ func headerList(vs []string) bool {
 	return n <= 4<<10
 }
 
+// varyOrigin and varyPreflight are the Vary header of most answers and
+// of preflights: shared, as a slice of one value appended to is copied
+// first.
+var (
+	varyOrigin    = []string{hOrigin}
+	varyPreflight = []string{hOrigin + ", " + hRequestMethod + ", " + hRequestHeaders}
+)
+
 // addVary adds name to the Vary header unless it is there already (or
 // "*" is).
 func addVary(h http.Header, name string) {
+	if len(h[hVary]) == 0 && name == hOrigin {
+		h[hVary] = varyOrigin
+		return
+	}
 	for _, v := range h[hVary] {
 		for f := range strings.SplitSeq(v, ",") {
 			if f = strings.TrimSpace(f); f == "*" || strings.EqualFold(f, name) {

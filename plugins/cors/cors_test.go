@@ -7,6 +7,7 @@ package cors_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,7 +179,8 @@ func TestStrictPreflight(t *testing.T) {
 	c := start(t, server(t, cors.Origins("*")))
 	a := c.preflight("/", "", "GET")
 	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.Equal(t, "Invalid Preflight Request", a.body)
+	assert.JSONEq(t, `{"statusCode":400,"code":"FST_CORS_INVALID_PREFLIGHT","error":"Bad Request","message":"Invalid Preflight Request"}`, a.body)
+	assert.Equal(t, "application/json; charset=utf-8", a.header.Get("Content-Type"))
 	assert.Empty(t, a.cors())
 	assert.Contains(t, a.vary(), "Origin")
 
@@ -295,4 +297,67 @@ func TestRouteOverride(t *testing.T) {
 		"the override is merged over the context's options")
 	a = c.preflight("/cors-allow-all", "https://example.com", "GET")
 	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"))
+}
+
+func TestStreamedAnswersCarryTheHeaders(t *testing.T) {
+	t.Parallel()
+	s := server(t, cors.Origins("https://example.com"))
+	require.NoError(t, s.Get("/stream", func(rep *httpx.Reply) error {
+		return rep.Stream(strings.NewReader("streamed"))
+	}))
+	require.NoError(t, s.Get("/file", func(rep *httpx.Reply) error {
+		return rep.ServeContent("a.txt", time.Time{}, strings.NewReader("file body"))
+	}))
+	require.NoError(t, s.Get("/events", func(rep *httpx.Reply) error {
+		es, err := rep.SSE()
+		if err != nil {
+			return err
+		}
+		return es.Send(httpx.Event{Data: "one"})
+	}))
+	c := start(t, s)
+	for path, body := range map[string]string{"/stream": "streamed", "/file": "file body", "/events": "data: one\n\n"} {
+		a := c.do("GET", path, "Origin", "https://example.com")
+		assert.Equal(t, http.StatusOK, a.status, path)
+		assert.Equal(t, body, a.body, path)
+		assert.Equal(t, "https://example.com", a.header.Get("Access-Control-Allow-Origin"), path)
+		assert.Equal(t, "Origin", a.vary(), path)
+	}
+}
+
+func TestPreflightOfAMountEchoesOnlyAMethod(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Mount("/m", http.NotFoundHandler()))
+	c := start(t, s)
+	a := c.preflight("/m/x", "https://example.com", "GET, POST")
+	assert.Equal(t, http.StatusNoContent, a.status)
+	assert.Empty(t, a.cors(), "a list is not a method: nothing is echoed")
+	a = c.do("OPTIONS", "/m/x", "Origin", "https://example.com", "Access-Control-Request-Method", "")
+	assert.Equal(t, http.StatusNotFound, a.status, "an empty requested method is no preflight: the mount answers")
+}
+
+// @fastify/cors answers every OPTIONS request 204 through its OPTIONS *
+// route, known path or not. Burrow routes the preflight: a path no route
+// has is the not-found answer, with no CORS header, under a prefix too.
+func TestPreflightForAnUnknownPathIsNotFound(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Register(func(s *app.Server) error { return s.Get("/", ok) }, app.Prefix("/prefix")))
+	c := start(t, s)
+	for _, p := range []string{"/", "/unknown", "/prefixfoo", "/prefix/foo"} {
+		a := c.preflight(p, "https://example.com", "GET")
+		assert.Equal(t, http.StatusNotFound, a.status, p)
+		assert.Empty(t, a.cors(), p)
+	}
+	for _, p := range []string{"/prefix", "/prefix/"} {
+		a := c.preflight(p, "https://example.com", "GET")
+		assert.Equal(t, http.StatusNoContent, a.status, p)
+		assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"), p)
+	}
+	a := c.do("GET", "/unknown", "Origin", "https://example.com")
+	assert.Equal(t, http.StatusNotFound, a.status)
+	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"), "an actual request's 404 carries the headers")
 }

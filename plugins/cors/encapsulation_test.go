@@ -210,3 +210,24 @@ func TestPrintRoutesShowsEachRoutesPolicy(t *testing.T) {
       • config: *cors.Route override: https://public.example https://admin.example, origins matching ^(?:https://.*\.example)$, credentials (root)
 `, s.PrintRoutes())
 }
+
+func TestOnePluginValueInTwoContexts(t *testing.T) {
+	t.Parallel()
+	p := cors.Plugin(cors.Origins(public))
+	s := app.New()
+	for _, name := range []string{"a", "b"} {
+		require.NoError(t, s.Register(func(s *app.Server) error {
+			if err := s.Register(p); err != nil {
+				return err
+			}
+			return s.Get("/"+name, ok)
+		}, app.Name(name)))
+	}
+	c := start(t, s)
+	for _, path := range []string{"/a", "/b"} {
+		assert.Equal(t, public, c.do("GET", path, "Origin", public).header.Get("Access-Control-Allow-Origin"), path)
+	}
+	out := s.PrintRoutes()
+	assert.Contains(t, out, "(root > a)")
+	assert.Contains(t, out, "(root > b)")
+}

@@ -193,8 +193,7 @@ func SuccessStatus(code int) Option {
 }
 
 // StrictPreflight says whether a preflight without an Origin header is
-// refused with 400 "Invalid Preflight Request" (default true, as
-// @fastify/cors): browsers always send one, so what lacks it is not a
+// refused with 400 ErrInvalidPreflight (default true, as @fastify/cors): browsers always send one, so what lacks it is not a
 // browser's preflight. Off, it is answered as a preflight from no
 // origin: only Origins("*") allows it.
 func StrictPreflight(on bool) Option { return func(c *config) { c.lax = !on } }

@@ -58,11 +58,12 @@ type instance struct {
 // required (ErrNoOrigin). Invalid options make Register fail (and Ready)
 // with a *app.PluginError naming cors and the context.
 func Plugin(opts ...Option) *app.Plugin {
-	in := &instance{opts: append([]Option{}, opts...)}
-	var err error
-	in.pol, err = newPolicy(in.opts)
+	opts = append([]Option{}, opts...)
+	pol, err := newPolicy(opts)
 	return app.Wrap(func(s *app.Server) error {
-		in.context = s.Path()
+		// One instance per registration: the value may be registered in
+		// several contexts, each the owner of its own routes.
+		in := &instance{opts: opts, pol: pol, context: s.Path()}
 		if err := s.OnRoute(in.resolve); err != nil {
 			return err
 		}
@@ -123,7 +124,7 @@ func (in *instance) middleware(next http.Handler) http.Handler {
 				// sees: the nearest, running last, has the last word.
 				clearCORS(w.Header())
 			}
-			pol.actual(w.Header(), r.Header.Get(hOrigin))
+			pol.actual(w.Header(), r.Header[hOrigin])
 		}
 		next.ServeHTTP(w, r)
 	})

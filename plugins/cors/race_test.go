@@ -1,0 +1,5 @@
+//go:build race
+
+package cors_test
+
+const raceEnabled = true
