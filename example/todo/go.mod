@@ -9,6 +9,7 @@ require (
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.4
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
@@ -16,6 +17,13 @@ require (
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+)
+
+require (
+	github.com/burrow-go/burrow/plugins/compress v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/session/redisstore v0.0.0-00010101000000-000000000000
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -34,3 +42,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+replace github.com/burrow-go/burrow/plugins/compress => ../../plugins/compress
+
+replace github.com/burrow-go/burrow/plugins/session/redisstore => ../../plugins/session/redisstore

@@ -216,7 +216,7 @@ func TestFailingCommitAnswers500(t *testing.T) {
 			db, err := openDB(ctx, "")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+			s, err := newServer(ctx, db, setup{users: []user{{"alice", "tokenA"}}}, withoutLogs()...)
 			require.NoError(t, err)
 			require.NoError(t, s.Ready())
 			defer s.Close(ctx)
