@@ -49,7 +49,7 @@ func benchDB(b *testing.B) *sql.DB {
 // benchmarks.
 func BenchmarkGetTodo(b *testing.B) {
 	db := benchDB(b)
-	s, err := newServer(context.Background(), db, []user{{"alice", "tokenA"}, {"bob", "tokenB"}}, nil, withoutLogs()...)
+	s, err := newServer(context.Background(), db, setup{users: []user{{"alice", "tokenA"}, {"bob", "tokenB"}}}, withoutLogs()...)
 	require.NoError(b, err)
 	require.NoError(b, s.Ready())
 	b.Cleanup(func() { require.NoError(b, s.Close(context.Background())) })

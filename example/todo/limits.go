@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,7 +31,6 @@ const checkInterval = time.Second
 // trafficFlags are the flags that protect the public server.
 type trafficFlags struct {
 	perUser, perIP int
-	proxies        string // -trusted-proxies, comma-separated
 	admin          string // -admin host:port; "" for none
 	drain          time.Duration
 }
@@ -48,18 +48,6 @@ func (f trafficFlags) check() error {
 	return nil
 }
 
-// trustedProxies is -trusted-proxies as a list (Ready refuses a bad
-// entry, naming it).
-func (f trafficFlags) trustedProxies() []string {
-	var list []string
-	for p := range strings.SplitSeq(f.proxies, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			list = append(list, p)
-		}
-	}
-	return list
-}
-
 // traffic is what guards the public server: its rate limits, where they
 // are kept, and the readiness checks of its dependencies. The zero value
 // guards nothing (tests that build a server without run).
@@ -70,26 +58,16 @@ type traffic struct {
 	checks         *readiness.Checks // with -admin: what /readyz reports
 }
 
-// newTraffic builds what cfg asks for; close releases it.
-func newTraffic(cfg config) (*traffic, error) {
-	t := &traffic{perUser: cfg.traffic.perUser, perIP: cfg.traffic.perIP, store: ratelimit.NewMemory()}
-	if cfg.redisURL != "" {
-		client, err := openRedis(cfg.redisURL)
-		if err != nil {
-			return nil, err
-		}
-		t.redis, t.store = client, redisLimits(client)
+// newTraffic builds what f asks for, on rdb when not nil (-redis).
+func newTraffic(f trafficFlags, rdb *redis.Client) *traffic {
+	t := &traffic{perUser: f.perUser, perIP: f.perIP, store: ratelimit.NewMemory(), redis: rdb}
+	if rdb != nil {
+		t.store = redisLimits(rdb)
 	}
-	if cfg.traffic.admin != "" {
+	if f.admin != "" {
 		t.checks = readiness.New()
 	}
-	return t, nil
-}
-
-func (t *traffic) close() {
-	if t.redis != nil {
-		_ = t.redis.Close()
-	}
+	return t
 }
 
 // policy is a budget of limit requests a minute per key.
@@ -103,12 +81,19 @@ func policy(name string, limit int, key ratelimit.Key) ratelimit.Policy {
 // are charged to the address, once answered (countFailures).
 type authenticated struct{}
 
+// uncounted marks the routes no budget covers: liveness (GET /healthz
+// on the public port) and the page's files, which a browser fetches by
+// the dozen and which cost nothing.
+type uncounted struct{}
+
 // guardRoot is registered at the root of the public server: the
 // per-address limit as a middleware, so that unknown paths, 405s and
-// every route outside the authenticated context count, except liveness
-// (skipHealthz; static files are not counted either); and the database's
-// and Redis's checks, when there is an admin listener to report them.
-func (t *traffic) guardRoot(db interface{ PingContext(context.Context) error }, skipHealthz bool) *app.Plugin {
+// every route outside the authenticated context count (POST /session, a
+// failed login), except those marked uncounted — GET /healthz and the
+// files of page; and the database's and Redis's readiness checks, when
+// there is an admin listener to report them.
+func (t *traffic) guardRoot(db interface{ PingContext(context.Context) error }, page fs.FS) *app.Plugin {
+	files := filePaths(page)
 	return app.Wrap(func(s *app.Server) error {
 		if t.checks != nil {
 			if err := s.Register(t.checks.Check("db", db.PingContext, readiness.Interval(checkInterval))); err != nil {
@@ -123,15 +108,48 @@ func (t *traffic) guardRoot(db interface{ PingContext(context.Context) error }, 
 		if t.perIP == 0 {
 			return nil
 		}
-		skip := func(r *http.Request) bool {
-			if _, ok := app.RouteConfigOf[authenticated](r); ok {
-				return true
+		if err := s.OnRoute(func(spec *app.RouteSpec) error {
+			if (spec.Method == http.MethodGet || spec.Method == http.MethodHead) && (spec.Path == "/healthz" || files[spec.Path]) {
+				app.SetRouteConfig(spec, uncounted{})
 			}
-			return skipHealthz && r.URL.Path == "/healthz"
+			return nil
+		}); err != nil {
+			return err
 		}
-		return s.Register(ratelimit.Plugin(ratelimit.WithStore(t.store), ratelimit.Skip(skip),
+		return s.Register(ratelimit.Plugin(ratelimit.WithStore(t.store), ratelimit.Skip(skipPerAddress),
 			ratelimit.Limit(policy("ip", t.perIP, ratelimit.ByIP()))))
 	}, app.Name("traffic"))
+}
+
+// skipPerAddress reports whether the per-address middleware leaves r
+// alone: a route of the authenticated context, or an uncounted one.
+func skipPerAddress(r *http.Request) bool {
+	if _, ok := app.RouteConfigOf[authenticated](r); ok {
+		return true
+	}
+	_, ok := app.RouteConfigOf[uncounted](r)
+	return ok
+}
+
+// filePaths is the URL path of every file of page, and of each
+// directory holding an index.html ("/" for the root), as the static
+// plugin serves them.
+func filePaths(page fs.FS) map[string]bool {
+	paths := map[string]bool{}
+	if page == nil {
+		return paths
+	}
+	_ = fs.WalkDir(page, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		paths["/"+name] = true
+		if dir, base := path.Split(name); base == "index.html" {
+			paths["/"+dir] = true
+		}
+		return nil
+	})
+	return paths
 }
 
 // userDecorator is the request decorator the per-user limit keys on: the

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/burrow-go/burrow/example/todo/ui"
 )
 
 func TestTrafficFlags(t *testing.T) {
@@ -26,9 +30,8 @@ func TestTrafficFlags(t *testing.T) {
 		err  string
 	}{
 		{name: "defaults", want: trafficFlags{perUser: 600, perIP: 60}},
-		{name: "all", args: []string{"-rate-limit", "10", "-rate-limit-ip", "5", "-trusted-proxies", "127.0.0.1/32, 10.0.0.0/8",
-			"-admin", "127.0.0.1:9090", "-drain", "1500ms"},
-			want: trafficFlags{perUser: 10, perIP: 5, proxies: "127.0.0.1/32, 10.0.0.0/8", admin: "127.0.0.1:9090", drain: 1500 * time.Millisecond}},
+		{name: "all", args: []string{"-rate-limit", "10", "-rate-limit-ip", "5", "-admin", "127.0.0.1:9090", "-drain", "1500ms"},
+			want: trafficFlags{perUser: 10, perIP: 5, admin: "127.0.0.1:9090", drain: 1500 * time.Millisecond}},
 		{name: "no per-user limit", args: []string{"-rate-limit", "0"}, err: "invalid -rate-limit 0: want at least 1 request a minute"},
 		{name: "no per-address limit", args: []string{"-rate-limit-ip", "-1"}, err: "invalid -rate-limit-ip -1: want at least 1 request a minute"},
 		{name: "negative drain", args: []string{"-drain", "-1s"}, err: "invalid -drain -1s: want 0 or more"},
@@ -46,12 +49,6 @@ func TestTrafficFlags(t *testing.T) {
 			assert.Equal(t, tc.want, got.traffic)
 		})
 	}
-	got, err := parseFlags([]string{"-trusted-proxies", " 127.0.0.1/32,,::1 "}, env())
-	require.NoError(t, err)
-	assert.Equal(t, []string{"127.0.0.1/32", "::1"}, got.traffic.trustedProxies())
-	got, err = parseFlags([]string{"-redis", "redis://127.0.0.1:6379/2"}, env())
-	require.NoError(t, err)
-	assert.Equal(t, "redis://127.0.0.1:6379/2", got.redisURL)
 }
 
 // TestBadTrafficFlags: values the flags take but the server cannot use
@@ -62,8 +59,6 @@ func TestBadTrafficFlags(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"-trusted-proxies", "not-an-address"}, "not-an-address"},
-		{[]string{"-redis", "http://127.0.0.1:6379"}, `invalid -redis "http://127.0.0.1:6379"`},
 		{[]string{"-admin", "127.0.0.1:99999"}, "admin listener"},
 	}
 	for _, tc := range tests {
@@ -298,4 +293,57 @@ func TestAdminListener(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, a.status, "served during the drain")
 	<-stopped
+}
+
+// TestOneBudgetPerUser: a user's requests spend one budget whether they
+// carry the token or the session cookie; logging in spends the
+// address's budget only; the page's files spend none.
+func TestOneBudgetPerUser(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t, "-rate-limit", "4", "-rate-limit-ip", "3")
+	for range 5 {
+		for _, path := range []string{"/", "/index.html", "/assets/" + appScript(t)} {
+			a := s.exchange(t, "GET", path, "")
+			require.Equal(t, http.StatusOK, a.status, path)
+			assert.Empty(t, a.header.Values("RateLimit-Policy"), "%s is not limited", path)
+		}
+	}
+	a := s.exchange(t, "POST", "/session", "user=alice&token=tokenA", "Content-Type", formType)
+	require.Equal(t, http.StatusNoContent, a.status, a.body)
+	assertCounted(t, a, "ip", 3, 2)
+	c, _ := sessionCookieOf(t, a)
+	cookie := sessionCookie + "=" + c.Value
+
+	for i, header := range [][]string{{"Authorization", alice}, {"Cookie", cookie}, {"Authorization", alice}, {"Cookie", cookie}} {
+		a := s.exchange(t, "GET", "/todos", "", header...)
+		assert.Equal(t, http.StatusOK, a.status, a.body)
+		assertCounted(t, a, "user", 4, 3-i)
+	}
+	assertRefused(t, s.exchange(t, "GET", "/todos", "", "Cookie", cookie), "user", 4)
+	assertRefused(t, s.exchange(t, "GET", "/todos", "", "Authorization", alice), "user", 4)
+	a = s.exchange(t, "GET", "/todos", "", "Authorization", bob)
+	assert.Equal(t, http.StatusOK, a.status)
+	assertCounted(t, a, "user", 4, 3)
+
+	a = s.exchange(t, "POST", "/session", "user=bob&token=wrong", "Content-Type", formType)
+	assert.Equal(t, http.StatusUnauthorized, a.status, "a failed login")
+	assertCounted(t, a, "ip", 3, 1)
+	a = s.exchange(t, "GET", "/todos", "", "Cookie", sessionCookie+"=ended")
+	assert.Equal(t, http.StatusUnauthorized, a.status, "a session that is no more")
+	assertCounted(t, a, "ip", 3, 0)
+	assertRefused(t, s.exchange(t, "POST", "/session", "user=bob&token=tokenB", "Content-Type", formType), "ip", 3)
+}
+
+// appScript is the name of the page's script under /assets/.
+func appScript(t *testing.T) string {
+	t.Helper()
+	entries, err := fs.ReadDir(ui.FS(), "assets")
+	require.NoError(t, err)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".js") {
+			return e.Name()
+		}
+	}
+	require.FailNow(t, "the page has no script")
+	return ""
 }

@@ -1,7 +1,8 @@
-// Command todo is a small todo API on Burrow and SQLite: the plugins,
-// typed routes, validation and error handling of a real service.
+// Command todo is a small todo service on Burrow and SQLite (or
+// PostgreSQL): the plugins, typed routes, validation and error handling
+// of a real service, an API for programs and a page for browsers.
 //
-// Run it from the repository root:
+// Run it from the repository root, then open http://127.0.0.1:8080/:
 //
 //	go run -C example/todo .                                  # in-memory database, one user "demo" (token logged)
 //	go run -C example/todo . -db todo.db -users alice:tokenA,bob:tokenB
@@ -10,21 +11,39 @@
 // -db (a SQLite file or a postgres:// URL; default a fresh in-memory
 // SQLite database), -users name:token,… (env TODO_USERS; with none, one
 // user "demo" with a random token, logged once at start), -openapi
-// (print the OpenAPI document, what GET /openapi.json serves, and exit).
+// (print the OpenAPI document, what GET /openapi.json serves, and exit),
+// -cors-origins https://a.example,https://b.example (the origins whose
+// pages may call the API; none: no CORS header at all), -trusted-proxies
+// 127.0.0.1/32,… (the proxies whose X-Forwarded-For gives the client's
+// address, in the access log's clientIp; none: the peer's address), and
+// -redis redis://host:port/db (keep sessions and rate limits in Redis,
+// shared by every instance; default: in the process's memory).
 //
 // Traffic: -rate-limit N (requests per user per minute on the
-// authenticated routes, default 600), -rate-limit-ip M (per client address
-// per minute on everything else: 401s, failed logins, unknown paths;
-// default 60), -redis redis://host:port/db (limits shared by every
-// instance on that Redis), -trusted-proxies 10.0.0.0/8,… (the proxies
-// whose X-Forwarded-For is believed), -admin host:port (a second listener
+// authenticated routes, however the user authenticates; default 600),
+// -rate-limit-ip M (per client address per minute on everything else:
+// 401s, failed logins, unknown paths, POST /session; not /healthz nor
+// the page's files; default 60), -admin host:port (a second listener
 // with /healthz, /readyz and /debug/pprof/; the public port then serves
-// none of them), -drain 1s (how long /readyz fails before the listener
-// closes on SIGTERM, for a load balancer to notice). See limits.go.
+// none of them), -drain 1s (on SIGTERM, how long /readyz fails while
+// requests are still served, so a load balancer stops sending before
+// the listener closes; default 0). See limits.go.
 //
-// Every route but GET /healthz and the description (GET /openapi.json,
-// /openapi-3.0.json, /docs) needs "authorization: Bearer <token>" and
-// sees only its user's todos:
+// The page (GET /, its files under /assets/, and the page again for a
+// browser's navigation to any path outside the API) logs in with
+// POST /session and is served under a strict Content-Security-Policy.
+// Every answer carries security headers; JSON of 1 KiB or more is
+// compressed (zstd, br or gzip, as the client prefers).
+//
+// GET /healthz and the description (GET /openapi.json, /openapi-3.0.json,
+// /docs) need nothing. A browser session starts and ends at /session:
+//
+//	POST   /session      user=…&token=… (a form, or JSON {"user":…,"token":…})
+//	                     204, Set-Cookie: todo_session=…; 401 for a wrong token
+//	DELETE /session      204: the session ends, its cookie is cleared
+//
+// Every other route needs "authorization: Bearer <token>" or the
+// todo_session cookie, and sees only its user's todos:
 //
 //	GET    /todos?limit=20&offset=0&done=true   the caller's todos by id
 //	POST   /todos        {"title":…,"done":…}   201, Location: /todos/{id}
@@ -32,6 +51,12 @@
 //	GET    /todos/:id                           404 if missing or another user's
 //	PATCH  /todos/:id    {"title"?,"done"?}     409 if the title is taken
 //	DELETE /todos/:id                           204
+//
+// A request that a cookie authenticates, or could (POST and DELETE
+// /session), is refused 403 when another site's page sent it
+// (Sec-Fetch-Site, or an Origin that is not the request's host); one
+// with an authorization header never is, since no browser adds that
+// header by itself.
 package main
 
 import (
@@ -43,12 +68,15 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/plugins/session/redisstore"
 )
 
 func main() {
@@ -76,9 +104,10 @@ type config struct {
 	host, db string
 	port     int
 	users    []user
-	openapi  bool // print the OpenAPI document and exit
-
-	redisURL string // -redis: limits (and sessions) shared through Redis
+	openapi  bool     // print the OpenAPI document and exit
+	origins  []string // -cors-origins
+	proxies  []string // -trusted-proxies
+	redis    string   // -redis: the sessions' and rate limits' Redis URL
 	traffic  trafficFlags
 }
 
@@ -96,10 +125,11 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
 	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
-	fs.StringVar(&c.redisURL, "redis", "", "redis://host:port/db: share rate limits with every instance on that Redis")
+	origins := fs.String("cors-origins", "", "origins whose pages may call the API, as https://a.example,https://b.example; none: no CORS")
+	proxies := fs.String("trusted-proxies", "", "proxies whose X-Forwarded-For is believed, as CIDRs or addresses: 127.0.0.1/32,10.0.0.0/8")
+	fs.StringVar(&c.redis, "redis", "", "keep sessions and rate limits in Redis, redis://host:port/db; none: in memory")
 	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
 	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
-	fs.StringVar(&c.traffic.proxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of the proxies whose X-Forwarded-For is believed")
 	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /debug/pprof/); none by default")
 	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +149,20 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	if c.users, err = parseUsers(*users); err != nil {
 		return c, err
 	}
+	c.origins, c.proxies = splitList(*origins), splitList(*proxies)
 	return c, nil
+}
+
+// splitList reads a comma-separated flag: its items, spaces trimmed, empty
+// ones skipped. The plugins the items go to judge them, at start-up.
+func splitList(flag string) []string {
+	var items []string
+	for item := range strings.SplitSeq(flag, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }
 
 // closeTimeout bounds the graceful close: requests in flight get this
@@ -147,13 +190,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer db.Close()
-	t, err := newTraffic(cfg)
-	if err != nil {
-		return err
+	st := setup{users: cfg.users, origins: cfg.origins}
+	var rdb *redis.Client
+	if cfg.redis != "" {
+		rdb, err = openRedis(ctx, cfg.redis)
+		if err != nil {
+			return err
+		}
+		defer rdb.Close()
+		st.sessions = redisstore.New(rdb)
 	}
-	defer t.close()
-	s, err := newServer(ctx, db, cfg.users, t, app.WithLogger(logger),
-		app.WithTrustedProxies(cfg.traffic.trustedProxies()...), app.WithDrainDelay(cfg.traffic.drain))
+	st.traffic = newTraffic(cfg.traffic, rdb)
+	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.proxies...),
+		app.WithDrainDelay(cfg.traffic.drain))
 	if err != nil {
 		return err
 	}
@@ -167,7 +216,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if err != nil {
 		return err
 	}
-	admin, err := t.startAdmin(cfg.traffic.admin, logger)
+	admin, err := st.traffic.startAdmin(cfg.traffic.admin, logger)
 	if err != nil {
 		_ = ln.Close()
 		return errors.Join(err, s.Close(ctx))

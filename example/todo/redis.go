@@ -4,32 +4,53 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/burrow-go/burrow/plugins/ratelimit"
-	"github.com/burrow-go/burrow/plugins/ratelimit/redisstore"
+	limitstore "github.com/burrow-go/burrow/plugins/ratelimit/redisstore"
 )
 
-// openRedis returns a client of the Redis at url (redis://host:port/db)
-// with short time-outs and no retries: a Redis that stops answering
-// costs a request at most a quarter of a second, never the seconds of
-// go-redis's defaults. It does not connect: a Redis that is down at
-// start-up fails readiness, not the start.
-func openRedis(url string) (*redis.Client, error) {
-	opts, err := redisstore.ClientOptions(url)
+// redisTimeout bounds the first exchange with Redis at start-up.
+const redisTimeout = 5 * time.Second
+
+// openRedis connects to the Redis of url (redis://host:port/db) and
+// checks that it answers: a service whose sessions cannot be kept should
+// not start. The client, shared by the sessions and the rate limits, has
+// short time-outs and no retries (limitstore.ClientOptions): once
+// serving, a Redis that stops answering costs a request at most a
+// quarter of a second, never the seconds of go-redis's defaults.
+func openRedis(ctx context.Context, url string) (*redis.Client, error) {
+	quietRedis.Do(func() { redis.SetLogger(&logging.VoidLogger{}) })
+	opts, err := limitstore.ClientOptions(url)
 	if err != nil {
-		return nil, fmt.Errorf("invalid -redis %q: %w", url, err)
+		return nil, fmt.Errorf("invalid -redis: %w", err)
 	}
-	return redis.NewClient(opts), nil
+	rdb := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("connecting to Redis at %s: %w", opts.Addr, err)
+	}
+	return rdb, nil
 }
 
+// quietRedis silences go-redis's own logger, once, before the first
+// client: it writes a line to stderr per failed dial, a line a second or
+// more while Redis is away. The readiness check reports an outage once,
+// in the service's log.
+var quietRedis sync.Once
+
 // redisLimits keeps the rate limits in Redis, shared by every instance
-// on it. While Redis is away, each instance decides alone (fails open):
-// a limit here protects capacity, not money. The outage is reported once,
-// by the readiness check (redisCheck), not by the store too.
+// on it. While Redis is away each instance decides alone (the store
+// fails open): a limit here protects capacity, not money. The outage is
+// reported once, by the readiness check (redisCheck), not by the store
+// too.
 func redisLimits(client *redis.Client) ratelimit.Store {
-	return redisstore.New(client, redisstore.Prefix("todo:ratelimit:"))
+	return limitstore.New(client, limitstore.Prefix("todo:ratelimit:"))
 }
 
 // redisCheck is the readiness check of client. An outage fails it with

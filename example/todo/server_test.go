@@ -71,7 +71,10 @@ const hangLimit = time.Minute
 type service struct {
 	base   string
 	client *http.Client
-	stop   func() // stops the server and checks run's answer; once
+	// raw adds no Accept-Encoding and decodes nothing: the exchanges
+	// that look at compression use it.
+	raw  *http.Client
+	stop func() // stops the server and checks run's answer; once
 }
 
 // env makes a getenv of pairs.
@@ -100,12 +103,14 @@ func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ..
 		cancel()
 		require.FailNow(t, "the server did not start", "%v", err)
 	}
-	tr := &http.Transport{}
+	tr, raw := &http.Transport{}, &http.Transport{DisableCompression: true}
 	// The time-out only turns a hang (a request waiting for a connection
 	// of the database that nothing will release) into a failure.
-	s := &service{base: "http://" + addr.String(), client: &http.Client{Transport: tr, Timeout: hangLimit}}
+	s := &service{base: "http://" + addr.String(), client: &http.Client{Transport: tr, Timeout: hangLimit},
+		raw: &http.Client{Transport: raw, Timeout: hangLimit}}
 	s.stop = sync.OnceFunc(func() {
 		tr.CloseIdleConnections()
+		raw.CloseIdleConnections()
 		cancel()
 		assert.NoError(t, <-done, "run's answer to a graceful stop")
 	})
@@ -114,13 +119,14 @@ func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ..
 }
 
 // startUsers starts a server for alice and bob with a fresh in-memory
-// database.
-func startUsers(t *testing.T) *service {
+// database, and args.
+func startUsers(t *testing.T, args ...string) *service {
+	args = append([]string{"-users", users}, args...)
 	if pg != nil {
 		db := pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1)))
-		return start(t, env(), zap.NewNop(), "-users", users, "-db", db)
+		return start(t, env(), zap.NewNop(), append(args, "-db", db)...)
 	}
-	return start(t, env(), zap.NewNop(), "-users", users)
+	return start(t, env(), zap.NewNop(), args...)
 }
 
 // answer is a response with its body read.
@@ -170,6 +176,28 @@ func (s *service) send(method, path, auth, ctype, body string) (answer, error) {
 	return answer{status: res.StatusCode, header: res.Header, body: string(b)}, nil
 }
 
+// exchange sends method path with body (none when empty) and the
+// header given as name, value pairs, through the raw client: nothing is
+// added to the request, nothing taken from the answer.
+func (s *service) exchange(t *testing.T, method, path, body string, header ...string) answer {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.base+path, r)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	res, err := s.raw.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+}
+
 // step is one exchange of a scenario and the exact answer expected.
 type step struct {
 	name               string
@@ -216,7 +244,7 @@ func TestFailingCommitAnswers500(t *testing.T) {
 			db, err := openDB(ctx, "")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, nil, withoutLogs()...)
+			s, err := newServer(ctx, db, setup{users: []user{{"alice", "tokenA"}}}, withoutLogs()...)
 			require.NoError(t, err)
 			require.NoError(t, s.Ready())
 			defer s.Close(ctx)
