@@ -10,6 +10,8 @@ require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/ratelimit/redisstore v0.0.0-00010101000000-000000000000
+	github.com/chromedp/cdproto v0.159.3
+	github.com/chromedp/chromedp v0.23.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
@@ -21,6 +23,7 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
 
