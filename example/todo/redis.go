@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 )
 
 // redisTimeout bounds the first exchange with Redis at start-up.
@@ -27,4 +28,13 @@ func openRedis(ctx context.Context, url string) (*redis.Client, error) {
 		return nil, fmt.Errorf("connecting to Redis at %s: %w", opts.Addr, err)
 	}
 	return rdb, nil
+}
+
+// redisLog writes what the Redis client says (a connection refused, a
+// pool that cannot dial) to the service's log, as JSON lines like the
+// rest, rather than as plain text on stderr.
+type redisLog struct{ l *zap.Logger }
+
+func (r redisLog) Printf(_ context.Context, format string, args ...any) {
+	r.l.Warn(fmt.Sprintf(format, args...))
 }
