@@ -147,12 +147,20 @@ func (a *accounts) authenticate(rep *httpx.Reply, in authIn) error {
 		}
 		return req.SetDecorator(signedInName, a.signedIn[i])
 	}
-	err := in.Bearer.Verify(req, rep)
-	var refused *httpx.Error
-	if err == nil || !errors.As(err, &refused) || refused.Err != nil {
-		return err // nil, or a failure of the server: a 500
+	if err := in.Bearer.Verify(req, rep); err != nil {
+		return refuseBearer(rep, err)
 	}
-	// The answers of bearer-auth's own hook, which clients know.
+	return nil
+}
+
+// refuseBearer answers a request bearer-auth refused as its own hook
+// does, in the body clients know; a failure of the server (err has a
+// cause) goes to the error handler, a 500.
+func refuseBearer(rep *httpx.Reply, err error) error {
+	var refused *httpx.Error
+	if !errors.As(err, &refused) || refused.Err != nil {
+		return err
+	}
 	return rep.Code(refused.StatusCode).Send(bearerRefusal{Error: refused.Message})
 }
 

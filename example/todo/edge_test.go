@@ -173,6 +173,11 @@ func TestFallback(t *testing.T) {
 				if tc.method == "GET" {
 					assert.Equal(t, string(index), a.body)
 				}
+				etag := a.header.Get("ETag")
+				require.NotEmpty(t, etag)
+				again := s.exchange(t, tc.method, tc.path, "", "Accept", tc.accept, "If-None-Match", etag)
+				assert.Equal(t, 304, again.status)
+				assert.Empty(t, again.body)
 				return
 			}
 			assert.Equal(t, 404, a.status)
@@ -281,7 +286,8 @@ func TestServerErrorHeaders(t *testing.T) {
 	defer s.Close(ctx)
 	_, err = db.ExecContext(ctx, `DROP TABLE todos`)
 	require.NoError(t, err)
-	res := apptest.Get(t, s, "/todos", "Authorization", alice)
+	base := apptest.Serve(t, s) // a real socket
+	res := apptest.Fetch(t, "GET", base+"/todos", "Authorization", alice)
 	require.Equal(t, http.StatusInternalServerError, res.StatusCode, res.Body)
 	checkSecurityHeaders(t, res.Header)
 }

@@ -89,6 +89,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "todo:", err)
 		os.Exit(1)
 	}
+	redis.SetLogger(redisLog{logger.Named("redis")}) // process-wide: set once, here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err = run(ctx, os.Args[1:], os.Getenv, logger, nil)
 	stop()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/logging"
+	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/plugins/ratelimit"
 	limitstore "github.com/burrow-go/burrow/plugins/ratelimit/redisstore"
@@ -23,7 +23,6 @@ const redisTimeout = 5 * time.Second
 // serving, a Redis that stops answering costs a request at most a
 // quarter of a second, never the seconds of go-redis's defaults.
 func openRedis(ctx context.Context, url string) (*redis.Client, error) {
-	quietRedis.Do(func() { redis.SetLogger(&logging.VoidLogger{}) })
 	opts, err := limitstore.ClientOptions(url)
 	if err != nil {
 		return nil, fmt.Errorf("invalid -redis: %w", err)
@@ -37,12 +36,6 @@ func openRedis(ctx context.Context, url string) (*redis.Client, error) {
 	}
 	return rdb, nil
 }
-
-// quietRedis silences go-redis's own logger, once, before the first
-// client: it writes a line to stderr per failed dial, a line a second or
-// more while Redis is away. The readiness check reports an outage once,
-// in the service's log.
-var quietRedis sync.Once
 
 // redisLimits keeps the rate limits in Redis, shared by every instance
 // on it. While Redis is away each instance decides alone (the store
@@ -74,4 +67,16 @@ func redisCheck(client *redis.Client) func(context.Context) error {
 		}
 		return first
 	}
+}
+
+// redisLog writes what the Redis client says (a connection refused, a
+// pool that cannot dial) to the service's log, as JSON lines like the
+// rest, rather than as plain text on stderr — at debug level: it says it
+// on every failed dial, a line a second or more while Redis is away,
+// and the readiness check (redisCheck) already reports an outage once,
+// at warn.
+type redisLog struct{ l *zap.Logger }
+
+func (r redisLog) Printf(_ context.Context, format string, args ...any) {
+	r.l.Debug(fmt.Sprintf(format, args...))
 }

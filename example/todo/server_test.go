@@ -150,21 +150,43 @@ func (s *service) do(t *testing.T, method, path, auth, ctype, body string) answe
 // send is do for goroutines a test starts: it returns the error, for the
 // test's goroutine to report (FailNow must not be called from another).
 func (s *service) send(method, path, auth, ctype, body string) (answer, error) {
+	var header []string
+	if auth != "" {
+		header = append(header, "Authorization", auth)
+	}
+	if ctype == "" {
+		body = ""
+	} else {
+		header = append(header, "Content-Type", ctype)
+	}
+	return sendOn(s.client, method, s.base+path, body, header...)
+}
+
+// exchange sends method path with body (none when empty) and the
+// header given as name, value pairs, through the raw client: nothing is
+// added to the request, nothing taken from the answer.
+func (s *service) exchange(t *testing.T, method, path, body string, header ...string) answer {
+	t.Helper()
+	a, err := sendOn(s.raw, method, s.base+path, body, header...)
+	require.NoError(t, err)
+	return a
+}
+
+// sendOn sends method url through c with body (none when empty) and the
+// header given as name, value pairs, and reads the answer.
+func sendOn(c *http.Client, method, url, body string, header ...string) (answer, error) {
 	var r io.Reader
-	if ctype != "" {
+	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, s.base+path, r)
+	req, err := http.NewRequest(method, url, r)
 	if err != nil {
 		return answer{}, err
 	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
 	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	res, err := s.client.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		return answer{}, err
 	}
@@ -174,28 +196,6 @@ func (s *service) send(method, path, auth, ctype, body string) (answer, error) {
 		return answer{}, err
 	}
 	return answer{status: res.StatusCode, header: res.Header, body: string(b)}, nil
-}
-
-// exchange sends method path with body (none when empty) and the
-// header given as name, value pairs, through the raw client: nothing is
-// added to the request, nothing taken from the answer.
-func (s *service) exchange(t *testing.T, method, path, body string, header ...string) answer {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.base+path, r)
-	require.NoError(t, err)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	res, err := s.raw.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
 }
 
 // step is one exchange of a scenario and the exact answer expected.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -344,4 +345,40 @@ func TestCSRF(t *testing.T) {
 		a = s.exchange(t, "POST", "/session", "user=alice&token=tokenA", append([]string{"Content-Type", formType}, extra...)...)
 		assert.Equal(t, 204, a.status, "%v", extra)
 	}
+}
+
+// TestConcurrentSessionRequests: a browser's requests under one session
+// at once (the page's fetches) each find the session and the user's
+// todos. Run with -race.
+func TestConcurrentSessionRequests(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	cookie := logIn(t, s, "alice", "tokenA")
+	const n = 20
+	type result struct {
+		a   answer
+		err error
+	}
+	results := make(chan result, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			a, err := sendOn(s.client, "POST", s.base+"/todos", fmt.Sprintf(`{"title":"t%d"}`, i), "Cookie", cookie, "Content-Type", jsonType)
+			results <- result{a, err}
+		})
+		wg.Go(func() {
+			a, err := sendOn(s.client, "GET", s.base+"/todos?limit=100", "", "Cookie", cookie)
+			results <- result{a, err}
+		})
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		require.NoError(t, r.err)
+		assert.Contains(t, []int{200, 201}, r.a.status, r.a.body)
+	}
+	a := s.exchange(t, "GET", "/todos?limit=100", "", "Cookie", cookie)
+	require.Equal(t, 200, a.status)
+	assert.Equal(t, n, strings.Count(a.body, `"title":"t`))
+	assert.Equal(t, 200, s.exchange(t, "GET", "/todos", "", "Cookie", cookie).status, "the session lives on")
 }
