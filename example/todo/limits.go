@@ -77,8 +77,9 @@ func policy(name string, limit int, key ratelimit.Key) ratelimit.Policy {
 
 // authenticated marks the routes behind authentication (the todos
 // context's): their requests spend the user's budget, not the address's,
-// so the per-address middleware leaves them alone and only their 401s
-// are charged to the address, once answered (countFailures).
+// so the per-address middleware leaves them alone and only the answers
+// to requests that did not authenticate are charged to the address, once
+// answered (countFailures).
 type authenticated struct{}
 
 // uncounted marks the routes no budget covers: liveness (GET /healthz
@@ -208,14 +209,16 @@ func userKey(u userID) string {
 	return strconv.FormatInt(int64(u), 10)
 }
 
-// countFailures charges every 401 of the authenticated context to the
-// client's address, as the per-address middleware charges the rest: a
-// client guessing tokens spends its address's budget, and once that is
-// gone its guesses are answered 429 (the refusal replaces the 401).
+// countFailures charges every answer of the authenticated context to a
+// request that did not authenticate — a 401, a 400 for two authorization
+// headers, a 403 for a cross-site request — to the client's address, as
+// the per-address middleware charges the rest: a client guessing tokens
+// spends its address's budget, and once that is gone its guesses are
+// answered 429 (the refusal replaces the answer).
 func countFailures(l *ratelimit.Limiter) app.OnSendFunc {
 	return func(req *httpx.Request, rep *httpx.Reply, body []byte) ([]byte, error) {
-		if rep.Status() != http.StatusUnauthorized {
-			return body, nil
+		if u, _ := req.Decorator(userDecorator); u != userID(0) {
+			return body, nil // the user's budget paid for it
 		}
 		v := &verdict{h: rep.Header()}
 		l.Middleware(v).ServeHTTP(v, req.Raw())

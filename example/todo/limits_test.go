@@ -137,7 +137,7 @@ func TestPerUserLimit(t *testing.T) {
 // on the authenticated routes, which a user's budget guards.
 func TestPerAddressLimit(t *testing.T) {
 	t.Parallel()
-	s := start(t, env(), zap.NewNop(), "-users", users, "-rate-limit-ip", "5")
+	s := start(t, env(), zap.NewNop(), "-users", users, "-rate-limit-ip", "6")
 	for range 3 {
 		a := s.do(t, "GET", "/healthz", "", "", "")
 		assert.Equal(t, http.StatusOK, a.status)
@@ -149,20 +149,26 @@ func TestPerAddressLimit(t *testing.T) {
 	}{
 		{"GET", "/todos", "", http.StatusUnauthorized},
 		{"GET", "/todos", "Bearer guess", http.StatusUnauthorized},
+		{"GET", "/todos", "twice", http.StatusBadRequest}, // two authorization headers
 		{"GET", "/nowhere", "", http.StatusNotFound},
 		{"PUT", "/todos", alice, http.StatusMethodNotAllowed},
 		{"GET", "/openapi.json", "", http.StatusOK},
 	}
 	for i, st := range steps {
-		a := s.do(t, st.method, st.path, st.auth, "", "")
+		var a answer
+		if st.auth == "twice" {
+			a = s.exchange(t, st.method, st.path, "", "Authorization", alice, "Authorization", bob)
+		} else {
+			a = s.do(t, st.method, st.path, st.auth, "", "")
+		}
 		assert.Equal(t, st.status, a.status, "%s %s: %s", st.method, st.path, a.body)
-		assertCounted(t, a, "ip", 5, 4-i)
+		assertCounted(t, a, "ip", 6, 5-i)
 	}
 	a := s.do(t, "GET", "/todos", "Bearer guess", "", "")
-	assertRefused(t, a, "ip", 5)
+	assertRefused(t, a, "ip", 6)
 	assert.Empty(t, a.header.Get("Www-Authenticate"), "a refusal is no challenge")
-	assertRefused(t, s.do(t, "DELETE", "/todos/1", "", "", ""), "ip", 5)
-	assertRefused(t, s.do(t, "GET", "/nowhere", "", "", ""), "ip", 5)
+	assertRefused(t, s.do(t, "DELETE", "/todos/1", "", "", ""), "ip", 6)
+	assertRefused(t, s.do(t, "GET", "/nowhere", "", "", ""), "ip", 6)
 
 	a = s.do(t, "GET", "/todos", alice, "", "")
 	assert.Equal(t, http.StatusOK, a.status, "alice's requests spend her budget, not the address's")
