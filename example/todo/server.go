@@ -79,7 +79,7 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 
 // apiInfo heads the service's OpenAPI document.
 var apiInfo = openapi.Info{Title: "Todos", Version: "1.0.0",
-	Description: "A todo list per user, behind a bearer token (see -users)."}
+	Description: "A todo list per user, behind a bearer token (see -users) or the session cookie that POST /session sets (the browser page's way)."}
 
 // printOpenAPI writes the OpenAPI document of s, once Ready, to w: what
 // GET /openapi.json serves.

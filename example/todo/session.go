@@ -68,7 +68,8 @@ func sessionPlugin(a *accounts) func(*app.Server) error {
 		s.AddContentTypeParser("application/x-www-form-urlencoded", parseLoginForm)
 		app.Post(s, "/session", a.logIn,
 			app.Responds(http.StatusUnauthorized, httpx.ErrorBody{}),
-			app.Summary("Log in: start a browser session (cookie todo_session)"))
+			app.Summary("Log in: start a browser session (cookie todo_session)"),
+			app.Description("The body is JSON or a form (application/x-www-form-urlencoded) with the same fields."))
 		return app.Delete(s, "/session", logOut, app.Summary("Log out: end the browser session"))
 	}
 }
