@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -82,6 +83,60 @@ func TestMutationAfterReadyFails(t *testing.T) {
 	}
 	status, _, _ := do(t, s, "GET", "/late")
 	assert.Equal(t, http.StatusNotFound, status)
+}
+
+// TestRefusedRegistrationNamesIt: a registration refused because the
+// server started, failed to start or is closed says which one it was and
+// where, and still matches the sentinel.
+func TestRefusedRegistrationNamesIt(t *testing.T) {
+	t.Parallel()
+	started := func() *app.Server {
+		s := app.New()
+		s.Get("/a", func() {})
+		require.NoError(t, s.Ready())
+		return s
+	}
+	failed := func() *app.Server {
+		s := app.New()
+		s.Register(func(*app.Server) error { return errors.New("boom") })
+		require.Error(t, s.Ready())
+		return s
+	}
+	closed := func() *app.Server {
+		s := started()
+		require.NoError(t, s.Close(context.Background()))
+		return s
+	}
+	tests := []struct {
+		name   string
+		server func() *app.Server
+		call   func(s *app.Server) error
+		is     error
+		msg    string
+	}{
+		{"route", started, func(s *app.Server) error { return s.Get("/b", func() {}) },
+			app.ErrAlreadyStarted, "route GET /b (root) registered after the server started"},
+		{"plugin", started, func(s *app.Server) error { return s.Register(func(*app.Server) error { return nil }, app.Name("db")) },
+			app.ErrAlreadyStarted, "plugin db (root) registered after the server started"},
+		{"hook", started, func(s *app.Server) error { return s.AddHook(app.OnRequest, func() {}) },
+			app.ErrAlreadyStarted, "onRequest hook (root) registered after the server started"},
+		{"request decorator", started, func(s *app.Server) error { return s.DecorateRequest("user", "") },
+			app.ErrAlreadyStarted, `request decorator "user" (root) registered after the server started`},
+		{"mount", started, func(s *app.Server) error { return s.Mount("/static", http.NotFoundHandler()) },
+			app.ErrAlreadyStarted, "mount /static (root) registered after the server started"},
+		{"after a failed start", failed, func(s *app.Server) error { return s.Post("/b", func() {}) },
+			app.ErrBootFailed, "route POST /b (root) registered after the server failed to start"},
+		{"after Close", closed, func(s *app.Server) error { return s.OnClose(func(context.Context) error { return nil }) },
+			app.ErrClosed, "OnClose hook (root) registered after Close"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.call(tt.server())
+			require.ErrorIs(t, err, tt.is)
+			assert.Equal(t, tt.msg, err.Error())
+		})
+	}
 }
 
 func TestHandlerSignatures(t *testing.T) {

@@ -42,12 +42,6 @@ type RouteSpec struct {
 	config *routeConfig // WithConfig's values, read with RouteConfig
 }
 
-// RouteOptions is RouteSpec.
-//
-// Deprecated: use RouteSpec; the name was one letter from RouteOption,
-// which is something else.
-type RouteOptions = RouteSpec
-
 // OnRegister adds fn to run for every encapsulated plugin of this context
 // or a descendant that loads after this call, with the plugin's new
 // context, before the plugin's body. Plugins load at Ready, so that
@@ -55,7 +49,7 @@ type RouteOptions = RouteSpec
 // ones that body registered). Wrapped plugins get no context, so they do
 // not trigger it. An error stops the boot.
 func (s *Server) OnRegister(fn func(child *Server) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
+	return s.addAppHook("OnRegister hook", fn == nil, func() { s.n.app.onRegister = append(s.n.app.onRegister, fn) })
 }
 
 // OnRoute adds fn to run, at Ready, for every route of this context and its
@@ -65,19 +59,19 @@ func (s *Server) OnRegister(fn func(child *Server) error) error {
 // once with the prefix as its path ("/v1"); it also answers "/v1/" unless
 // a hook changes its path.
 func (s *Server) OnRoute(fn func(*RouteSpec) error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
+	return s.addAppHook("OnRoute hook", fn == nil, func() { s.n.app.onRoute = append(s.n.app.onRoute, fn) })
 }
 
 // OnReady adds fn to run at the end of Ready, once every route compiled;
 // parents' hooks run before children's. An error fails Ready.
 func (s *Server) OnReady(fn func() error) error {
-	return s.addAppHook(fn == nil, func() { s.n.app.onReady = append(s.n.app.onReady, fn) })
+	return s.addAppHook("OnReady hook", fn == nil, func() { s.n.app.onReady = append(s.n.app.onReady, fn) })
 }
 
 // OnListen adds fn to run when Listen or Serve starts accepting on addr;
 // parents' hooks first. Errors are logged: the server is already up.
 func (s *Server) OnListen(fn func(addr net.Addr) error) error {
-	return s.addLateHook(fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
+	return s.addLateHook("OnListen hook", fn == nil, func() { s.n.app.onListen = append(s.n.app.onListen, fn) })
 }
 
 // PreClose adds fn to run when Close starts, after readiness flipped and
@@ -87,7 +81,7 @@ func (s *Server) OnListen(fn func(addr net.Addr) error) error {
 // OnClose hooks); parents' hooks first. Errors are returned by Close,
 // joined.
 func (s *Server) PreClose(fn func(ctx context.Context) error) error {
-	return s.addLateHook(fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
+	return s.addLateHook("PreClose hook", fn == nil, func() { s.n.app.preClose = append(s.n.app.preClose, fn) })
 }
 
 // OnClose adds fn to run at the end of Close, once requests are drained
@@ -96,17 +90,17 @@ func (s *Server) PreClose(fn func(ctx context.Context) error) error {
 // OnClose hooks of all contexts run in reverse order of registration, so
 // what started last stops first. Errors are returned by Close, joined.
 func (s *Server) OnClose(fn func(ctx context.Context) error) error {
-	return s.addLateHook(fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
+	return s.addLateHook("OnClose hook", fn == nil, func() { s.a.onClose = append(s.a.onClose, fn) })
 }
 
-func (s *Server) addAppHook(isNil bool, add func()) error {
-	return s.mutate(appHook(s, isNil, add))
+func (s *Server) addAppHook(what string, isNil bool, add func()) error {
+	return s.mutate(what, appHook(s, isNil, add))
 }
 
 // addLateHook adds a hook that runs after Ready, which an OnReady hook may
 // still add.
-func (s *Server) addLateHook(isNil bool, add func()) error {
-	return s.mutateWhen(true, appHook(s, isNil, add))
+func (s *Server) addLateHook(what string, isNil bool, add func()) error {
+	return s.mutateWhen(true, what, appHook(s, isNil, add))
 }
 
 func appHook(s *Server, isNil bool, add func()) func() error {
@@ -151,25 +145,20 @@ func (a *instance) runOnRoute(n *node, ro *RouteSpec) error {
 // runOnReady runs every OnReady hook, parents first, each bounded by the
 // plugin time-out, and stops before the next hook once Close has begun.
 func (a *instance) runOnReady() error {
-	var err error
-	a.walk(func(n *node) {
+	return a.visit(func(n *node) error {
 		for _, fn := range n.app.onReady {
-			if err != nil {
-				return
-			}
 			a.mu.Lock()
 			stop := a.stopping()
 			a.mu.Unlock()
 			if stop {
-				err = errClosedDuringBoot
-				return
+				return errClosedDuringBoot
 			}
-			if herr := a.bounded(fn); herr != nil {
-				err = fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), herr)
+			if err := a.bounded(fn); err != nil {
+				return fmt.Errorf("onReady hook in %s: %w", n.ctx.Path(), err)
 			}
 		}
+		return nil
 	})
-	return err
 }
 
 // runPreClose runs every PreClose hook, parents first, and joins errors.

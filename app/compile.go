@@ -39,6 +39,8 @@ type route struct {
 	reflective    bool         // the handler is called through reflect.Value.Call
 	desc          *RouteInfo   // for Routes; nil for a mount
 	config        *routeConfig // WithConfig's values, and OnRoute hooks'; nil for none
+	observers     []Observer   // its context's and its ancestors', root first
+	observedRoute string       // the pattern observers hear; "" for a not-found route
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -47,15 +49,8 @@ type routePlan = compiled.Route[httpx.Request, httpx.Reply]
 
 // compile turns the loaded tree into the router and the compiled routes.
 func (a *instance) compile() error {
-	var stray error
-	a.walk(func(n *node) {
-		if len(n.pending) > 0 && stray == nil {
-			stray = errkind.New(ErrInvalidPlugin, "plugin %s was registered into %s after that context had loaded",
-				n.pending[0].name, n.ctx.Path())
-		}
-	})
-	if stray != nil {
-		return stray
+	if err := a.visit((*node).checkLoaded); err != nil {
+		return err
 	}
 	a.walk((*node).sortHooks)
 	a.walk((*node).sortMiddleware)
@@ -67,82 +62,21 @@ func (a *instance) compile() error {
 	if err := a.planProviders(); err != nil {
 		return err
 	}
-
-	type headTwin struct {
-		paths []string
-		rt    *route
-	}
 	var twins []headTwin
-	var errs error
-	a.walk(func(n *node) {
+	err := a.visit(func(n *node) error {
 		for _, def := range n.routes {
-			if errs != nil {
-				return
-			}
-			ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path(), config: def.config}
-			if err := a.runOnRoute(n, &ro); err != nil {
-				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
-				return
-			}
-			if ro.Method == "" {
-				continue // a hook dropped the route, and with it a GET's twin
-			}
-			if !httpmethod.Valid(ro.Method) {
-				errs = &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(),
-					Err: errkind.New(httpx.ErrInvalidMethod, "was given method %q by an onRoute hook: a method is an upper-case token", ro.Method)}
-				return
-			}
-			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
+			tw, err := a.compileDef(n, def)
 			if err != nil {
-				errs = err
-				return
+				return err
 			}
-			rt.config = ro.config
-			paths := []string{ro.Path}
-			if def.alias != "" && ro.Path == def.path {
-				// A prefixed "/" route also answers at the prefix with a
-				// slash, unless a hook moved it.
-				paths = append(paths, def.alias)
+			if tw.rt != nil {
+				twins = append(twins, tw)
 			}
-			for _, p := range paths {
-				if err := a.router.Add(ro.Method, p, rt); err != nil {
-					errs = &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: notAdded(err)}
-					return
-				}
-			}
-			if ro.Method != anyMethod {
-				rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in)
-			}
-			a.routes = append(a.routes, rt)
-			if ro.Method != http.MethodGet {
-				if errs = checkConfig(ro.config, ro.Method, ro.Path, n.ctx.Path()); errs != nil {
-					return
-				}
-				continue
-			}
-			// The HEAD twin shares the GET's compiled route (net/http drops
-			// the body). OnRoute hooks see it too; of their edits, only
-			// Path and an emptied Method (no twin) apply.
-			tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true, config: ro.config}
-			if err := a.runOnRoute(n, &tro); err != nil {
-				errs = &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
-				return
-			}
-			// The twin is the GET's compiled route: what its hooks set
-			// is the GET's too.
-			rt.config = tro.config
-			if errs = checkConfig(tro.config, ro.Method, ro.Path, n.ctx.Path()); errs != nil || tro.Method == "" {
-				continue
-			}
-			tw := headTwin{paths: []string{tro.Path}, rt: rt}
-			if tro.Path == ro.Path {
-				tw.paths = paths
-			}
-			twins = append(twins, tw)
 		}
+		return nil
 	})
-	if errs != nil {
-		return errs
+	if err != nil {
+		return err
 	}
 	for _, tw := range twins {
 		for _, p := range tw.paths {
@@ -155,8 +89,83 @@ func (a *instance) compile() error {
 	return a.compileNotFound()
 }
 
+// checkLoaded refuses a plugin registered into n after n had loaded: it
+// would never load.
+func (n *node) checkLoaded() error {
+	if len(n.pending) > 0 {
+		return errkind.New(ErrInvalidPlugin, "plugin %s was registered into %s after that context had loaded",
+			n.pending[0].name, n.ctx.Path())
+	}
+	return nil
+}
+
+// headTwin is the HEAD route Burrow adds for a GET route: the GET's
+// compiled route, at paths. The twins are added once every route is, so
+// that an explicit HEAD route wins.
+type headTwin struct {
+	paths []string
+	rt    *route
+}
+
+// compileDef compiles the route def of n as its OnRoute hooks leave it,
+// adds it to the router and, for a GET, returns its HEAD twin (zero when
+// the hooks dropped it or the route).
+func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
+	ro := RouteSpec{Method: def.method, Path: def.path, Handler: def.handler, Context: n.ctx.Path(), config: def.config}
+	if err := a.runOnRoute(n, &ro); err != nil {
+		return headTwin{}, &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
+	}
+	if ro.Method == "" {
+		return headTwin{}, nil // a hook dropped the route, and with it a GET's twin
+	}
+	if !httpmethod.Valid(ro.Method) {
+		return headTwin{}, &RouteError{Method: def.method, Path: def.path, Context: n.ctx.Path(),
+			Err: errkind.New(httpx.ErrInvalidMethod, "was given method %q by an onRoute hook: a method is an upper-case token", ro.Method)}
+	}
+	rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit, def.multipart)
+	if err != nil {
+		return headTwin{}, err
+	}
+	rt.config = ro.config
+	paths := []string{ro.Path}
+	if def.alias != "" && ro.Path == def.path {
+		// A prefixed "/" route also answers at the prefix with a
+		// slash, unless a hook moved it.
+		paths = append(paths, def.alias)
+	}
+	for _, p := range paths {
+		if err := a.router.Add(ro.Method, p, rt); err != nil {
+			return headTwin{}, &RouteError{Method: ro.Method, Path: p, Context: n.ctx.Path(), Err: notAdded(err)}
+		}
+	}
+	if ro.Method != anyMethod {
+		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in)
+	}
+	a.routes = append(a.routes, rt)
+	if ro.Method != http.MethodGet {
+		return headTwin{}, checkConfig(ro.config, ro.Method, ro.Path, n.ctx.Path())
+	}
+	// The HEAD twin shares the GET's compiled route (net/http drops
+	// the body). OnRoute hooks see it too; of their edits, only
+	// Path and an emptied Method (no twin) apply.
+	tro := RouteSpec{Method: http.MethodHead, Path: ro.Path, Handler: ro.Handler, Context: ro.Context, Twin: true, config: ro.config}
+	if err := a.runOnRoute(n, &tro); err != nil {
+		return headTwin{}, &RouteError{Method: http.MethodHead, Path: ro.Path, Context: n.ctx.Path(), Err: fmt.Errorf("failed in an onRoute hook: %w", err)}
+	}
+	// The twin is the GET's compiled route: what its hooks set
+	// is the GET's too.
+	rt.config = tro.config
+	if err := checkConfig(tro.config, ro.Method, ro.Path, n.ctx.Path()); err != nil || tro.Method == "" {
+		return headTwin{}, err
+	}
+	if tro.Path != ro.Path {
+		paths = []string{tro.Path}
+	}
+	return headTwin{paths: paths, rt: rt}, nil
+}
+
 // compileRoute builds the compiled form of one route of n.
-func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64) (*route, error) {
+func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64, multipart MultipartLimits) (*route, error) {
 	fail := func(err error) error {
 		return &RouteError{Method: method, Path: path, Context: n.ctx.Path(), Err: err}
 	}
@@ -164,18 +173,11 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	line := a.lineage(n)
 	rt.info = httpx.RouteInfo{
 		Method:  method,
-		Pattern: path,
+		Path:    path,
+		Pattern: path, //lint:ignore SA1019 filled while the deprecated field lasts
 		Context: n.ctx.Path(),
 	}
-	rt.plan.Slots, rt.plan.Types = map[string]int{}, a.types
-	for _, d := range n.ctx.Visible(scope.Request) {
-		rt.plan.Slots[d.Name] = d.Slot
-	}
-	for _, si := range a.initial {
-		if _, ok := rt.plan.Slots[si.decl.Name]; ok && rt.plan.Slots[si.decl.Name] == si.decl.Slot {
-			rt.plan.Initial = append(rt.plan.Initial, compiled.SlotValue{Index: si.decl.Slot, Value: si.value})
-		}
-	}
+	rt.plan = a.newRoutePlan(n)
 	var err error
 	needs := &inputNeeds{}
 	withInput := planOptions{inputs: needs, route: newRouteShape(method, path)}
@@ -200,30 +202,68 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		}
 		return nil, fail(err)
 	}
+	if err = rt.compileAllHooks(line, own, withInput); err != nil {
+		return nil, fail(err)
+	}
+	if rt.in, err = a.newInputPlan(n, path, bodyLimit, multipart, needs); err != nil {
+		return nil, fail(err)
+	}
+	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
+	rt.compileObservers(line)
+	rt.compileSteps(handler)
+	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
+		return nil, fail(err)
+	}
+	if err = a.compileNotAllowed(n, line); err != nil {
+		return nil, fail(err)
+	}
+	if err = rt.compileErrorHandlers(line); err != nil {
+		return nil, fail(err)
+	}
+	return rt, nil
+}
+
+// newRoutePlan is the part of a route of n that httpx reads per request:
+// the request decorators n can see, by name, and their starting values.
+func (a *instance) newRoutePlan(n *node) routePlan {
+	p := routePlan{Slots: map[string]int{}, Types: a.types}
+	for _, d := range n.ctx.Visible(scope.Request) {
+		p.Slots[d.Name] = d.Slot
+	}
+	for _, si := range a.initial {
+		if slot, ok := p.Slots[si.decl.Name]; ok && slot == si.decl.Slot {
+			p.Initial = append(p.Initial, compiled.SlotValue{Index: si.decl.Slot, Value: si.value})
+		}
+	}
+	return p
+}
+
+// compileAllHooks plans the route's request hooks of every kind, those of
+// its contexts (line, root first) then its own, each with what its phase
+// may take: withInput where the input is decoded, nothing of it before.
+func (rt *route) compileAllHooks(line []*node, own []hookDef, withInput planOptions) error {
+	var err error
 	for i, kind := range phases {
 		opt := withInput
 		if kind == OnRequest || kind == PreParsing {
 			opt = planOptions{inputPhase: "in " + article(kind.String()) + " " + kind.String() + " hook, which runs before the body is parsed"}
 		}
 		if rt.phases[i], err = rt.compileHooks(line, kind, own, opt); err != nil {
-			return nil, fail(err)
+			return err
 		}
 	}
 	if rt.onResponse, err = rt.compileHooks(line, OnResponse, own, withInput); err != nil {
-		return nil, fail(err)
+		return err
 	}
-	if rt.onError, err = rt.compileHooks(line, OnError, own, planOptions{allowError: true, inputs: needs}); err != nil {
-		return nil, fail(err)
+	if rt.onError, err = rt.compileHooks(line, OnError, own, planOptions{allowError: true, inputs: withInput.inputs}); err != nil {
+		return err
 	}
 	concurrent := planOptions{inputPhase: "in onTimeout and onRequestAbort hooks, which run beside the handler", beside: true}
 	if rt.onTimeout, err = rt.compileHooks(line, OnTimeout, own, concurrent); err != nil {
-		return nil, fail(err)
+		return err
 	}
 	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
-		return nil, fail(err)
-	}
-	if rt.in, err = a.newInputPlan(n, path, bodyLimit, needs); err != nil {
-		return nil, fail(err)
+		return err
 	}
 	for kind := range Hook(numHooks) {
 		for _, d := range chain(line, kind, own) {
@@ -234,24 +274,23 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 			rt.hookNames[kind] = append(rt.hookNames[kind], name)
 		}
 	}
-	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
-	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
-		return nil, fail(err)
-	}
-	if err = a.compileNotAllowed(n, line); err != nil {
-		return nil, fail(err)
-	}
+	return nil
+}
+
+// compileErrorHandlers plans the error handlers of the route's contexts,
+// nearest first: when one fails, the next gets its error.
+func (rt *route) compileErrorHandlers(line []*node) error {
 	for _, p := range slices.Backward(line) {
 		if p.errorHandler == nil {
 			continue
 		}
 		inv, err := rt.planFunc(p.errorHandler.fn, planOptions{allowError: true, inputPhase: "in an error handler"})
 		if err != nil {
-			return nil, fail(phraseHook("error handler from "+p.ctx.Path(), err))
+			return phraseHook("error handler from "+p.ctx.Path(), err)
 		}
 		rt.errorHandlers = append(rt.errorHandlers, inv)
 	}
-	return rt, nil
+	return nil
 }
 
 func (rt *route) compileHooks(line []*node, kind Hook, own []hookDef, opt planOptions) ([]invoker, error) {

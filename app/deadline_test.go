@@ -587,7 +587,7 @@ func TestFilesReachTheConnectionsReadFromUnderARequestTimeout(t *testing.T) {
 		t.Run(tt.path+"/"+tt.rng, func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(zapcore.InfoLevel)
-			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true), app.WithRequestTimeout(time.Minute))
+			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestTimeout(time.Minute))
 			fileRoutes(t, s, filepath.Join(dir, "f.bin"))
 			inner, err := net.Listen("tcp", "127.0.0.1:0")
 			require.NoError(t, err)

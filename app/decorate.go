@@ -31,7 +31,7 @@ import (
 // refuses both, so a name holds one value of one type throughout a
 // branch (a hook replaces it for one request with SetDecorator).
 func (s *Server) DecorateRequest(name string, value any) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("request decorator %q", name), func() error {
 		if name == "" {
 			return errkind.New(ErrInvalidDecorator, "invalid request decorator in %s: empty name", s.Path())
 		}
@@ -165,7 +165,7 @@ func Named(name string) DecorateOption { return func(o *decorateOptions) { o.nam
 // same service twice in one context is an error (a value group takes any
 // number of values).
 func (s *Server) Decorate(service any, opts ...DecorateOption) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("service %T", service), func() error {
 		var o decorateOptions
 		for _, opt := range opts {
 			opt(&o)
@@ -187,4 +187,11 @@ func (s *Server) Decorate(service any, opts ...DecorateOption) error {
 type slotInit struct {
 	decl  *scope.Decl
 	value any
+}
+
+// As provides a service (Decorate) or a request value (ProvideRequest) as
+// the interface I too, in addition to its own type: consumers may depend
+// on I. The value's type must implement I, checked when it is provided.
+func As[I any]() DecorateOption {
+	return func(o *decorateOptions) { o.as = append(o.as, reflect.TypeFor[I]()) }
 }

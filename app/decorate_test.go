@@ -201,7 +201,7 @@ func TestDecoratorTypeMismatchFailsReady(t *testing.T) {
 	}
 	s.Get("/", func(deps) error { return nil })
 	err := s.Ready()
-	require.ErrorIs(t, err, app.ErrDecoratorType)
+	require.ErrorIs(t, err, httpx.ErrDecoratorType)
 	assert.Contains(t, err.Error(), `needs request decorator "answer" as string (field Answer), but it holds int`)
 }
 

@@ -68,6 +68,10 @@
 //
 //	s.Get("/plain", func(rep *httpx.Reply) error { return rep.Send("text") })
 //
+// A stream that needs more than the reply is a typed route whose input
+// struct has a *httpx.Reply field; its result is not sent once the
+// handler has answered. ([Typed] and [TypedValue] are deprecated.)
+//
 // The *httpx.Request and *httpx.Reply belong to their request: once the
 // handler and its hooks return, every method of them panics. A goroutine
 // that outlives the handler takes what it needs first.
@@ -125,6 +129,28 @@
 //		Page page      `query:""` // or embed page
 //		Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //	}
+//
+// # Forms and uploads
+//
+// In struct fields tagged form:"name" read a form body — urlencoded or
+// multipart/form-data — with the query's decoding, defaults and rules;
+// their errors are under body/name, and form:"" makes a group. A field
+// of type *[File] takes a file part (nil when absent), []*File every
+// part of its name; a route with one takes multipart bodies only. An In
+// struct cannot have form fields and a body field at once: Ready says
+// so. Any other media type is a 415. A multipart body is read as a
+// stream, part by part, after the OnRequest and PreParsing hooks, within
+// the body limit and [MultipartLimits] ([Server.SetMultipartLimits],
+// [WithMultipartLimits]: 1 MiB a file, 64 KiB a value, 1000 parts):
+// past one, a 413, and nothing more is read. Files are kept in memory
+// up to 1 MiB a request, in temporary files past it, which are removed
+// when the request ends, however it ends:
+//
+//	type importTodos struct {
+//		app.In
+//		File *app.File `form:"file" validate:"required"`
+//	}
+//	app.Post(s, "/todos/import", func(ctx context.Context, in importTodos) (created, error) { … in.File.Open() … })
 //
 // # Services and request values
 //
@@ -222,7 +248,7 @@
 // fails, its parent's gets the new error. A panic is a 500 whose value is
 // never sent. A 5xx answering an error that is not an *httpx.Error says
 // its status text, not its message, which was written for logs
-// ([WithServerErrorMessages](true) sends it, for development).
+// ([WithServerErrorText] sends it, for development).
 // [WithProblemDetails] answers every error as RFC 9457 problem details.
 //
 // Start-up errors name their subject once and read as one sentence:
@@ -270,6 +296,20 @@
 // ("GET /items/{id}") and the path parameters through PathValue.
 // [httpx.Request.Raw] and [httpx.Reply.Raw] are net/http's request and
 // writer.
+//
+// # Logging and observing
+//
+// Burrow logs with zap ([WithLogger]): each context through a child
+// carrying its path, each request through one carrying its id as well,
+// reqId ([WithRequestIDHeader] trusts a proxy's, within limits;
+// [WithRequestIDResponseHeader] echoes it). [Server.Slog] and
+// httpx.Request.Slog are the same loggers as *slog.Logger, and
+// [WithSlogHandler] makes Burrow log to a log/slog handler (package
+// slogzap bridges the two). [Server.Observe] adds an [Observer] that
+// hears of each request of a context — its route's pattern, the context
+// answering, the status, the duration — may give it a context (a span)
+// and fields every log line of the request carries (trace ids): what
+// the metrics and tracing plugins build on.
 //
 // # Route config and client address
 //
@@ -319,7 +359,7 @@
 //
 //	func TestHello(t *testing.T) {
 //		s := apptest.New(t) // closed when the test ends
-//		s.Get("/hello", func() (string, error) { return "hi", nil })
+//		app.Get(s, "/hello", func(context.Context, struct{}) (string, error) { return "hi", nil })
 //		res := apptest.Get(t, s, "/hello")
 //		assert.Equal(t, "hi", res.Body)
 //	}

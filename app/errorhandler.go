@@ -13,7 +13,7 @@ type handlerDef struct {
 // case the parent context's handler gets that new error, up to the default
 // handler, which logs it and sends the JSON error body.
 func (s *Server) SetErrorHandler(fn any) error {
-	return s.mutate(func() error {
+	return s.mutate("error handler", func() error {
 		if fn == nil {
 			return errkind.New(ErrInvalidHandler, "invalid error handler in %s: nil", s.Path())
 		}

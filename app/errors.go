@@ -3,8 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-
-	"github.com/burrow-go/burrow/httpx"
 )
 
 // Sentinel errors. Start-up failures match one of these (or one from the
@@ -17,8 +15,9 @@ var (
 	// ErrBootFailed is returned by calls made after Ready failed.
 	ErrBootFailed = errors.New("boot failed")
 	// ErrClosed is returned by Ready and registrations once Close has
-	// begun, and by Inject once the drain delay is over (Listen and Serve
-	// return nil then).
+	// begun, by Listen, ListenTLS and Serve called after that (a Close
+	// that begins during their call ends them with nil), and by Inject
+	// once the drain delay is over.
 	ErrClosed = errors.New("server closed")
 	// ErrInvalidPlugin is returned by Register for a value that is not a
 	// plugin.
@@ -33,12 +32,6 @@ var (
 	// Burrow cannot call, and for a route option given an argument the
 	// route cannot take (Status, OperationID, Responds).
 	ErrInvalidHandler = errors.New("invalid handler")
-	// ErrDecoratorType is httpx.ErrDecoratorType, which both packages
-	// return for a request decorator used with a type its value does not
-	// have.
-	//
-	// Deprecated: use httpx.ErrDecoratorType.
-	ErrDecoratorType = httpx.ErrDecoratorType
 	// ErrInvalidDecorator is returned for a malformed decorator
 	// declaration.
 	ErrInvalidDecorator = errors.New("invalid decorator")
@@ -101,7 +94,7 @@ func (e *RouteError) Error() string {
 }
 
 // Unwrap returns the cause: a *scope.NotVisibleError, or an error that
-// matches ErrDecoratorType, ErrInvalidHandler, ErrInvalidInput,
+// matches httpx.ErrDecoratorType, ErrInvalidHandler, ErrInvalidInput,
 // ErrInvalidConstraint or one of httpx's route errors.
 func (e *RouteError) Unwrap() error { return e.Err }
 

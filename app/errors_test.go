@@ -227,7 +227,7 @@ func TestStartupErrorTexts(t *testing.T) {
 		}, app.ErrClosed, "Close was called while the server was starting"},
 		{"registration in an onReady hook", func(s *app.Server) error {
 			return s.OnReady(func() error { return s.Get("/late", nothing) })
-		}, app.ErrAlreadyStarted, "onReady hook in root: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks"},
+		}, app.ErrAlreadyStarted, "onReady hook in root: route GET /late (root) refused: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks"},
 		{"plugin registered after its context loaded", func(s *app.Server) error {
 			var a *app.Server
 			_ = s.Register(func(c *app.Server) error { a = c; return nil }, app.Name("a"))

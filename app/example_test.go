@@ -403,9 +403,9 @@ func ExampleWithProblemDetails() {
 
 // A 5xx answering an error the handler did not make an *httpx.Error says
 // its status text; the error is logged whole. An *httpx.Error's message
-// was written for the client and is sent. WithServerErrorMessages(true)
-// sends every message, for development.
-func ExampleWithServerErrorMessages() {
+// was written for the client and is sent. WithServerErrorText sends
+// every message, for development.
+func ExampleWithServerErrorText() {
 	routes := func(s *app.Server) *app.Server {
 		s.Get("/report", func() error { return errors.New("pq: relation \"reports\" does not exist") })
 		s.Get("/pay", func() error {
@@ -413,7 +413,7 @@ func ExampleWithServerErrorMessages() {
 		})
 		return s
 	}
-	prod, dev := routes(app.New()), routes(app.New(app.WithServerErrorMessages(true)))
+	prod, dev := routes(app.New()), routes(app.New(app.WithServerErrorText()))
 	fmt.Println(get(prod, "/report"))
 	fmt.Println(get(prod, "/pay"))
 	fmt.Println(get(dev, "/report"))

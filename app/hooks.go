@@ -84,7 +84,7 @@ type hookLists [numHooks][]hookDef
 // body that adds hook 1, registers a wrapped plugin adding hook 2, then
 // adds hook 3 runs 1 2 3, as in Fastify.
 func (s *Server) AddHook(kind Hook, fn any) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("%v hook", kind), func() error {
 		d, err := newHookDef(kind, fn)
 		if err != nil {
 			return fmt.Errorf("invalid %v hook in %s: %w", kind, s.Path(), err)

@@ -129,7 +129,7 @@ func TestHookReplacesDecoratorForOneRequest(t *testing.T) {
 	_, body, _ = do(t, s, "GET", "/")
 	assert.Equal(t, "anonymous", body, "the next request starts from the declared value")
 
-	s2 := app.New(app.WithServerErrorMessages(true))
+	s2 := app.New(app.WithServerErrorText())
 	s2.DecorateRequest("user", "anonymous")
 	s2.AddHook(app.OnRequest, func(req *httpx.Request) error { return req.SetDecorator("user", 42) })
 	s2.Get("/", func() {})

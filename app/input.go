@@ -22,24 +22,36 @@ import (
 // for it, after onRequest and preParsing hooks, and checked before
 // preValidation hooks see it. JSON keys name T's fields exactly: a key
 // that names one only when case is folded is refused, so the body cannot
-// mean one thing to Burrow and another to a proxy:
+// mean one thing to Burrow and another to a proxy.
 //
-//	type newUser struct {
-//		Name  string `json:"name" validate:"required,max=64"`
-//		Email string `json:"email" validate:"required,format=email"`
-//	}
-//	s.Post("/users", func(b app.Body[newUser]) (user, error) { … b.Value.Name … })
+// A typed route takes its body as an input-struct field tagged body:"".
+// Body is for what has no input struct: a hook, or a flexible-form
+// handler, that needs the body alone (both share the one decoded value):
+//
+//	app.Post(s, "/users", create, app.WithHook(app.PreValidation, func(b app.Body[newUser]) error {
+//		… b.Value.Email …
+//	}))
 type Body[T any] struct{ Value T }
 
 // Query is a handler or hook parameter holding the query string decoded
 // into the struct T: a field takes the values of the key in its query
 // tag (default: the field's name); slices take repeated keys. A value
 // that does not convert is a 400 naming the field.
+//
+// A typed route takes query values as input-struct fields tagged query
+// (a shared group of them as a field tagged query:""). Query is for what
+// has no input struct: a hook, or a flexible-form handler, that needs the
+// query alone, as one parameter.
 type Query[T any] struct{ Value T }
 
 // Params is a handler or hook parameter holding the path parameters
 // decoded into the struct T, a field per param tag (default: the field's
 // name).
+//
+// A typed route takes path parameters as input-struct fields tagged
+// path. Params is for what has no input struct: a hook, or a
+// flexible-form handler, that needs the parameters alone, as one
+// parameter.
 type Params[T any] struct{ Value T }
 
 type inputKind int
@@ -105,12 +117,13 @@ type inputPlan struct {
 	params     *textdecode.Decoder
 	parsers    []parserDef
 	limit      int64
+	multipart  MultipartLimits // with the defaults filled in
 	timeout    time.Duration
 }
 
 // newInputPlan compiles what the route's parameters need, or returns nil
 // when they need nothing.
-func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
+func (a *instance) newInputPlan(n *node, path string, routeLimit int64, multipart MultipartLimits, needs *inputNeeds) (*inputPlan, error) {
 	if needs.types == [4]reflect.Type{} {
 		return nil, nil
 	}
@@ -119,12 +132,15 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		p.bodyNeeded = validate.Required(needs.body.Tag.Get("validate"))
 	}
 	limitSet := false
+	p.multipart = multipart
 	for _, c := range slices.Backward(a.lineage(n)) {
+		p.multipart = p.multipart.under(c.multipart) // the nearest context's, field by field
 		p.parsers = append(p.parsers, c.parsers...)
 		if c.bodyLimit > 0 && !limitSet {
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
+	p.multipart = p.multipart.under(defaultMultipartLimits)
 	p.parsers = append(p.parsers, defaultParsers(needs.types[inputBody])...)
 	if routeLimit > 0 {
 		p.limit = routeLimit
@@ -134,6 +150,10 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		fi, err := compileFields(t, path)
 		if err != nil {
 			return nil, err
+		}
+		if b := p.types[inputBody]; b != nil && fi.hasForm() {
+			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput,
+				"%v has form fields and the route also decodes a body into %v: the body is a form or it is %v, not both", t, b, b))
 		}
 		p.fields = fi
 	}
@@ -172,7 +192,7 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 
 // decode runs after the preParsing hooks: it decodes the query, the
 // params and the body the route asked for.
-func (p *inputPlan) decode(x *httpx.Exchange) error {
+func (p *inputPlan) decode(x *exchange) error {
 	req, rep := x.Request(), x.Reply()
 	in := x.Input()
 	var bad []httpx.FieldError
@@ -199,6 +219,15 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 	if len(bad) > 0 {
 		return validationError(bad)
 	}
+	if p.fields != nil && p.fields.hasForm() {
+		form, err := p.readForm(x)
+		if err != nil {
+			return err
+		}
+		if bad = p.fields.decodeForm(x, form, bad); len(bad) > 0 {
+			return validationError(bad)
+		}
+	}
 	if t := p.types[inputBody]; t != nil {
 		if p.bodyNeeded && absentBody(req.Raw()) {
 			return errBodyRequired()
@@ -213,7 +242,7 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 }
 
 // parseBody reads the body with the parser of its media type.
-func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
+func (p *inputPlan) parseBody(x *exchange, req *httpx.Request, rep *httpx.Reply, v any) error {
 	raw := req.Raw()
 	ct := raw.Header.Get("Content-Type")
 	if raw.ContentLength > p.limit {
@@ -251,6 +280,13 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		}
 		return nil
 	}
+	return bodyError(rep, err)
+}
+
+// bodyError is the answer to err, met while reading or parsing a body:
+// a time-out (408) or a body past its limit (413) closes the connection,
+// whose unread rest would be taken for the next request.
+func bodyError(rep *httpx.Reply, err error) error {
 	var he *httpx.Error
 	var ne net.Error
 	switch {
@@ -258,6 +294,9 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		rep.Header()["Connection"] = closeHeader
 		return &httpx.Error{StatusCode: http.StatusRequestTimeout, Code: "ERR_BODY_TIMEOUT",
 			Message: "Request body was not received in time", Err: err}
+	case errors.As(err, &he) && he.StatusCode == http.StatusRequestEntityTooLarge:
+		rep.Header()["Connection"] = closeHeader // a limit of its own, a multipart one: its message says which
+		return err
 	case errors.Is(err, ErrBodyTooLarge):
 		rep.Header()["Connection"] = closeHeader
 		return errTooLarge
@@ -282,7 +321,7 @@ func errBodyRequired() error {
 }
 
 // validate runs after the preValidation hooks.
-func (p *inputPlan) validate(x *httpx.Exchange) error {
+func (p *inputPlan) validate(x *exchange) error {
 	in := x.Input()
 	scratch := getFieldErrors()
 	bad := *scratch
@@ -316,7 +355,7 @@ func planInput(t reflect.Type, opt planOptions) (argPlan, error) {
 }
 
 // inputValue builds the Body/Query/Params value for a call.
-func inputValue(x *httpx.Exchange, a *argPlan) reflect.Value {
+func inputValue(x *exchange, a *argPlan) reflect.Value {
 	w := reflect.New(a.wrapper).Elem()
 	if v := x.Input()[a.input]; v != nil {
 		w.Field(0).Set(reflect.ValueOf(v).Elem())

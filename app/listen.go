@@ -12,15 +12,21 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/errkind"
 )
 
 // Listen boots the server (Ready) and serves HTTP on addr ("host:port")
-// until Close. It returns nil once a graceful Close has finished —
-// whenever that Close began: before the call (a signal may close the
-// server before the goroutine running Listen gets to it), during the
-// boot, or while serving — and the boot's or the listener's error
-// otherwise.
+// until Close. It returns nil once a graceful Close that began after the
+// call has finished — during the boot or while serving — and the boot's
+// or the listener's error otherwise. A closed server cannot be opened
+// again: called once Close has begun, Listen returns an error wrapping
+// ErrClosed at once. A main that runs Listen on a goroutine and calls
+// Close on a signal treats that error as a graceful end too, since the
+// signal may reach Close before the goroutine reaches Listen.
 func (s *Server) Listen(addr string) error {
+	if err := s.a.reopened("Listen"); err != nil {
+		return err
+	}
 	if err := s.Ready(); err != nil {
 		return s.a.bootEnded(err)
 	}
@@ -42,7 +48,13 @@ func (s *Server) Listen(addr string) error {
 // ACME), client certificates, other TLS versions — make a tls.Config and
 // Serve a tls.NewListener with it; list "h2" first in its NextProtos, or
 // clients are served HTTP/1.1 only.
+//
+// Like Listen, it returns an error wrapping ErrClosed when called once
+// Close has begun.
 func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
+	if err := s.a.reopened("ListenTLS"); err != nil {
+		return err
+	}
 	if err := s.Ready(); err != nil {
 		return s.a.bootEnded(err)
 	}
@@ -60,8 +72,13 @@ func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
 // Serve is Listen on a listener the caller made; it closes ln when it
 // returns. A TLS listener (tls.NewListener) serves HTTP/2 on every
 // connection that negotiated "h2", which its tls.Config's NextProtos must
-// offer: net/http enables its HTTP/2 server for them.
+// offer: net/http enables its HTTP/2 server for them. Like Listen, it
+// returns an error wrapping ErrClosed when called once Close has begun.
 func (s *Server) Serve(ln net.Listener) error {
+	if err := s.a.reopened("Serve"); err != nil {
+		ln.Close()
+		return err
+	}
 	if err := s.Ready(); err != nil {
 		ln.Close()
 		return s.a.bootEnded(err)
@@ -69,9 +86,21 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.serve(ln, "", nil)
 }
 
+// reopened is the error of call (Listen, ListenTLS, Serve) once Close has
+// begun: a closed server is not opened again (Fastify refuses it too,
+// FST_ERR_REOPENED_CLOSE_SERVER). A Close that begins after this check
+// ends the call gracefully instead (bootEnded, serve).
+func (a *instance) reopened(call string) error {
+	switch state(a.state.Load()) {
+	case stateDraining, stateClosing, stateClosed:
+		return errkind.New(ErrClosed, "%s was called after Close; a closed server cannot be opened again", call)
+	}
+	return nil
+}
+
 // bootEnded is what Listen and Serve return when their Ready failed: nil
-// when Close has begun (a graceful end, once the close is done), the
-// boot's error otherwise.
+// when Close began during the call (a graceful end, once the close is
+// done), the boot's error otherwise.
 func (a *instance) bootEnded(err error) error {
 	if !errors.Is(err, ErrClosed) {
 		return err
@@ -136,7 +165,10 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 //
 //  1. readiness flips: IsReady is false, and every open stream's context
 //     (httpx.Reply.SSE, Stream) ends with the cause httpx.ErrServerClosing,
-//     so its handler can send a last event and return;
+//     so its handler can send a last event and return; the stream's
+//     connection gets a write deadline 500 ms away, so a client that
+//     stopped reading cannot hold the handler (and the close) in a
+//     blocked write;
 //  2. during the drain delay (WithDrainDelay, default 0) requests are still
 //     served, each answered with "connection: close", so a load balancer
 //     has time to notice and clients reconnect elsewhere; after it,
@@ -179,8 +211,9 @@ func (s *Server) Close(ctx context.Context) error {
 	case stateBooting:
 		a.state.Store(int32(stateClosing))
 		a.closeCtx = ctx
+		self := s.inBody || a.inBoot()
 		a.mu.Unlock()
-		if s.inBody {
+		if self {
 			// A plugin body closing its own server: the boot stops and
 			// closes once the body returns.
 			return nil

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/internal/routepath"
-	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/tracking"
@@ -58,7 +57,7 @@ type middlewareDef struct {
 // the middleware of the context of that method's route instead, whoever
 // owns the path: see Preflight and RouteConfigOf.
 func (s *Server) Use(mw Middleware) error {
-	return s.mutate(func() error {
+	return s.mutate("middleware", func() error {
 		if mw == nil {
 			return errkind.New(ErrInvalidHandler, "invalid middleware in %s: nil", s.Path())
 		}
@@ -126,7 +125,7 @@ const (
 // other request's context and writer with it.
 type call struct {
 	context.Context
-	x     *httpx.Exchange
+	x     *exchange
 	allow string // the Allow header of a 405
 	// rt is the route whose config RouteConfigOf reads: the route served,
 	// or for a 405 the route serving the method a preflight names (nil
@@ -142,9 +141,11 @@ type call struct {
 	// only when it is known before the lifecycle begins (the client's,
 	// or the one the access log's first line gave), the start as an
 	// offset on the monotonic clock, 0 when the request is not logged.
-	tw    tracking.Writer
-	id    string
-	began time.Duration
+	tw     tracking.Writer
+	id     string
+	began  time.Duration
+	logged bool        // the access log has the request's first line
+	log    *zap.Logger // the request's: its context's, with the observers' fields
 
 	// reply is the reply time-out the middleware's first write of its own
 	// arms (outerWriter); 0 once armed, or once the middleware set a
@@ -159,7 +160,7 @@ func (c *call) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-func newCall(parent context.Context, x *httpx.Exchange) *call {
+func newCall(parent context.Context, x *exchange) *call {
 	return &call{Context: parent, x: x}
 }
 
@@ -176,14 +177,14 @@ func newCall(parent context.Context, x *httpx.Exchange) *call {
 //
 // target is the route whose config the middleware reads (RouteConfigOf):
 // rt itself for a route's request, the preflight's route for a 405.
-func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string, target *route) bool {
+func (rt *route) serveThrough(x *exchange, w http.ResponseWriter, r *http.Request, h http.Handler, pattern, allow string, target *route) bool {
+	r, began, log := rt.start(r, allow)
 	c := newCall(r.Context(), x)
 	c.allow, c.rt = allow, target
 	c.tw.W = w
 	c.reply = rt.a.replyTimeout
-	if c.id, c.began = rt.logStart(r); c.id == "" && allow == "" {
-		c.id = rt.a.clientID(r)
-	}
+	c.began, c.log = began, log
+	c.id, c.logged = rt.logStart(log, w, r)
 	r2 := r.WithContext(c)
 	r2.Pattern = pattern
 	for _, p := range *x.Params() {
@@ -209,12 +210,12 @@ func (rt *route) serveThrough(x *httpx.Exchange, w http.ResponseWriter, r *http.
 				}
 				answered := allow == "" && st == callIdle // by the middleware
 				if answered {
-					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, rt.node.log)
+					x.Begin(&c.tw, r2, &rt.info, &rt.plan, c.seq(rt), c.id, c.log)
 				}
 				if err != nil {
 					c.panicked(rt, r2, err, answered)
 				}
-				c.finish(rt)
+				c.finish(rt, r)
 				return true
 			}
 		}
@@ -320,13 +321,13 @@ func (c *call) logPanic(rt *route, err error) {
 	if req := c.x.Request(); id == "" && req != nil {
 		id = req.ID()
 	}
-	rt.node.log.Error(err.Error(), zap.String("reqId", id), zap.Error(err))
+	c.log.Error(err.Error(), zap.String("reqId", id), zap.Error(err))
 }
 
 // finish ends a request to rt served through middleware: the
 // onResponse hooks for a route's (a 405 matched none), then the access
 // log's last line.
-func (c *call) finish(rt *route) {
+func (c *call) finish(rt *route, r *http.Request) {
 	status := c.tw.Status()
 	if !c.tw.Started {
 		status = http.StatusOK // what net/http answers for a handler that wrote nothing
@@ -335,7 +336,12 @@ func (c *call) finish(rt *route) {
 		c.x.Answered(status)
 		rt.onResponseHooks(c.x, c.fail)
 	}
-	rt.logEnd(c.id, c.began, status, c.tw.Size)
+	if c.logged {
+		rt.logEnd(c.log, c.id, c.began, status, c.tw.Size)
+	}
+	if rt.observers != nil {
+		rt.observeEnd(c.x, r, c.allow, c.began, status, c.tw.Size)
+	}
 }
 
 // seq numbers the request for Begin: a new number when its id is not
@@ -367,12 +373,12 @@ func enter(log *zap.Logger, w http.ResponseWriter, r *http.Request) *call {
 // abandoned it, the exchange is this goroutine's to finish and end. A
 // 405's next has no route at hand (rt nil): its log's last line is lost
 // then, for a middleware that returned before its next.
-func (c *call) leave(a *instance, rt *route) {
+func (c *call) leave(a *instance, rt *route, r *http.Request) {
 	if !c.state.CompareAndSwap(callRunning, callDone) {
 		if rt != nil {
-			c.finish(rt)
+			c.finish(rt, r)
 		}
-		c.x.End()
+		c.x.end()
 		a.conns.requestEnded(c.Context) // the server's goroutine left it to this one
 	}
 }
@@ -380,8 +386,8 @@ func (c *call) leave(a *instance, rt *route) {
 // next is the handler a route's middleware wraps: the route's lifecycle.
 func (rt *route) next(w http.ResponseWriter, r *http.Request) {
 	if c := enter(rt.node.log, w, r); c != nil {
-		defer c.leave(rt.a, rt)
-		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, false)
+		defer c.leave(rt.a, rt, r)
+		c.fail = rt.lifecycle(c.x, w, r, c.seq(rt), c.id, c.log, false)
 	}
 }
 
@@ -396,7 +402,7 @@ func (a *instance) compileNotAllowed(n *node, line []*node) error {
 	var err error
 	n.notAllowed, err = wrapMiddleware(line, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := enter(n.log, w, r); c != nil {
-			defer c.leave(a, nil)
+			defer c.leave(a, nil, r)
 			a.notAllowed(c.x, w, r, c.allow)
 		}
 	}))

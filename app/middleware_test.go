@@ -339,7 +339,7 @@ func accessLog(t *testing.T, logs *observer.ObservedLogs, method, path string) m
 // test reads from logs.
 func loggedServer() (*app.Server, *observer.ObservedLogs) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	return app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true)), logs
+	return app.New(app.WithLogger(zap.New(core))), logs
 }
 
 // onResponseStatuses records, by path, the status s's OnResponse hooks

@@ -2,10 +2,12 @@ package app
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/urlpath"
 )
 
 // anyMethod is the method of a mounted handler's routes: the router
@@ -25,7 +27,7 @@ const anyMethod = httpx.AnyMethod
 // path from the mount, for every method: the router matches a path
 // before a method.
 func (s *Server) Mount(prefix string, h http.Handler) error {
-	return s.mutate(func() error {
+	return s.mutate("mount "+s.n.prefix+prefix, func() error {
 		if h == nil {
 			return errkind.New(ErrInvalidHandler, "invalid handler mounted at %q in %s: nil", prefix, s.Path())
 		}
@@ -39,11 +41,47 @@ func (s *Server) Mount(prefix string, h http.Handler) error {
 		}
 		full := s.n.prefix + strings.TrimSuffix(prefix, "/")
 		if full != "" {
-			h = http.StripPrefix(full, h)
+			h = stripPrefix(full, h)
 			s.n.routes = append(s.n.routes, &routeDef{method: anyMethod, path: full, handler: h})
 		}
 		s.n.routes = append(s.n.routes, &routeDef{method: anyMethod, path: full + "/*", handler: h})
 		return nil
+	})
+}
+
+// stripPrefix is http.StripPrefix(prefix, h) for a mount, removing
+// prefix as the router matched it: by the decoded text of each segment.
+// http.StripPrefix compares the raw path too, so a prefix the client
+// wrote with escapes ("/%73tatic/a", "/v%31/files/x"), which the router
+// sends to the mount, would get net/http's plain-text 404. A request
+// whose path does not begin with prefix (a middleware rewrote it) gets
+// that 404 still, as from http.StripPrefix.
+func stripPrefix(prefix string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, escaped, ok := routingPath(r.URL)
+		rest, rawRest := "", ""
+		switch {
+		case !ok:
+		case !escaped:
+			rest, ok = strings.CutPrefix(path, prefix)
+		default:
+			// path is the raw one, and an encoding of URL.Path: the
+			// prefix takes n raw bytes and len(prefix) decoded ones.
+			var n int
+			if n, ok = urlpath.HasPrefix(path, prefix); ok {
+				rest, rawRest = r.URL.Path[len(prefix):], path[n:]
+			}
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.URL = new(url.URL)
+		*r2.URL = *r.URL
+		r2.URL.Path, r2.URL.RawPath = rest, rawRest
+		h.ServeHTTP(w, r2)
 	})
 }
 
@@ -63,7 +101,7 @@ func stdHandler(fn any) (http.Handler, bool) {
 // middleware sees it: Pattern and path values set, the request's context
 // (the request time-out's, when one is set).
 func (rt *route) serveStd(h http.Handler) invoker {
-	return func(x *httpx.Exchange, _ error) (any, error) {
+	return func(x *exchange, _ error) (any, error) {
 		req, rep := x.Request(), x.Reply()
 		r, ctx := req.Raw(), req.Context()
 		switch {

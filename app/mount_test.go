@@ -55,6 +55,39 @@ func TestMountServesEveryMethodAndPathUnderItsPrefix(t *testing.T) {
 	})
 }
 
+// TestMountStripsAnEscapedPrefix: the router matches a mount's prefix by
+// the decoded text of each segment, and the mount strips it the same way,
+// so a prefix the client wrote with escapes reaches the handler with the
+// rest of the path, its escapes kept, instead of net/http's plain-text
+// 404.
+func TestMountStripsAnEscapedPrefix(t *testing.T) {
+	t.Parallel()
+	escaped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s", r.URL.Path, r.URL.EscapedPath())
+	})
+	eachTransport(t, func(t *testing.T, start starter) {
+		s := app.New()
+		require.NoError(t, s.Mount("/static", escaped))
+		require.NoError(t, s.Register(func(v1 *app.Server) error { return v1.Mount("/files", escaped) }, app.Prefix("/v1")))
+		send := start(s)
+		for _, c := range []struct{ target, body string }{
+			{"/static/a", "/a /a"},
+			{"/%73tatic/a", "/a /a"},
+			{"/%73%74%61%74%69%63/a%20b", "/a b /a%20b"},
+			{"/static/a%2Fb", "/a/b /a%2Fb"},
+			{"/%73tatic/a%2Fb", "/a/b /a%2Fb"},
+			{"/%73tatic", " "},
+			{"/v%31/files/x", "/x /x"},
+			{"/v1/%66iles/x%3Fy", "/x?y /x%3Fy"},
+		} {
+			res := send("GET", c.target)
+			assert.Equal(t, http.StatusOK, res.StatusCode, c.target)
+			assert.Equal(t, c.body, res.Body, c.target)
+		}
+		assert.Equal(t, http.StatusNotFound, send("GET", "/static%2Fa").StatusCode, "an escaped slash is not a separator")
+	})
+}
+
 func TestMountedHandlerRunsTheContextsMiddlewareAndHooks(t *testing.T) {
 	t.Parallel()
 	files := fstest.MapFS{"app.css": {Data: []byte("body{}")}}

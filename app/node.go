@@ -26,6 +26,7 @@ type node struct {
 	routes     []*routeDef
 	hooks      hookLists
 	middleware []middlewareDef
+	observers  []Observer
 	// notAllowed is the 405 answer wrapped in the context's middleware,
 	// nil without; notAllowedDone says it was compiled.
 	notAllowed     http.Handler
@@ -34,8 +35,9 @@ type node struct {
 	notFound       *handlerDef
 	parsers        []parserDef
 	bodyLimit      int64
-	loadTime       time.Duration // the plugin body and everything it registered
-	loaded         []*loadRecord // plugins loaded into this context, wrapped ones included, in order
+	multipart      MultipartLimits // SetMultipartLimits's; a zero field is inherited
+	loadTime       time.Duration   // the plugin body and everything it registered
+	loaded         []*loadRecord   // plugins loaded into this context, wrapped ones included, in order
 	app            appHooks
 	security       []SecurityScheme // declared here (DeclareSecurity)
 }
@@ -72,4 +74,15 @@ func (a *instance) walk(fn func(*node)) {
 		fn(a.nodes[c])
 		return true
 	})
+}
+
+// visit visits the nodes as walk does, and stops at the first error fn
+// returns, which it returns.
+func (a *instance) visit(fn func(*node) error) error {
+	var err error
+	a.root.ctx.Walk(func(c *scope.Context) bool {
+		err = fn(a.nodes[c])
+		return err == nil
+	})
+	return err
 }

@@ -17,7 +17,7 @@ import (
 // answered 405, after the middleware of the context owning the path and
 // before any handler or hook, whatever is set here.
 func (s *Server) SetNotFoundHandler(fn any) error {
-	return s.mutate(func() error {
+	return s.mutate("not-found handler", func() error {
 		if fn == nil {
 			return errkind.New(ErrInvalidHandler, "invalid not-found handler in %s: nil", s.Path())
 		}
@@ -43,29 +43,28 @@ type notFoundRoute struct {
 // one. Two contexts registered with the same prefix may each have set a
 // handler; the second is refused, as it would answer for the first.
 func (a *instance) compileNotFound() error {
-	var errs error
 	owner := map[string]*node{}
-	a.walk(func(n *node) {
-		if errs != nil || (n.notFound == nil && n != a.root) {
-			return
+	err := a.visit(func(n *node) error {
+		if n.notFound == nil && n != a.root {
+			return nil
 		}
 		if prev := owner[n.prefix]; prev != nil {
-			errs = errkind.New(ErrHandlerSet, "the not-found handler of %s for %s is already set in %s",
+			return errkind.New(ErrHandlerSet, "the not-found handler of %s for %s is already set in %s",
 				n.ctx.Path(), n.prefix, prev.ctx.Path())
-			return
 		}
 		owner[n.prefix] = n
 		handler := any(a.defaultNotFound)
 		if n.notFound != nil {
 			handler = n.notFound.fn
 		}
-		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0)
+		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0, MultipartLimits{})
 		if err != nil {
-			errs = err
-			return
+			return err
 		}
-		rt.info.Method, rt.info.Pattern, rt.stdPattern = "", "", ""
+		rt.info = httpx.RouteInfo{Context: rt.info.Context}
+		rt.stdPattern, rt.observedRoute = "", ""
 		a.notFound = append(a.notFound, &notFoundRoute{prefix: n.prefix, rt: rt})
+		return nil
 	})
 	// Longest prefix first, so /api/x finds /api's handler before root's.
 	for i := 1; i < len(a.notFound); i++ {
@@ -73,7 +72,7 @@ func (a *instance) compileNotFound() error {
 			a.notFound[j], a.notFound[j-1] = a.notFound[j-1], a.notFound[j]
 		}
 	}
-	return errs
+	return err
 }
 
 // defaultNotFound answers 404 in the server's error format.

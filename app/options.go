@@ -1,12 +1,14 @@
 package app
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // config holds New's options.
@@ -15,6 +17,7 @@ type config struct {
 	pluginTimeout  time.Duration
 	maxParamLength int
 	requestIDHdr   string
+	requestIDEcho  string // canonical
 	logRequests    bool
 	name           string
 
@@ -74,9 +77,29 @@ func newConfig(opts []Option) config {
 // through a child carrying its id.
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.logger = l } }
 
-// WithRequestLogging turns the "incoming request" and "request completed"
-// lines on or off (default on; they are written at info level, so the
-// logger's level decides too).
+// WithSlogHandler makes Burrow log to h, a log/slog handler, instead of
+// a zap logger (it replaces WithLogger's; the last of the two wins): h's
+// level and format apply to every line, the access log's and the
+// request loggers' included. Context paths, request ids and the other
+// fields are h's attributes.
+func WithSlogHandler(h slog.Handler) Option {
+	return func(c *config) {
+		if h != nil {
+			c.logger = zap.New(slogzap.NewCore(h))
+		}
+	}
+}
+
+// WithoutRequestLogging turns off the "incoming request" and "request
+// completed" lines, which are on by default (they are written at info
+// level, so the logger's level decides too).
+func WithoutRequestLogging() Option { return func(c *config) { c.logRequests = false } }
+
+// WithRequestLogging turns the access log on or off.
+//
+// Deprecated: the access log is on by default; WithoutRequestLogging
+// turns it off. A bool option reads as "request logging: false" at the
+// call site.
 func WithRequestLogging(on bool) Option { return func(c *config) { c.logRequests = on } }
 
 // WithPluginTimeout bounds how long one plugin body may run at Ready
@@ -95,17 +118,35 @@ func WithMaxParamLength(n int) Option { return func(c *config) { c.maxParamLengt
 // as callers can send anything.
 func WithRequestIDHeader(name string) Option { return func(c *config) { c.requestIDHdr = name } }
 
-// WithServerErrorMessages says whether a 5xx answer to an error that is
-// not an *httpx.Error (a driver's, a dial's, anything a handler returns
-// as it got it) carries that error's text (default false). Such text was
+// WithRequestIDResponseHeader makes every response carry its request's
+// id in this header (default: none), the id a client sent (see
+// WithRequestIDHeader; often the same header) or the one Burrow made, so
+// a client can quote it and the logs be searched for it. Answers outside
+// any route's context (the 503s before Ready and after Close, a
+// malformed path's 400) carry none.
+func WithRequestIDResponseHeader(name string) Option {
+	return func(c *config) { c.requestIDEcho = http.CanonicalHeaderKey(name) }
+}
+
+// WithServerErrorText makes a 5xx answer to an error that is not an
+// *httpx.Error (a driver's, a dial's, anything a handler returns as it
+// got it) carry that error's text. By default it does not: such text was
 // written for logs and can name a table, a host, a file path; hidden,
 // the message is the status text ("Internal Server Error"), and the
-// whole error is logged. Turn it on in development to read errors in the
+// whole error is logged. Use it in development to read errors in the
 // replies. The message of an *httpx.Error is sent whatever its status
 // (a 503 "database unavailable" was written for the client), and so is
 // every 4xx message, which tells the client what to fix. A panic's value
 // is never sent, whatever this says. It applies to the default error
 // handler and to httpx.Reply.SendError.
+func WithServerErrorText() Option { return func(c *config) { c.errors.ServerMessages = true } }
+
+// WithServerErrorMessages says whether 5xx answers carry the text of
+// errors that are not *httpx.Error values (default false).
+//
+// Deprecated: the text is hidden by default; WithServerErrorText shows
+// it. A bool option reads as "server error messages: false" at the call
+// site.
 func WithServerErrorMessages(on bool) Option {
 	return func(c *config) { c.errors.ServerMessages = on }
 }
@@ -117,7 +158,7 @@ func WithServerErrorMessages(on bool) Option {
 // 405, 400, 413, 415, a validation failure, a time-out, a panic). The
 // type is the error's httpx.Error.Type, "about:blank" when it has none;
 // title is the status text, status the status, detail the message
-// (hidden for a 5xx as WithServerErrorMessages says) and instance the
+// (hidden for a 5xx unless WithServerErrorText) and instance the
 // request's path; code and the validation list are extension members,
 // left out when empty. The OpenAPI document (app/openapi) describes
 // these bodies then. It applies to the whole server, as a client reads
@@ -224,3 +265,27 @@ func WithProtocols(p http.Protocols) Option {
 		c.protocols = &p
 	}
 }
+
+// WithTrustedProxies names the proxies whose forwarding header the
+// server believes: CIDR prefixes ("10.0.0.0/8"), single addresses
+// ("127.0.0.1", "::1"), or "loopback", "linklocal" and "uniquelocal" (the
+// private ranges). A request from one of them has as its client address
+// (httpx.Request.ClientIP, and the access log's clientIp) the right-most
+// address of the header that none of them holds; a request from any
+// other peer has the peer's, whatever headers it sends. Default: none, so
+// no header is believed. An entry that is none of these makes Ready fail.
+// Several calls add up.
+//
+// Trust only the proxies in front of the server, and only a header they
+// write: X-Forwarded-For, unless WithClientIPHeader says Forwarded.
+func WithTrustedProxies(cidrs ...string) Option {
+	return func(c *config) { c.trustedProxies = append(c.trustedProxies, cidrs...) }
+}
+
+// WithClientIPHeader names the forwarding header trusted proxies write:
+// "X-Forwarded-For" (the default, which nginx, HAProxy, Envoy and the
+// clouds' load balancers write) or "Forwarded" (RFC 7239's for=). Only
+// that one is read: a proxy that appends to one passes the other on as
+// the client wrote it, so reading both would let a client choose its
+// address. Any other name makes Ready fail.
+func WithClientIPHeader(name string) Option { return func(c *config) { c.clientIPHeader = name } }

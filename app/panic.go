@@ -112,13 +112,13 @@ func protectCall(fn func() error) (err error) {
 	return fn()
 }
 
-// logPanic logs err once, at error level with its stack, when it is a
-// recovered panic; it reports whether it was.
-func logPanic(log *zap.Logger, req *httpx.Request, err error) bool {
+// logPanic logs err once to req's logger, at error level with its
+// stack, when it is a recovered panic; it reports whether it was.
+func logPanic(req *httpx.Request, err error) bool {
 	if _, ok := err.(*panicError); !ok { // this error itself: one it wraps was logged when it came
 		return false
 	}
-	log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Error(err))
+	req.Log().Error(err.Error(), zap.Error(err))
 	return true
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -72,7 +73,7 @@ func defaultParsers(t reflect.Type) []parserDef {
 // application/json and application/*+json, text for text/plain) come
 // last. A sibling's parser is not visible here.
 func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("content-type parser %q", mediaType), func() error {
 		mt := strings.ToLower(strings.TrimSpace(mediaType))
 		typ, sub, ok := strings.Cut(mt, "/")
 		if !ok || typ == "" || sub == "" || strings.ContainsAny(mt, " ;,") || (typ == "*" && sub != "*") {
@@ -94,24 +95,13 @@ func (s *Server) AddContentTypeParser(mediaType string, p Parser) error {
 // SetBodyLimit sets the body limit of this context's routes and its
 // descendants' (unless they set their own).
 func (s *Server) SetBodyLimit(n int64) error {
-	return s.mutate(func() error {
+	return s.mutate("body limit", func() error {
 		if n <= 0 {
 			return errkind.New(ErrInvalidInput, "invalid body limit %d in %s", n, s.Path())
 		}
 		s.n.bodyLimit = n
 		return nil
 	})
-}
-
-// BodyLimit sets the body limit of one route.
-func BodyLimit(n int64) RouteOption {
-	return func(r *routeDef) {
-		if n <= 0 {
-			r.fail(errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
-			return
-		}
-		r.bodyLimit = n
-	}
 }
 
 // matches reports whether media type mt (lower case, no parameters)

@@ -163,3 +163,23 @@ func TestParserReadingPastTheLimitGetsErrBodyTooLarge(t *testing.T) {
 	assert.True(t, res.Close, "connection: close")
 	assert.JSONEq(t, `{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Request Entity Too Large","message":"Request body is too large"}`, b)
 }
+
+// TestDuplicateKeyEchoIsCut: the strict check's 400 repeats a client's
+// key cut to 64 bytes, as every echo of the client's text is: two keys of
+// 300 KB made a 900 KB answer.
+func TestDuplicateKeyEchoIsCut(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Post("/", func(b app.Body[strictBody]) (strictBody, error) { return b.Value, nil })
+	key := strings.Repeat("k", 300<<10)
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"`+key+`":1,"`+key+`":2}`))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := s.Inject(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Equal(t, `{"statusCode":400,"code":"FST_ERR_CTP_INVALID_JSON_BODY","error":"Bad Request","message":"duplicate key \"`+
+		strings.Repeat("k", 64)+`…\" in JSON object"}`, string(body))
+}

@@ -13,7 +13,7 @@ import (
 // Router.LookupEscaped the second. When r cannot be routed at all — a query
 // over the parameter limit, a malformed escape in the path — it answers
 // 400 itself, through x, and ok is false.
-func (a *instance) requestPath(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
+func (a *instance) requestPath(x *exchange, w http.ResponseWriter, r *http.Request) (path string, escaped, ok bool) {
 	if tooManyQueryParams(r.URL.RawQuery) {
 		a.writeJSON(x, w, r, http.StatusBadRequest, a.cfg.errors.Render(errTooManyQueryParams, r))
 		return "", false, false

@@ -74,7 +74,7 @@ func TestEncodedPathCannotBypassAuth(t *testing.T) {
 // that tests can compare where two encodings of a path land.
 func echoRoute(req *httpx.Request) (string, error) {
 	var b strings.Builder
-	b.WriteString(req.Route().Pattern)
+	b.WriteString(req.Route().Path)
 	for _, p := range req.Params() {
 		b.WriteString(" " + p.Key + "=" + p.Value)
 	}

@@ -72,7 +72,7 @@ type In = dig.In
 // is the error being handled (error handlers and onError hooks only). It
 // returns the value to send, if the function returned one, and the
 // function's error.
-type invoker func(x *httpx.Exchange, err error) (any, error)
+type invoker func(x *exchange, err error) (any, error)
 
 var (
 	typeRequest = reflect.TypeFor[*httpx.Request]()
@@ -192,73 +192,89 @@ func reflective(fn any) bool {
 // planHandler builds the invoker for fn, resolving every parameter through c.
 // It is where reflection and dig run, once per route at start-up.
 func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
+	if h, ok, err := planShape(fn, c, opt); ok {
+		return h, err
+	}
+	fv := reflect.ValueOf(fn)
+	returnsValue, err := checkSignature(fv.Type())
+	if err != nil {
+		return nil, err
+	}
+	args := make([]argPlan, fv.Type().NumIn())
+	for i := range args {
+		if args[i], err = planArg(fv.Type().In(i), c, opt); err != nil {
+			return nil, err
+		}
+	}
+	return reflectInvoker(fv, args, returnsValue), nil
+}
+
+// planShape plans fn when it is a shape Burrow calls without reflection
+// (see reflective), or refuses it outright; ok is false for any other
+// function, which planHandler calls through reflection.
+func planShape(fn any, c *scope.Context, opt planOptions) (h invoker, ok bool, err error) {
+	takesReply := func(h invoker) (invoker, bool, error) {
+		if opt.beside {
+			return nil, true, errBeside("*httpx.Reply")
+		}
+		return h, true, nil
+	}
 	switch f := fn.(type) {
 	case nil:
-		return nil, errkind.New(ErrInvalidHandler, "nil")
+		return nil, true, errkind.New(ErrInvalidHandler, "nil")
 	case func(*httpx.Request, *httpx.Reply) error:
-		if opt.beside {
-			return nil, errBeside("*httpx.Reply")
-		}
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request(), x.Reply()) }, nil
+		return takesReply(func(x *exchange, _ error) (any, error) { return nil, f(x.Request(), x.Reply()) })
 	case func(*httpx.Request, *httpx.Reply):
-		if opt.beside {
-			return nil, errBeside("*httpx.Reply")
-		}
-		return func(x *httpx.Exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil }, nil
+		return takesReply(func(x *exchange, _ error) (any, error) { f(x.Request(), x.Reply()); return nil, nil })
 	case func(*httpx.Request) (any, error):
-		return func(x *httpx.Exchange, _ error) (any, error) { return f(x.Request()) }, nil
+		return func(x *exchange, _ error) (any, error) { return f(x.Request()) }, true, nil
 	case func(*httpx.Request) error:
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Request()) }, nil
+		return func(x *exchange, _ error) (any, error) { return nil, f(x.Request()) }, true, nil
 	case func(*httpx.Reply) error:
-		if opt.beside {
-			return nil, errBeside("*httpx.Reply")
-		}
-		return func(x *httpx.Exchange, _ error) (any, error) { return nil, f(x.Reply()) }, nil
+		return takesReply(func(x *exchange, _ error) (any, error) { return nil, f(x.Reply()) })
 	case func() error:
-		return func(*httpx.Exchange, error) (any, error) { return nil, f() }, nil
+		return func(*exchange, error) (any, error) { return nil, f() }, true, nil
 	case func():
-		return func(*httpx.Exchange, error) (any, error) { f(); return nil, nil }, nil
+		return func(*exchange, error) (any, error) { f(); return nil, nil }, true, nil
 	case Handler:
-		return f.direct(c, opt)
+		h, err := f.direct(c, opt)
+		return h, true, err
 	case http.Handler, func(http.ResponseWriter, *http.Request):
 		// Only a route (and Mount) serves through one; a hook or an
 		// error handler would write a second reply.
-		return nil, errkind.New(ErrInvalidHandler, "%T is a standard http.Handler, which only a route or Mount may take; "+
+		return nil, true, errkind.New(ErrInvalidHandler, "%T is a standard http.Handler, which only a route or Mount may take; "+
 			"to run one around routes, make it a middleware (Use)", fn)
 	}
-	fv := reflect.ValueOf(fn)
-	ft := fv.Type()
+	return nil, false, nil
+}
+
+// checkSignature checks that ft is a function Burrow can call: not
+// variadic, returning nothing, error or (T, error). returnsValue says it
+// returns a T.
+func checkSignature(ft reflect.Type) (returnsValue bool, err error) {
 	if ft.Kind() != reflect.Func {
-		return nil, errkind.New(ErrInvalidHandler, "%v is not a function", ft)
+		return false, errkind.New(ErrInvalidHandler, "%v is not a function", ft)
 	}
 	if ft.IsVariadic() {
-		return nil, errkind.New(ErrInvalidHandler, "%v is variadic", ft)
+		return false, errkind.New(ErrInvalidHandler, "%v is variadic", ft)
 	}
-	returnsValue := false
 	switch ft.NumOut() {
 	case 0:
-	case 1:
-		if ft.Out(0) != typeError {
-			return nil, errkind.New(ErrInvalidHandler, "%v must return error or (T, error)", ft)
+		return false, nil
+	case 1, 2:
+		if ft.Out(ft.NumOut()-1) != typeError {
+			return false, errkind.New(ErrInvalidHandler, "%v must return error or (T, error)", ft)
 		}
-	case 2:
-		if ft.Out(1) != typeError {
-			return nil, errkind.New(ErrInvalidHandler, "%v must return error or (T, error)", ft)
-		}
-		returnsValue = true
-	default:
-		return nil, errkind.New(ErrInvalidHandler, "%v returns too many values", ft)
+		return ft.NumOut() == 2, nil
 	}
-	args := make([]argPlan, ft.NumIn())
-	for i := range args {
-		a, err := planArg(ft.In(i), c, opt)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = a
-	}
+	return false, errkind.New(ErrInvalidHandler, "%v returns too many values", ft)
+}
+
+// reflectInvoker calls fv through reflect.Value.Call with the arguments
+// args plan: the one call per request that reflection costs.
+func reflectInvoker(fv reflect.Value, args []argPlan, returnsValue bool) invoker {
 	argPool := sync.Pool{New: func() any { s := make([]reflect.Value, len(args)); return &s }}
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		bufp := argPool.Get().(*[]reflect.Value)
 		in := *bufp
 		var keep [4]any // In structs in flight; more than four is rare
@@ -312,7 +328,7 @@ func planHandler(fn any, c *scope.Context, opt planOptions) (invoker, error) {
 			return nil, err
 		}
 		return nil, nil
-	}, nil
+	}
 }
 
 func planArg(t reflect.Type, c *scope.Context, opt planOptions) (argPlan, error) {
@@ -571,7 +587,7 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		}
 		return fp, opt.inputs.needBodyRules(t, f)
 	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
-		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie and body fields", t, f.Name)
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie, form and body fields", t, f.Name)
 	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
 		a, err := planInput(f.Type, opt)
 		if err != nil {
@@ -674,6 +690,9 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 // parameter's, when its type is a path value's and the route has one;
 // the body's, when it looks like one and the route's method carries one.
 func inputHint(err error, f reflect.StructField, opt planOptions) error {
+	if _, isFile := fileType(f.Type); isFile {
+		return fmt.Errorf("%w; did you mean to tag the field %s form:%q, to take an uploaded file?", err, f.Name, strings.ToLower(f.Name))
+	}
 	if src := tagSourceOf(f.Type); src != "" {
 		return fmt.Errorf("%w; the fields of %v have Burrow's tags: tag the field %s %s:\"\" to read them, or embed %v",
 			err, f.Type, f.Name, src, f.Type)
@@ -764,14 +783,14 @@ func resolveService(c *scope.Context, t reflect.Type, name string, optional bool
 	return reflect.Value{}, fmt.Errorf("needs %v, which could not be built: %w", key, err)
 }
 
-func (sp *structPlan) fill(x *httpx.Exchange) any {
+func (sp *structPlan) fill(x *exchange) any {
 	p := sp.pool.Get()
 	sp.fillInto(reflect.ValueOf(p).Elem(), x)
 	return p
 }
 
 // fillInto sets the planned fields of v, a zeroed struct of sp.typ.
-func (sp *structPlan) fillInto(v reflect.Value, x *httpx.Exchange) {
+func (sp *structPlan) fillInto(v reflect.Value, x *exchange) {
 	in := x.Input()
 	var texts reflect.Value // the decoded text fields, when the route has them
 	if p := in[inputFields]; p != nil {

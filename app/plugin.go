@@ -37,30 +37,6 @@ func (p *Plugin) fail(err error) {
 // Name is the plugin's name, used in context paths, errors and logs.
 func (p *Plugin) Name() string { return p.name }
 
-// PluginOption configures a plugin: where it is made (Wrap, Describe) or
-// where it is registered (Register). Options given to Register apply to
-// that registration only, after the plugin's own.
-type PluginOption func(*Plugin)
-
-// RegisterOption is the type Register's options had.
-//
-// Deprecated: Register takes PluginOption values; use PluginOption.
-type RegisterOption = PluginOption
-
-// Name names the plugin and the context it gets (default: the body's
-// function name). Given to Register, it renames that registration.
-func Name(name string) PluginOption { return func(p *Plugin) { p.name = name } }
-
-// PluginName is Name.
-//
-// Deprecated: use Name, which Wrap, Describe and Register all accept.
-func PluginName(name string) PluginOption { return Name(name) }
-
-// Prefix prefixes every route of the plugin's context (and its
-// descendants) with prefix. A wrapped plugin has no context of its own:
-// Register refuses it one with a Prefix, given to Wrap or to Register.
-func Prefix(prefix string) PluginOption { return func(p *Plugin) { p.prefix = prefix } }
-
 // Wrap returns fn as a wrapped plugin: it gets no context of its own, so
 // what it registers lands in the context that registers it and is visible
 // there and in that context's descendants. Use it for plugins whose whole
@@ -103,7 +79,7 @@ type pendingPlugin struct {
 // plugin (a wrapped one is refused with it), and the declarations
 // (DependsOn, Supports, …) check this registration.
 func (s *Server) Register(plugin any, opts ...PluginOption) error {
-	return s.mutate(func() error {
+	return s.mutate("plugin "+pluginName(plugin, opts), func() error {
 		var v Plugin
 		switch pl := plugin.(type) {
 		case func(*Server) error:
@@ -146,6 +122,29 @@ func (s *Server) Register(plugin any, opts ...PluginOption) error {
 		s.n.pending = append(s.n.pending, p)
 		return nil
 	})
+}
+
+// pluginName is the name plugin would be registered under with opts, for
+// the error that refuses it: its Name, else its function's name.
+func pluginName(plugin any, opts []PluginOption) string {
+	var v Plugin
+	switch pl := plugin.(type) {
+	case *Plugin:
+		if pl != nil {
+			v = *pl // a copy, as Register's: the options must not change pl
+			v.meta.dependencies = slices.Clip(v.meta.dependencies)
+			v.meta.needs = slices.Clip(v.meta.needs)
+		}
+	default:
+		v.name = funcName(plugin)
+	}
+	for _, o := range opts {
+		o(&v)
+	}
+	if v.name == "" {
+		return "(unnamed)"
+	}
+	return v.name
 }
 
 // HasPlugin reports whether a plugin called name was registered in this

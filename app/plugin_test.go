@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/httpx"
 )
 
 func TestPluginFailuresNameThePlugin(t *testing.T) {
@@ -211,23 +210,4 @@ func TestRegisterChecksDeclarationsGivenToIt(t *testing.T) {
 
 	err = app.New().Register(noop, app.Supports(">=banana"))
 	require.ErrorIs(t, err, app.ErrInvalidPlugin)
-}
-
-// The old names still compile and mean what they meant.
-func TestDeprecatedNamesStillWork(t *testing.T) {
-	t.Parallel()
-	noop := func(*app.Server) error { return nil }
-	var opt app.RegisterOption = app.PluginName("old")
-	s := app.New()
-	require.NoError(t, s.Register(app.Wrap(noop, opt)))
-	var seen []string
-	require.NoError(t, s.OnRoute(func(ro *app.RouteOptions) error {
-		seen = append(seen, ro.Method)
-		return nil
-	}))
-	require.NoError(t, s.Get("/", func() {}))
-	require.NoError(t, s.Ready())
-	assert.True(t, s.HasPlugin("old"))
-	assert.Equal(t, []string{"GET", "HEAD"}, seen)
-	assert.Same(t, httpx.ErrDecoratorType, app.ErrDecoratorType)
 }

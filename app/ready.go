@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/goid"
 )
 
 // state of an instance; it only moves forward.
@@ -33,15 +34,18 @@ const (
 //
 // Ready is safe to call from many goroutines: the first call boots, the
 // others wait for that boot and return its result. A call made from a
-// plugin body (with the *Server it was given) fails at once with
-// ErrAlreadyStarted instead, as it would wait for itself. If Close is
+// plugin body, an OnRegister or an OnReady hook — with the *Server it was
+// given, or with another handle of the same server (the root's, kept by
+// a closure) — fails at once with ErrAlreadyStarted instead, as it would
+// wait for itself. (A goroutine such a body starts and waits for is not
+// told apart: its call waits, until the plugin time-out.) If Close is
 // called while Ready is booting, the boot stops at the next plugin or
 // OnReady hook and Ready returns an error wrapping ErrClosed.
 func (s *Server) Ready() error {
 	a := s.a
 	a.mu.Lock()
 	for state(a.state.Load()) == stateBooting {
-		if s.inBody {
+		if s.inBody || a.inBoot() {
 			a.mu.Unlock()
 			return errkind.New(ErrAlreadyStarted, "Ready (or Inject, Listen, Serve) was called from a plugin body and would wait for itself")
 		}
@@ -65,6 +69,7 @@ func (s *Server) Ready() error {
 	}
 	a.state.Store(int32(stateBooting))
 	a.bootDone = make(chan struct{})
+	a.booting = map[uint64]int{goid.Current(): 1} // plugin bodies may run here
 	err := a.bootErr
 	queue := a.root.pending
 	a.root.pending = nil
@@ -122,6 +127,7 @@ func (a *instance) endBoot(err error) error {
 	done := a.bootDone
 	if a.stopping() {
 		a.interrupted = true
+		a.booting = nil
 		ctx := a.closeCtx
 		a.mu.Unlock()
 		if err != nil && !errors.Is(err, ErrClosed) {
@@ -133,10 +139,13 @@ func (a *instance) endBoot(err error) error {
 	}
 	defer a.mu.Unlock()
 	defer close(done)
+	a.booting = nil
 	if err != nil {
+		// Returned, not logged as well: the caller reports it (a main
+		// prints it and exits), and a log line with a stack besides would
+		// report one failure twice.
 		a.bootErr = err
 		a.state.Store(int32(stateFailed))
-		a.log.Error("boot failed", zap.Error(err))
 		return err
 	}
 	a.state.Store(int32(stateReady))
@@ -258,7 +267,10 @@ func (a *instance) bounded(fn func() error) error {
 		return protectCall(fn)
 	}
 	done := make(chan error, 1)
-	go func() { done <- protectCall(fn) }()
+	go func() {
+		defer a.enterBoot()()
+		done <- protectCall(fn)
+	}()
 	t := time.NewTimer(a.cfg.pluginTimeout)
 	defer t.Stop()
 	select {
@@ -267,4 +279,30 @@ func (a *instance) bounded(fn func() error) error {
 	case <-t.C:
 		return errkind.New(ErrPluginTimeout, "timed out after %v", a.cfg.pluginTimeout)
 	}
+}
+
+// enterBoot counts the running goroutine among the boot's, which run
+// plugin bodies and hooks, until the returned function is called.
+func (a *instance) enterBoot() (leave func()) {
+	g := goid.Current()
+	a.mu.Lock()
+	if a.booting != nil {
+		a.booting[g]++
+	}
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		if a.booting != nil {
+			if a.booting[g]--; a.booting[g] <= 0 {
+				delete(a.booting, g)
+			}
+		}
+		a.mu.Unlock()
+	}
+}
+
+// inBoot reports, under a.mu, whether the running goroutine is one of the
+// boot's: a call from it that waited for the boot would wait for itself.
+func (a *instance) inBoot() bool {
+	return a.booting[goid.Current()] > 0
 }

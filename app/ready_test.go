@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -100,7 +104,7 @@ func TestCloseDuringBootStopsTheBoot(t *testing.T) {
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	assert.NoError(t, s.Serve(ln), "Serve called after a graceful Close returns nil at once")
+	assert.ErrorIs(t, s.Serve(ln), app.ErrClosed, "Serve called after Close refuses to reopen the server")
 	_, err = ln.Accept()
 	assert.Error(t, err, "and closes its listener")
 }
@@ -338,16 +342,87 @@ func TestRegistrationsFromOnReadyFail(t *testing.T) {
 	assert.True(t, lateClose.Load(), "an OnClose hook added by an OnReady hook runs")
 }
 
-func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
+// TestReadyFromTheRootHandleInABodyFailsAtOnce: a plugin body or hook
+// that calls Ready, Listen or Inject through a handle other than its own
+// (the root's, kept by a closure) fails at once, as through its own, and
+// the boot goes on: waiting for the boot would wait for itself. So does
+// one that closes the server that way. With or without the plugin
+// time-out (which runs bodies on goroutines of their own).
+func TestReadyFromTheRootHandleInABodyFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, timeout := range []time.Duration{time.Hour, 0} {
+		t.Run(fmt.Sprint("plugin time-out ", timeout), func(t *testing.T) {
+			t.Parallel()
+			s := app.New(app.WithPluginTimeout(timeout))
+			s.Get("/", func() {})
+			got := map[string]error{}
+			s.OnRegister(func(*app.Server) error { got["Ready from OnRegister"] = s.Ready(); return nil })
+			s.Register(func(*app.Server) error {
+				got["Ready from a body"] = s.Ready()
+				got["Listen from a body"] = s.Listen("127.0.0.1:0")
+				_, got["Inject from a body"] = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+				return nil
+			})
+			s.OnReady(func() error { got["Ready from OnReady"] = s.Ready(); return nil })
+			ready := make(chan error, 1)
+			go func() { ready <- s.Ready() }()
+			require.NoError(t, returns(t, ready, "Ready"), "the boot finishes")
+			require.Len(t, got, 5)
+			for name, err := range got {
+				require.ErrorIs(t, err, app.ErrAlreadyStarted, name)
+				assert.Contains(t, err.Error(), "called from a plugin body and would wait for itself", name)
+			}
+			status, _, _ := do(t, s, "GET", "/")
+			assert.Equal(t, http.StatusOK, status)
+			require.NoError(t, s.Close(context.Background()))
+		})
+	}
+	t.Run("Close", func(t *testing.T) {
+		t.Parallel()
+		s := app.New(app.WithPluginTimeout(time.Hour))
+		closed := make(chan error, 1)
+		s.Register(func(*app.Server) error { closed <- s.Close(context.Background()); return nil })
+		ready := make(chan error, 1)
+		go func() { ready <- s.Ready() }()
+		require.ErrorIs(t, returns(t, ready, "Ready"), app.ErrClosed, "the body closed the server during its boot")
+		assert.NoError(t, <-closed)
+	})
+}
+
+// TestFailedReadyIsReportedOnce: Ready returns its failure and logs
+// nothing of it, so a main that prints what Ready returned reports it
+// once. Listen returns it the same way.
+func TestFailedReadyIsReportedOnce(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.DebugLevel)
+	s := app.New(app.WithLogger(zap.New(core)))
+	s.Register(func(*app.Server) error { return errors.New("no database") }, app.Name("db"))
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrPlugin)
+	assert.Equal(t, "plugin db (root > db) failed: no database", err.Error())
+	assert.Equal(t, err, s.Listen("127.0.0.1:0"))
+	for _, e := range logs.All() {
+		assert.Less(t, e.Level, zapcore.WarnLevel, "logged as well as returned: %s %v", e.Message, e.ContextMap())
+	}
+}
+
+// TestReadyFromAGoroutineOfAHookEndsAtThePluginTimeout: a goroutine that
+// a hook starts and waits for cannot be told from any other goroutine: its
+// call waits for the boot, which waits for the hook, until the plugin
+// time-out ends the wait.
+func TestReadyFromAGoroutineOfAHookEndsAtThePluginTimeout(t *testing.T) {
 	t.Parallel()
 	s := app.New(app.WithPluginTimeout(50 * time.Millisecond))
 	var injected error
 	hookDone := make(chan struct{})
 	s.OnReady(func() error {
 		defer close(hookDone)
-		// The root handle cannot tell this call from another goroutine's:
-		// it waits for the boot, which waits for this hook.
-		_, injected = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, injected = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		<-done
 		return nil
 	})
 	err := s.Ready()
@@ -357,16 +432,42 @@ func TestReadyFromAnOnReadyHookEndsAtThePluginTimeout(t *testing.T) {
 	assert.Same(t, err, injected, "the waiting call gets the boot's result and returns")
 }
 
-// TestListenAfterCloseReturnsNil is the shape of a main that starts Listen
-// on a goroutine and closes on a signal: the signal may win the race to
-// the server, and the end is graceful all the same.
-func TestListenAfterCloseReturnsNil(t *testing.T) {
+// TestListenAfterCloseReturnsErrClosed: a closed server cannot be opened
+// again (Fastify: FST_ERR_REOPENED_CLOSE_SERVER). Listen, ListenTLS and
+// Serve called once Close has begun say so at once, and open nothing.
+func TestListenAfterCloseReturnsErrClosed(t *testing.T) {
 	t.Parallel()
-	s := app.New()
-	s.Get("/", func() {})
-	require.NoError(t, s.Ready())
-	require.NoError(t, s.Close(context.Background()))
-	assert.NoError(t, s.Listen("127.0.0.1:0"))
-	_, err := s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
-	assert.ErrorIs(t, err, app.ErrClosed, "Inject cannot answer after Close")
+	for _, draining := range []bool{false, true} {
+		t.Run(map[bool]string{false: "closed", true: "draining"}[draining], func(t *testing.T) {
+			t.Parallel()
+			var opts []app.Option
+			if draining {
+				opts = append(opts, app.WithDrainDelay(time.Hour))
+			}
+			s := app.New(opts...)
+			s.Get("/", func() {})
+			require.NoError(t, s.Ready())
+			ctx, cancel := context.WithCancel(context.Background())
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(ctx) }()
+			require.Eventually(t, func() bool { return !s.IsReady() }, 5*time.Second, time.Millisecond, "Close has begun")
+
+			err := s.Listen("127.0.0.1:0")
+			require.ErrorIs(t, err, app.ErrClosed)
+			assert.Equal(t, "Listen was called after Close; a closed server cannot be opened again", err.Error())
+			assert.ErrorIs(t, s.ListenTLS("127.0.0.1:0", "no-cert.pem", "no-key.pem"), app.ErrClosed,
+				"refused before the certificate is read")
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			assert.ErrorIs(t, s.Serve(ln), app.ErrClosed)
+			_, err = ln.Accept()
+			assert.Error(t, err, "Serve closed its listener")
+			_, err = s.Inject(httptest.NewRequest(http.MethodGet, "/", nil))
+			if !draining {
+				assert.ErrorIs(t, err, app.ErrClosed, "Inject cannot answer after Close")
+			}
+			cancel()
+			<-closed
+		})
+	}
 }

@@ -10,9 +10,7 @@ import (
 	"sync"
 
 	"go.uber.org/dig"
-	"go.uber.org/zap"
 
-	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
 )
@@ -51,7 +49,7 @@ import (
 // that need each other, are start-up errors. As[I] provides the value as
 // interface I too.
 func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
-	return s.mutate(func() error {
+	return s.mutate(fmt.Sprintf("request value %T", constructor), func() error {
 		var o decorateOptions
 		for _, opt := range opts {
 			opt(&o)
@@ -138,7 +136,7 @@ type Constructor interface {
 
 // builder builds a request value for x's request: the value (or its
 // cell), its cleanup (or nil) and the constructor's error.
-type builder func(x *httpx.Exchange) (any, func(failed bool) error, error)
+type builder func(x *exchange) (any, func(failed bool) error, error)
 
 // cell holds a request value of a type that an interface cannot hold
 // without a copy on the heap (a struct, a string, a slice, an integer…):
@@ -221,7 +219,7 @@ func (f providerFunc[In, T]) valueType() (reflect.Type, error) {
 }
 
 func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bool) (builder, func(any), error) {
-	get := func(*httpx.Exchange, error) In { var zero In; return zero }
+	get := func(*exchange, error) In { var zero In; return zero }
 	if reflect.TypeFor[In]() != typeNoInput {
 		var err error
 		if get, err = planDirect[In](c, opt); err != nil {
@@ -229,7 +227,7 @@ func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bo
 		}
 	}
 	if !single || boxFree(reflect.TypeFor[T]()) {
-		return func(x *httpx.Exchange) (any, func(bool) error, error) {
+		return func(x *exchange) (any, func(bool) error, error) {
 			v, cleanup, err := f(x.Request().Context(), get(x, nil))
 			if err != nil {
 				return nil, nil, err
@@ -238,7 +236,7 @@ func (f providerFunc[In, T]) direct(c *scope.Context, opt planOptions, single bo
 		}, nil, nil
 	}
 	pool := &sync.Pool{New: func() any { return new(cell[T]) }}
-	build := func(x *httpx.Exchange) (any, func(bool) error, error) {
+	build := func(x *exchange) (any, func(bool) error, error) {
 		v, cleanup, err := f(x.Request().Context(), get(x, nil))
 		if err != nil {
 			return nil, nil, err
@@ -446,9 +444,9 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 	}
 	rt.scoped = true
 	rt.values = appendNew(rt.values, order...)
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		for _, p := range order {
-			if !x.Built(p.decl.Slot) {
+			if !x.isBuilt(p.decl.Slot) {
 				if err := p.run(x); err != nil {
 					return nil, err
 				}
@@ -458,47 +456,11 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 	}, nil
 }
 
-// run calls the constructor for x's request, whose dependencies are
-// built, and keeps the value and its cleanup on x.
-func (p *provider) run(x *httpx.Exchange) error {
-	if p.build != nil {
-		v, cleanup, err := p.build(x)
-		if err != nil {
-			return err // the value and the cleanup are not kept
-		}
-		x.Keep(p.decl.Slot, v, cleanup)
-		return nil
-	}
-	in := make([]reflect.Value, len(p.args))
-	for i := range p.args {
-		a := &p.args[i]
-		if v, ok := requestArg(x, a); ok {
-			in[i] = v
-		} else if a.kind == argStruct {
-			v := reflect.New(a.st.typ).Elem()
-			a.st.fillInto(v, x)
-			in[i] = v
-		}
-	}
-	out := p.fn.Call(in)
-	if len(out) > 1 {
-		if err, _ := out[len(out)-1].Interface().(error); err != nil {
-			return err // the value and the cleanup are not kept
-		}
-	}
-	var cleanup func(bool) error
-	if len(out) == 3 {
-		cleanup, _ = out[1].Interface().(func(bool) error)
-	}
-	x.Keep(p.decl.Slot, out[0].Interface(), cleanup)
-	return nil
-}
-
 // requestArg is the value of a parameter that handlers and request-value
 // constructors take alike: the request, its context, its logger, a value
 // fixed at start-up or a request value. It is false for the other kinds,
 // which the caller supplies.
-func requestArg(x *httpx.Exchange, a *argPlan) (reflect.Value, bool) {
+func requestArg(x *exchange, a *argPlan) (reflect.Value, bool) {
 	switch a.kind {
 	case argRequest:
 		return reflect.ValueOf(x.Request()), true
@@ -512,79 +474,6 @@ func requestArg(x *httpx.Exchange, a *argPlan) (reflect.Value, bool) {
 		return slotArg(x, a), true
 	}
 	return reflect.Value{}, false
-}
-
-// slotArg is the value of a request value parameter: the slot's value, or
-// the zero value of the parameter's type for a nil one.
-func slotArg(x *httpx.Exchange, a *argPlan) reflect.Value {
-	if v := x.Slot(a.slot); v != nil {
-		return slotValue(v)
-	}
-	return a.value
-}
-
-// releaseValues gives back the cells of the request values built in x's
-// request, once it is answered and cleaned up.
-func (rt *route) releaseValues(x *httpx.Exchange) {
-	for _, p := range rt.values {
-		if p.release != nil && x.Built(p.decl.Slot) {
-			p.release(x.Slot(p.decl.Slot))
-		}
-	}
-}
-
-// cleanUp runs the cleanups of the request values built so far in x's
-// request, last built first, and returns their errors joined. A panicking
-// cleanup is an error like a failing one; every cleanup runs, and once
-// one has failed the rest are told the request failed: it is answered
-// as failed, so a value built earlier must not commit what a later one
-// could not.
-func cleanUp(x *httpx.Exchange, failed bool) error {
-	var errs []error
-	for c := x.PopCleanup(); c != nil; c = x.PopCleanup() {
-		if err := protectCall(func() error { return c(failed) }); err != nil {
-			errs = append(errs, err)
-			failed = true
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("request value cleanup failed: %w", errors.Join(errs...))
-}
-
-// settle runs the cleanups of a request whose reply is not written yet:
-// err is what the handler (or a hook) returned. A failing cleanup is the
-// error the request is answered with when there was none; otherwise it is
-// logged and err answers.
-func (rt *route) settle(x *httpx.Exchange, err error) error {
-	cerr := cleanUp(x, err != nil || x.Reply().Status() >= 400)
-	switch {
-	case cerr == nil:
-		return err
-	case err == nil:
-		return cerr
-	}
-	rt.node.log.Error(cerr.Error(), zap.String("reqId", x.Request().ID()), zap.Error(cerr))
-	return err
-}
-
-// settleSent runs the cleanups left once the reply is written, and logs a
-// failure: the client has its answer already.
-func (rt *route) settleSent(x *httpx.Exchange, failed bool) {
-	if err := cleanUp(x, failed || x.Reply().Status() >= 400); err != nil {
-		rt.node.log.Error(err.Error(), zap.String("reqId", x.Request().ID()), zap.Error(err))
-	}
-}
-
-// endValues is deferred by the requests of a route that uses request
-// values: after a panic that goes on to net/http (http.ErrAbortHandler),
-// it runs the cleanups left, as failed, before the panic does.
-func (rt *route) endValues(x *httpx.Exchange) {
-	if p := recover(); p != nil {
-		_ = cleanUp(x, true)
-		panic(p)
-	}
 }
 
 // HasDecorator reports whether a request decorator called name is visible
@@ -616,11 +505,4 @@ func (s *Server) has(k scope.Key) bool {
 	s.a.mu.Lock()
 	defer s.a.mu.Unlock()
 	return s.n.ctx.Lookup(k) != nil
-}
-
-// As provides a service (Decorate) or a request value (ProvideRequest) as
-// the interface I too, in addition to its own type: consumers may depend
-// on I. The value's type must implement I, checked when it is provided.
-func As[I any]() DecorateOption {
-	return func(o *decorateOptions) { o.as = append(o.as, reflect.TypeFor[I]()) }
 }

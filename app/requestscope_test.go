@@ -713,7 +713,7 @@ func TestProviderCostsNoAllocation(t *testing.T) {
 		t.Skip("allocation counts vary under the race detector")
 	}
 	shared := &tenant{name: "acme"}
-	s := app.New(app.WithLogger(zap.NewNop()), app.WithRequestLogging(false))
+	s := app.New(app.WithLogger(zap.NewNop()), app.WithoutRequestLogging())
 	require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*tenant, func(bool) error, error) {
 		return shared, nil, nil
 	})))

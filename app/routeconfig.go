@@ -17,37 +17,6 @@ type routeConfig struct {
 	read   []bool
 }
 
-// WithConfig gives the route v, a value a plugin reads when the route is
-// compiled (Fastify's routeOptions.config): a CORS policy of its own, a
-// rate limit, a switch turning a plugin off for this route. The plugin's
-// OnRoute hook reads it with RouteConfig, its middleware per request with
-// RouteConfigOf. A route holds any number of values, one per type: the
-// plugin's package defines the type, so two plugins never read each
-// other's. Ready fails with ErrUnreadConfig when no OnRoute hook of the
-// route's contexts read a value (the plugin it is meant for is not
-// registered there, so the route would silently go without it), and
-// PrintRoutes lists each value under its route.
-func WithConfig(v any) RouteOption {
-	return func(r *routeDef) {
-		if v == nil {
-			r.fail(errkind.New(ErrInvalidHandler, "has a nil config value"))
-			return
-		}
-		if r.config == nil {
-			r.config = &routeConfig{}
-		}
-		t := reflect.TypeOf(v)
-		for _, have := range r.config.values {
-			if reflect.TypeOf(have) == t {
-				r.fail(errkind.New(ErrInvalidHandler, "has two config values of type %v: a route holds one per type", t))
-				return
-			}
-		}
-		r.config.values = append(r.config.values, v)
-		r.config.read = append(r.config.read, false)
-	}
-}
-
 // RouteConfig is the route's config value of type T (given with
 // WithConfig, or set by an earlier OnRoute hook), and whether it has one;
 // an OnRoute hook calls it, which marks the value read. T may be an
@@ -97,7 +66,7 @@ func SetRouteConfig(spec *RouteSpec, v any) {
 // answered 405 it is the config of the route the preflight asks about:
 // the route of the path for the method in Access-Control-Request-Method,
 // for an OPTIONS request that names one the path serves (see
-// PreflightOf). It allocates nothing.
+// Preflight). It allocates nothing.
 func RouteConfigOf[T any](r *http.Request) (T, bool) {
 	var zero T
 	c, _ := r.Context().Value(callKey{}).(*call)

@@ -61,7 +61,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		a.unavailable(w, r, "Server is not ready")
 		return
 	}
-	x := a.pool.Get().(*httpx.Exchange)
+	x := a.pool.Get().(*exchange)
 	ps := x.Params()
 	path, escaped, ok := a.requestPath(x, w, r)
 	var rt *route
@@ -93,9 +93,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		} else {
-			id, began := rt.logStart(r)
-			a.notAllowed(x, w, r, allow)
-			rt.logEnd(id, began, http.StatusMethodNotAllowed, x.Written())
+			rt.answerNotAllowed(x, w, r, allow)
 		}
 		rt = nil
 	default:
@@ -121,7 +119,7 @@ func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := x.DrainedBody(); d == nil || d.Body != r.Body {
 		a.boundDrain(w, r)
 	}
-	x.End()
+	x.end()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
 }
@@ -148,16 +146,42 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 // serve serves one request on rt, which has no middleware: its
 // lifecycle, between the two lines of the access log, then the
 // onResponse hooks.
-func (rt *route) serve(x *httpx.Exchange, w http.ResponseWriter, r *http.Request) {
+func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	var began time.Duration
-	logging := rt.logging()
-	if logging {
+	logging, observed := rt.logging(), rt.observers != nil
+	if logging || observed {
 		began = since()
 	}
-	failed := rt.lifecycle(x, w, r, rt.a.seq.Add(1), rt.a.clientID(r), logging)
+	log := rt.node.log
+	if observed {
+		r, log = rt.observeStart(r, "")
+	}
+	var seq uint64
+	id := rt.a.earlyID(w, r)
+	if id == "" {
+		seq = rt.a.seq.Add(1)
+	}
+	failed := rt.lifecycle(x, w, r, seq, id, log, logging)
 	rt.onResponseHooks(x, failed)
 	if logging {
-		rt.logEnd(x.Request().ID(), began, x.Reply().Status(), x.Written())
+		rt.logEnd(log, x.Request().ID(), began, x.Reply().Status(), x.Written())
+	}
+	if observed {
+		rt.observeEnd(x, r, "", began, x.Reply().Status(), x.Written())
+	}
+}
+
+// answerNotAllowed answers 405 for rt's path, whose context has no
+// middleware, with allow the methods it has.
+func (rt *route) answerNotAllowed(x *exchange, w http.ResponseWriter, r *http.Request, allow string) {
+	r, began, log := rt.start(r, allow)
+	id, logged := rt.logStart(log, w, r)
+	rt.a.notAllowed(x, w, r, allow)
+	if logged {
+		rt.logEnd(log, id, began, http.StatusMethodNotAllowed, x.Written())
+	}
+	if rt.observers != nil {
+		rt.observeEnd(x, r, allow, began, http.StatusMethodNotAllowed, x.Written())
 	}
 }
 
@@ -178,43 +202,58 @@ func (a *instance) clientID(r *http.Request) string {
 	return ""
 }
 
-// logIncoming writes the access log's first line.
+// earlyID is r's id when it is known before the request begins: the id
+// its client sent (clientID), or "". When the id is echoed in a
+// response header, it is made now if the client sent none, and set in
+// w's header, so that every answer carries it, a middleware's and a 405
+// included.
+func (a *instance) earlyID(w http.ResponseWriter, r *http.Request) string {
+	id := a.clientID(r)
+	if a.cfg.requestIDEcho == "" {
+		return id
+	}
+	if id == "" {
+		id = reqid.Of(a.seq.Add(1)) // as Request.ID makes it
+	}
+	w.Header()[a.cfg.requestIDEcho] = []string{id}
+	return id
+}
+
+// logIncoming writes the access log's first line to log, the request's.
 // With trusted proxies, it adds the client's address as clientIp;
 // remoteAddress stays the peer's, the proxy that sent the request.
-func (rt *route) logIncoming(id string, r *http.Request) {
+func (rt *route) logIncoming(log *zap.Logger, id string, r *http.Request) {
 	if rt.a.clientIP != nil {
-		rt.node.log.Info("incoming request", zap.String("reqId", id),
+		log.Info("incoming request", zap.String("reqId", id),
 			zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr),
 			zap.Stringer("clientIp", rt.a.clientIP(r)))
 		return
 	}
-	rt.node.log.Info("incoming request", zap.String("reqId", id),
+	log.Info("incoming request", zap.String("reqId", id),
 		zap.String("method", r.Method), zap.String("url", r.RequestURI), zap.String("remoteAddress", r.RemoteAddr))
 }
 
-// logStart writes the access log's first line for a request whose id
-// is needed before any Begin (one answered through middleware, a 405):
-// it returns that id and when the request began, or "" and 0 when rt's
-// requests are not logged.
-func (rt *route) logStart(r *http.Request) (id string, began time.Duration) {
+// logStart writes the access log's first line to log, the request's,
+// for a request whose id is needed before any Begin (one answered
+// through middleware, a 405): it returns that id and whether it logged;
+// when rt's requests are not logged, the id is earlyID's.
+func (rt *route) logStart(log *zap.Logger, w http.ResponseWriter, r *http.Request) (id string, logged bool) {
+	id = rt.a.earlyID(w, r)
 	if !rt.logging() {
-		return "", 0
+		return id, false
 	}
-	if id = rt.a.clientID(r); id == "" {
+	if id == "" {
 		id = reqid.Of(rt.a.seq.Add(1)) // as Request.ID makes it
 	}
-	rt.logIncoming(id, r)
-	return id, since()
+	rt.logIncoming(log, id, r)
+	return id, true
 }
 
-// logEnd writes the access log's last line, with the status and size
-// the client got, for a request logStart (or lifecycle) logged at
-// began; nothing when began is 0 (not logged).
-func (rt *route) logEnd(id string, began time.Duration, status int, size int64) {
-	if began == 0 {
-		return
-	}
-	rt.node.log.Info("request completed", zap.String("reqId", id),
+// logEnd writes the access log's last line to log, the request's, with
+// the status and size the client got, for a request logStart (or
+// lifecycle) logged at began.
+func (rt *route) logEnd(log *zap.Logger, id string, began time.Duration, status int, size int64) {
+	log.Info("request completed", zap.String("reqId", id),
 		zap.Int("statusCode", status), zap.Int64("responseSize", size),
 		zap.Float64("responseTime", float64((since()-began).Microseconds())/1000))
 }
@@ -223,10 +262,10 @@ func (rt *route) logEnd(id string, began time.Duration, status int, size int64) 
 // written, then the cleanups of the request values they built (failed
 // when the request did), and gives back what the request borrowed from
 // pools: the cells of its request values, its decoded input fields.
-func (rt *route) onResponseHooks(x *httpx.Exchange, failed bool) {
+func (rt *route) onResponseHooks(x *exchange, failed bool) {
 	for _, h := range rt.onResponse {
 		if err := protect(h, x, nil); err != nil {
-			rt.node.log.Error("onResponse hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error("onResponse hook failed", zap.Error(err))
 		}
 	}
 	if rt.scoped {
@@ -250,7 +289,7 @@ func since() time.Duration { return max(time.Since(epoch), 1) }
 // writes the access log's first line. It reports whether the request
 // failed (an error, a panic, the time-out), for the cleanups of the
 // request values the onResponse hooks build.
-func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, logIncoming bool) (failed bool) {
+func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, seq uint64, id string, log *zap.Logger, logIncoming bool) (failed bool) {
 	a := rt.a
 	var dw *deadlineWriter
 	if d := a.cfg.requestTimeout; d > 0 {
@@ -259,10 +298,10 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 		dw = newDeadlineWriter(w, r, ctx, a.replyTimeout, a.cfg.errors)
 		w = dw
 	}
-	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
+	req, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, log)
 	rep.SetWriteTimeout(a.replyTimeout)
 	if logIncoming {
-		rt.logIncoming(req.ID(), r)
+		rt.logIncoming(log, req.ID(), r)
 	}
 
 	if len(rt.onAbort) > 0 {
@@ -275,12 +314,17 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if rt.scoped {
 		defer rt.endValues(x)
 	}
+	if rt.in != nil && rt.in.fields != nil && len(rt.in.fields.files) > 0 {
+		// Here, not with the onResponse hooks: a handler that aborts
+		// (http.ErrAbortHandler) skips those, and the files must go.
+		defer rt.in.fields.removeFiles(x, rt.node.log)
+	}
 	err := rt.run(x)
 	expired := dw != nil && dw.expire()
 	if expired {
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
-		rt.node.log.Error(errTimeout.Message, zap.String("reqId", req.ID()),
+		req.Log().Error(errTimeout.Message,
 			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 	} else {
 		if err != nil {
@@ -342,8 +386,8 @@ func validRequestID(id string) bool {
 // touch is being changed by the handler, and they cannot send (Ready
 // refuses a *httpx.Reply there). The returned function stops watching
 // and waits for hooks already running.
-func (rt *route) watchAbort(x *httpx.Exchange, ctx context.Context) func() {
-	d := x.Detached()
+func (rt *route) watchAbort(x *exchange, ctx context.Context) func() {
+	d := x.detached()
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(done)
@@ -368,10 +412,10 @@ func (rt *route) watchAbort(x *httpx.Exchange, ctx context.Context) func() {
 // like onRequestAbort's). The returned function stops watching and waits
 // for hooks already running; if the deadline passed but the AfterFunc had
 // not started, the hooks run then.
-func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
-	var d *httpx.Exchange
+func (rt *route) watchDeadline(x *exchange, dw *deadlineWriter) func() {
+	var d *exchange
 	if len(rt.onTimeout) > 0 {
-		d = x.Detached()
+		d = x.detached()
 	}
 	done := make(chan struct{})
 	stop := context.AfterFunc(dw.ctx, func() {
@@ -394,21 +438,21 @@ func (rt *route) watchDeadline(x *httpx.Exchange, dw *deadlineWriter) func() {
 // runBeside runs hooks that run beside the handler. Every panic is
 // recovered, http.ErrAbortHandler included: nothing above this goroutine
 // would, and there is no response of theirs to abort.
-func (rt *route) runBeside(hooks []invoker, x *httpx.Exchange, kind string) {
+func (rt *route) runBeside(hooks []invoker, x *exchange, kind string) {
 	for _, h := range hooks {
 		err := protectCall(func() error {
 			_, err := h(x, nil)
 			return err
 		})
 		if err != nil {
-			rt.node.log.Error(kind+" hook failed", zap.String("reqId", x.Request().ID()), zap.Error(err))
+			x.Request().Log().Error(kind+" hook failed", zap.Error(err))
 		}
 	}
 }
 
 // run runs the hooks before the handler, then the handler. A hook that
 // sends a reply ends the chain.
-func (rt *route) run(x *httpx.Exchange) (err error) {
+func (rt *route) run(x *exchange) (err error) {
 	rep := x.Reply()
 	defer recoverError(&err, true)
 	for i := range rt.phases {
@@ -468,30 +512,10 @@ func (rt *route) reply(rep *httpx.Reply, v any) error {
 	return err
 }
 
-// commitOnWrite makes the next Send of x's reply run the cleanups of the
-// request values right before it writes: after the send hooks and the
-// encoding, so a reply they fail is a failed request (rolled back, and
-// answered by the error path), and before the write, so a failing
-// cleanup (a commit) is the error the client is answered with.
-func (rt *route) commitOnWrite(x *httpx.Exchange) {
-	if rt.scoped {
-		x.BeforeWrite(commitValues)
-	}
-}
-
-// commitValues runs the cleanups of a request whose reply is about to be
-// written; it is failed when the reply's status is, or when the request
-// time-out has passed: the client gets its 503 instead of the reply.
-func commitValues(x *httpx.Exchange) error {
-	ctx := x.Request().Context()
-	late := ctx.Err() != nil && context.Cause(ctx) == errDeadline
-	return cleanUp(x, late || x.Reply().Status() >= 400)
-}
-
 // failSettled answers err, once the cleanups of the request values the
 // reply did not write have run, as failed: the error handlers get the
 // values rolled back.
-func (rt *route) failSettled(x *httpx.Exchange, err error) {
+func (rt *route) failSettled(x *exchange, err error) {
 	if rt.scoped && !x.Reply().Sent() {
 		err = rt.settle(x, err)
 	}
@@ -500,24 +524,25 @@ func (rt *route) failSettled(x *httpx.Exchange, err error) {
 
 // fail answers err: onError hooks first, then the route's error handlers,
 // each falling back to its parent's when it fails, then the default.
-func (rt *route) fail(x *httpx.Exchange, err error) {
+func (rt *route) fail(x *exchange, err error) {
 	req, rep := x.Request(), x.Reply()
-	log := rt.node.log
+	// The lines go to the request's logger (reqId, trace ids), taken only
+	// when a line is written: a refusal below debug costs nothing.
 	if rep.Sent() {
 		if clientGone(req.Context()) {
 			// A stream whose client dropped it ends with an error (the
 			// write's, the context's): the client's doing, logged at
 			// debug, or every dropped stream would write an error line.
-			log.Debug("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+			req.Log().Debug("error after the reply was sent", zap.Error(err))
 			return
 		}
-		log.Error("error after the reply was sent", zap.String("reqId", req.ID()), zap.Error(err))
+		req.Log().Error("error after the reply was sent", zap.Error(err))
 		return
 	}
-	logPanic(log, req, err)
+	logPanic(req, err)
 	for _, h := range rt.onError {
 		if herr := protect(h, x, err); herr != nil {
-			log.Error("onError hook failed", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("onError hook failed", zap.Error(herr))
 		}
 	}
 	for _, h := range rt.errorHandlers {
@@ -531,32 +556,32 @@ func (rt *route) fail(x *httpx.Exchange, err error) {
 			}
 		}
 		if rep.Sent() {
-			log.Error("error handler failed after sending", zap.String("reqId", req.ID()), zap.Error(herr))
+			req.Log().Error("error handler failed after sending", zap.Error(herr))
 			return
 		}
 		err = herr
-		logPanic(log, req, err)
+		logPanic(req, err)
 	}
 	status, body := rt.a.cfg.errors.Body(err, req.Raw())
 	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			log.Error(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status), zap.Error(err))
+			req.Log().Error(err.Error(), zap.Int("statusCode", status), zap.Error(err))
 		}
-	} else if log.Core().Enabled(zap.DebugLevel) {
+	} else if rt.node.log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at
 		// info, a flood of bad requests would write a line each, which
 		// costs the server more than the refusal itself. Checked first,
 		// so that building the message and the fields costs nothing when
 		// debug is off.
-		log.Debug(err.Error(), zap.String("reqId", req.ID()), zap.Int("statusCode", status))
+		req.Log().Debug(err.Error(), zap.Int("statusCode", status))
 	}
 	rep.Code(status)
 	if serr := sendProtected(rep, body); serr != nil {
 		// A send hook failed on the error body itself: answer without hooks.
-		log.Error("cannot send the error response through the send hooks", zap.String("reqId", req.ID()), zap.Error(serr))
+		req.Log().Error("cannot send the error response through the send hooks", zap.Error(serr))
 		x.SkipSendHooks()
 		if serr = sendProtected(rep, body); serr != nil {
-			log.Error("cannot send error response", zap.String("reqId", req.ID()), zap.Error(serr))
+			req.Log().Error("cannot send error response", zap.Error(serr))
 		}
 	}
 }
@@ -578,24 +603,24 @@ func sendProtected(rep *httpx.Reply, v any) (err error) {
 }
 
 // protect calls h, turning a panic into an error.
-func protect(h invoker, x *httpx.Exchange, in error) (err error) {
+func protect(h invoker, x *exchange, in error) (err error) {
 	defer recoverError(&err, true)
 	_, err = h(x, in)
 	return err
 }
 
 func (a *instance) unavailable(w http.ResponseWriter, r *http.Request, msg string) {
-	x := a.pool.Get().(*httpx.Exchange)
+	x := a.pool.Get().(*exchange)
 	a.writeJSON(x, w, r, http.StatusServiceUnavailable, a.cfg.errors.Render(httpx.ErrorBody{
 		StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable), Message: msg,
 	}, r))
-	x.End()
+	x.end()
 	a.pool.Put(x)
 	a.conns.requestEnded(r.Context())
 }
 
 // notAllowed answers 405 to a method the path has no route for.
-func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, allow string) {
+func (a *instance) notAllowed(x *exchange, w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	a.writeJSON(x, w, r, http.StatusMethodNotAllowed, a.cfg.errors.Render(httpx.NotAllowed(r), r))
 }
@@ -603,7 +628,7 @@ func (a *instance) notAllowed(x *httpx.Exchange, w http.ResponseWriter, r *http.
 // writeJSON answers r outside any route (405, 503) through x, which the
 // caller ends: no decorators or hooks apply. body is an error's, in the
 // server's format (ErrorFormat.Render).
-func (a *instance) writeJSON(x *httpx.Exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
+func (a *instance) writeJSON(x *exchange, w http.ResponseWriter, r *http.Request, status int, body any) {
 	_, rep := x.Begin(w, r, nil, nil, 0, "", nil)
 	rep.SetWriteTimeout(a.replyTimeout)
 	rep.Code(status)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/scope"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // Server is a handle on one encapsulation context. New returns the root's;
@@ -42,12 +44,17 @@ type instance struct {
 	mu          sync.Mutex // guards registration, boot and close
 	state       atomic.Int32
 	bootErr     error
-	bootDone    chan struct{}   // closed when the boot ends; nil before it starts
-	compiled    bool            // routes compiled: only OnReady hooks run now
-	interrupted bool            // Close began during the boot
-	closeCtx    context.Context // that Close's context, for the close the boot runs
-	root        *node
-	nodes       map[*scope.Context]*node // the node of every context
+	bootDone    chan struct{} // closed when the boot ends; nil before it starts
+	compiled    bool          // routes compiled: only OnReady hooks run now
+	interrupted bool          // Close began during the boot
+	// booting counts, while the boot runs, the goroutines running it: the
+	// one that called Ready, and each one a plugin body or hook runs on
+	// under the plugin time-out. A Ready (or Close) called from one of
+	// them would wait for itself.
+	booting  map[uint64]int
+	closeCtx context.Context // that Close's context, for the close the boot runs
+	root     *node
+	nodes    map[*scope.Context]*node // the node of every context
 
 	router   httpx.Router[*route]
 	routes   []*route
@@ -98,7 +105,7 @@ func New(opts ...Option) *Server {
 	a.closing, a.stopStreams = context.WithCancelCause(context.Background())
 	a.clientIP, a.bootErr = newClientIP(&cfg)
 	a.pool.New = func() any {
-		x := new(httpx.Exchange)
+		x := newExchange()
 		x.SetClosing(a.closing)
 		x.SetErrorFormat(cfg.errors)
 		x.SetClientIP(a.clientIP)
@@ -110,6 +117,10 @@ func New(opts ...Option) *Server {
 // Log is the logger of this handle's context.
 func (s *Server) Log() *zap.Logger { return s.n.log }
 
+// Slog is Log as a *slog.Logger, for libraries that take one: it writes
+// to the same core, with the same fields and level.
+func (s *Server) Slog() *slog.Logger { return slog.New(slogzap.NewHandler(s.n.log.Core())) }
+
 // Name is the name of this handle's context.
 func (s *Server) Name() string { return s.n.ctx.Name() }
 
@@ -120,13 +131,14 @@ func (s *Server) Path() string { return s.n.ctx.Path() }
 func (s *Server) Prefix() string { return s.n.prefix }
 
 // mutate runs fn under the registration lock if the server still accepts
-// registrations; otherwise it returns why not.
-func (s *Server) mutate(fn func() error) error { return s.mutateWhen(false, fn) }
+// registrations; otherwise it returns why not, naming what, the
+// registration refused ("route GET /b").
+func (s *Server) mutate(what string, fn func() error) error { return s.mutateWhen(false, what, fn) }
 
 // mutateWhen is mutate; late says that what fn registers still applies
 // after the routes are compiled (hooks that run after Ready), so OnReady
 // hooks may call it.
-func (s *Server) mutateWhen(late bool, fn func() error) error {
+func (s *Server) mutateWhen(late bool, what string, fn func() error) error {
 	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -134,14 +146,14 @@ func (s *Server) mutateWhen(late bool, fn func() error) error {
 	case stateRegistering:
 	case stateBooting:
 		if a.compiled && !late {
-			return errkind.New(ErrAlreadyStarted, "the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks")
+			return errkind.New(ErrAlreadyStarted, "%s (%s) refused: the routes are already compiled, so an OnReady hook may only add OnListen, PreClose and OnClose hooks", what, s.Path())
 		}
 	case stateFailed:
-		return ErrBootFailed
+		return errkind.New(ErrBootFailed, "%s (%s) registered after the server failed to start", what, s.Path())
 	case stateDraining, stateClosing, stateClosed:
-		return ErrClosed
+		return errkind.New(ErrClosed, "%s (%s) registered after Close", what, s.Path())
 	default:
-		return ErrAlreadyStarted
+		return errkind.New(ErrAlreadyStarted, "%s (%s) registered after the server started", what, s.Path())
 	}
 	err := fn()
 	if err != nil && a.bootErr == nil {

@@ -52,7 +52,7 @@ func TestPanicValuesNeverReachClients(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			core, logs := observer.New(zapcore.DebugLevel)
-			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(false))
+			s := app.New(app.WithLogger(zap.New(core)), app.WithoutRequestLogging())
 			tt.setup(s)
 			status, body, _ := do(t, s, "GET", "/")
 			assert.Equal(t, http.StatusInternalServerError, status)
@@ -103,7 +103,7 @@ func TestServerErrorMessagesAreHiddenByDefault(t *testing.T) {
 			off, on := false, true
 			for _, show := range []*bool{nil, &off, &on} {
 				core, logs := observer.New(zapcore.DebugLevel)
-				opts := []app.Option{app.WithLogger(zap.New(core)), app.WithRequestLogging(false)}
+				opts := []app.Option{app.WithLogger(zap.New(core)), app.WithoutRequestLogging()}
 				want := tt.hidden
 				if show != nil {
 					opts = append(opts, app.WithServerErrorMessages(*show))

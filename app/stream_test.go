@@ -459,3 +459,58 @@ func TestAStreamEndsAtTheRequestTimeoutWithADeadlineCause(t *testing.T) {
 		assert.Equal(t, "event: late\ndata: \n", apptest.ReadEvent(t, body), "the stream begun before the deadline is left alone")
 	})
 }
+
+// TestCloseCutsAStreamWhoseClientStoppedReading: a stream blocked in a
+// write to a client that reads nothing does not hold Close until the
+// reply time-out (an hour here) or Close's deadline: the close gives the
+// stream's connection a short write deadline, which interrupts the write,
+// and Close returns once the handler has. The write is far larger than
+// any kernel buffer, so it blocks whenever the close comes.
+func TestCloseCutsAStreamWhoseClientStoppedReading(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 64<<20)
+	for _, tc := range []struct {
+		name   string
+		stream func(*httpx.Reply) error
+	}{
+		{"SSE", func(rep *httpx.Reply) error {
+			es, err := rep.SSE()
+			if err != nil {
+				return err
+			}
+			return es.Send(httpx.Event{Data: big})
+		}},
+		{"Stream", func(rep *httpx.Reply) error { return rep.Stream(strings.NewReader(big)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			writing, returned := make(chan struct{}), make(chan error, 1)
+			s := app.New(app.WithReplyTimeout(time.Hour))
+			s.Get("/s", func(rep *httpx.Reply) error {
+				close(writing)
+				err := tc.stream(rep)
+				returned <- err
+				return err
+			})
+			require.NoError(t, s.Ready())
+			addr, served := serveInBackground(t, s)
+			conn := dial(t, addr)
+			_, err := io.WriteString(conn, "GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			<-writing // and never read
+
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(ctx) }()
+			select {
+			case err := <-closed:
+				assert.NoError(t, err, "the stream ended before Close's deadline")
+			case <-time.After(streamGuard):
+				require.FailNow(t, "Close waited for a stream whose client reads nothing")
+			}
+			assert.Error(t, <-returned, "the blocked write failed")
+			assert.NoError(t, <-served)
+		})
+	}
+}

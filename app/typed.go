@@ -12,12 +12,9 @@ import (
 // reflect.Value.Call, made by [Typed] or [TypedValue]. Anywhere a
 // handler or hook is accepted, a Handler is too.
 //
-// Any function can be a handler, but a function with a parameter of the
-// user's own type (an In struct, Body[T]) can only be called through
-// reflection, which costs about 400 ns and two allocations per call. The
-// generic constructors know the type at compile time, so the call is an
-// ordinary one; only filling the parameter still uses the plan made at
-// start-up.
+// Deprecated: write a route as a typed route ([Get], [Post], … [Handle]),
+// which Burrow calls directly; a stream takes the *httpx.Reply as a field
+// of its input struct. Hooks and error handlers are plain functions.
 type Handler interface {
 	// direct returns the invoker of the wrapped function.
 	direct(c *scope.Context, opt planOptions) (invoker, error)
@@ -29,16 +26,31 @@ type Handler interface {
 // handler parameter is (an In struct, Body, Query or Params, a service,
 // or a built-in such as *httpx.Request).
 //
-//	s.Get("/three", app.Typed(func(rep *httpx.Reply, v values) error {
-//		return rep.Send(body{Answer: v.Answer})
-//	}))
+// Deprecated: use a typed route, whose input struct may take the
+// *httpx.Reply (a field of type *httpx.Reply) for a stream:
+//
+//	app.Get(s, "/three", func(_ context.Context, in struct {
+//		app.In
+//		Reply *httpx.Reply
+//	}) (struct{}, error) {
+//		return struct{}{}, in.Reply.Send("three")
+//	})
+//
+// Hooks and error handlers take the plain function: s.SetErrorHandler(fn).
 func Typed[D any](fn func(*httpx.Reply, D) error) Handler {
 	return typed[D, struct{}]{send: fn}
 }
 
 // TypedValue makes a Handler of fn, which returns the value to send.
 //
-//	s.Post("/echo", app.TypedValue(func(b app.Body[msg]) (msg, error) { return b.Value, nil }))
+// Deprecated: use a typed route, which returns the value to send too:
+//
+//	app.Post(s, "/echo", func(_ context.Context, in struct {
+//		app.In
+//		Msg msg `body:""`
+//	}) (msg, error) {
+//		return in.Msg, nil
+//	})
 func TypedValue[D, R any](fn func(D) (R, error)) Handler {
 	return typed[D, R]{value: fn}
 }
@@ -69,12 +81,12 @@ func (t typed[D, R]) direct(c *scope.Context, opt planOptions) (invoker, error) 
 			return nil, errBeside("*httpx.Reply")
 		}
 		send := t.send
-		return func(x *httpx.Exchange, herr error) (any, error) {
+		return func(x *exchange, herr error) (any, error) {
 			return nil, send(x.Reply(), get(x, herr))
 		}, nil
 	}
 	value := t.value
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		v, err := value(get(x, herr))
 		if err != nil {
 			return nil, err
@@ -86,7 +98,7 @@ func (t typed[D, R]) direct(c *scope.Context, opt planOptions) (invoker, error) 
 // planDirect plans D like any parameter and returns what builds it per
 // call. D is filled in a pooled *D, so reflect works on addressable
 // memory that is not allocated per call, then copied out.
-func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange, error) D, error) {
+func planDirect[D any](c *scope.Context, opt planOptions) (func(*exchange, error) D, error) {
 	a, err := planArg(reflect.TypeFor[D](), c, opt)
 	if err != nil {
 		return nil, err
@@ -94,21 +106,21 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 	switch a.kind {
 	// Built-ins are pointers or interfaces: a type assertion, no copy.
 	case argRequest:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Request()).(D); return d }, nil
 	case argReply:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Reply()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Reply()).(D); return d }, nil
 	case argContext:
-		return func(x *httpx.Exchange, _ error) D { d, _ := x.Request().Context().(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := x.Request().Context().(D); return d }, nil
 	case argLogger:
-		return func(x *httpx.Exchange, _ error) D { d, _ := any(x.Request().Log()).(D); return d }, nil
+		return func(x *exchange, _ error) D { d, _ := any(x.Request().Log()).(D); return d }, nil
 	case argError:
-		return func(_ *httpx.Exchange, herr error) D { d, _ := herr.(D); return d }, nil
+		return func(_ *exchange, herr error) D { d, _ := herr.(D); return d }, nil
 	case argValue:
 		var d D
 		reflect.ValueOf(&d).Elem().Set(a.value)
-		return func(*httpx.Exchange, error) D { return d }, nil
+		return func(*exchange, error) D { return d }, nil
 	case argSlot:
-		return func(x *httpx.Exchange, _ error) D {
+		return func(x *exchange, _ error) D {
 			switch v := x.Slot(a.slot).(type) {
 			case *cell[D]: // a request value kept in a cell
 				return v.v
@@ -120,7 +132,7 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		}, nil
 	}
 	// An In struct or an input wrapper: filled through its plan.
-	fill := func(dst reflect.Value, x *httpx.Exchange) {
+	fill := func(dst reflect.Value, x *exchange) {
 		if v := x.Input()[a.input]; v != nil {
 			dst.Field(0).Set(reflect.ValueOf(v).Elem())
 		}
@@ -129,7 +141,7 @@ func planDirect[D any](c *scope.Context, opt planOptions) (func(*httpx.Exchange,
 		fill = a.st.fillInto
 	}
 	pool := sync.Pool{New: func() any { return new(D) }}
-	return func(x *httpx.Exchange, _ error) D {
+	return func(x *exchange, _ error) D {
 		p := pool.Get().(*D)
 		fill(reflect.ValueOf(p).Elem(), x)
 		d := *p

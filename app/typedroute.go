@@ -112,19 +112,6 @@ type replier interface {
 	reply(rep *httpx.Reply) error
 }
 
-// Status makes a typed route (Get, Post, … Handle) answer its Out with
-// code, a success status (200 to 299, not 204, which has no body: use
-// NoContent) instead of 200.
-func Status(code int) RouteOption {
-	return func(r *routeDef) {
-		if code < 200 || code > 299 || code == http.StatusNoContent {
-			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code))
-			return
-		}
-		r.status = code
-	}
-}
-
 // routeTypes describes a typed route, for the route description an
 // OpenAPI generator reads: its input struct, its success status, the type
 // of the body it answers (nil for none) and the headers it sets.
@@ -168,7 +155,7 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	in := reflect.TypeFor[In]()
 	fn := t.fn
-	get := func(*httpx.Exchange, error) In { var zero In; return zero }
+	get := func(*exchange, error) In { var zero In; return zero }
 	if in != typeNoInput {
 		if !dig.IsIn(in) || in.Kind() != reflect.Struct {
 			return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
@@ -186,7 +173,7 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 	}
 	// The status of Status is set by the route as it sends o (see
 	// route.reply), so that a send that fails takes it back.
-	return func(x *httpx.Exchange, herr error) (any, error) {
+	return func(x *exchange, herr error) (any, error) {
 		o, err := fn(x.Request().Context(), get(x, herr))
 		if err != nil {
 			return nil, err

@@ -359,7 +359,7 @@ func failingCommitRoutes() []failingCommitRoute {
 // whether the cleanup was asked to commit.
 func failingCommitServer(t *testing.T, committed *[]bool) *app.Server {
 	t.Helper()
-	s := app.New(app.WithLogger(zap.NewNop()), app.WithServerErrorMessages(true))
+	s := app.New(app.WithLogger(zap.NewNop()), app.WithServerErrorText())
 	require.NoError(t, s.ProvideRequest(app.Provider(func(context.Context, struct{}) (*routeTenant, func(bool) error, error) {
 		return &routeTenant{}, func(failed bool) error {
 			*committed = append(*committed, !failed)

@@ -144,7 +144,7 @@ func TestKeysNeverLogged(t *testing.T) {
 	for _, mode := range []string{"hook", "verify"} {
 		t.Run(mode, func(t *testing.T) {
 			core, logs := observer.New(zapcore.DebugLevel)
-			s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true))
+			s := app.New(app.WithLogger(zap.New(core)))
 			s.Register(func(s *app.Server) error {
 				if mode == "hook" {
 					s.Register(bearer.Plugin(bearer.Keys(keys...), bearer.ExposeIdentity("who")))
@@ -247,7 +247,7 @@ func TestExposedIdentityCostsNoAllocation(t *testing.T) {
 		t.Skip("allocation counts vary under the race detector")
 	}
 	allocs := func(opts ...bearer.Option) float64 {
-		s := app.New(app.WithLogger(zap.NewNop()), app.WithRequestLogging(false))
+		s := app.New(app.WithLogger(zap.NewNop()), app.WithoutRequestLogging())
 		s.Register(bearer.Plugin(append(opts, bearer.Keys("k1", "k2"))...))
 		s.Get("/", func(*httpx.Request) (any, error) { return nil, nil })
 		require.NoError(t, s.Ready())

@@ -16,7 +16,7 @@ import (
 func FuzzVerify(f *testing.F) {
 	keys := []string{"k1", "a-much-longer-second-key"}
 	lenient := newApp(f, nil, bearer.Keys(keys...))
-	strict := newApp(f, nil, bearer.Keys(keys...), bearer.Strict(true))
+	strict := newApp(f, nil, bearer.Keys(keys...), bearer.CaseSensitive())
 	for _, seed := range []string{
 		"", "Bearer k1", "bearer k1", "BEARER k1", "Bearer  k1 ", "Bearer", "Bearer ", "Bearerk1",
 		"Basic k1", "Bearer wrong", "Bearer a-much-longer-second-key", "Bearer k1\x00", "Bearer \tk1\t",

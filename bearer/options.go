@@ -83,9 +83,16 @@ func Scheme(name string) Option {
 	}
 }
 
-// Strict makes the scheme match case-sensitively, as @fastify/bearer-auth
-// does by default ("rfc6750" compliance). The default is case-insensitive,
-// as RFC 9110 §11.1 says of every authentication scheme.
+// CaseSensitive makes the scheme match case-sensitively, as
+// @fastify/bearer-auth does by default ("rfc6750" compliance). The
+// default is case-insensitive, as RFC 9110 §11.1 says of every
+// authentication scheme.
+func CaseSensitive() Option { return func(c *config) { c.strict = true } }
+
+// Strict(true) is CaseSensitive(); Strict(false) is the default.
+//
+// Deprecated: use CaseSensitive. A bool option reads as "strict: false"
+// at the call site.
 func Strict(on bool) Option { return func(c *config) { c.strict = on } }
 
 // Manual makes Plugin install no hook: it provides the *Verifier as a
@@ -96,12 +103,6 @@ func Strict(on bool) Option { return func(c *config) { c.strict = on } }
 // FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER. Without it (the default)
 // Plugin guards every route of the context with an onRequest hook.
 func Manual() Option { return func(c *config) { c.addHook = false } }
-
-// AddHook(false) is Manual(); AddHook(true) is the default.
-//
-// Deprecated: use Manual. A bool option read as "add a hook: false" at
-// the call site.
-func AddHook(on bool) Option { return func(c *config) { c.addHook = on } }
 
 // ContentType sets the Content-Type of the error answers of the hook
 // (default "application/json; charset=utf-8").

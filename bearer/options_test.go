@@ -20,7 +20,7 @@ import (
 func TestStrictScheme(t *testing.T) {
 	t.Parallel()
 	lenient := newApp(t, nil, bearer.Keys("k1"))
-	strict := newApp(t, nil, bearer.Keys("k1"), bearer.Strict(true))
+	strict := newApp(t, nil, bearer.Keys("k1"), bearer.CaseSensitive())
 	tests := []struct {
 		auth           string
 		lenient, exact int
@@ -116,18 +116,9 @@ func TestErrorResponseAndContentType(t *testing.T) {
 // With Manual the plugin installs nothing: the context's routes
 // are open unless they attach the verifier, which the plugin provides as
 // a service. Failures go through the error handler with Fastify's codes.
-// The deprecated AddHook(false) does the same.
 func TestManualGuardsChosenRoutesOnly(t *testing.T) {
 	t.Parallel()
-	for name, manual := range map[string]bearer.Option{"Manual": bearer.Manual(), "AddHook(false)": bearer.AddHook(false)} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testManual(t, manual)
-		})
-	}
-}
-
-func testManual(t *testing.T, manual bearer.Option) {
+	manual := bearer.Manual()
 	verify := func(v *bearer.Verifier, req *httpx.Request, rep *httpx.Reply) error { return v.Verify(req, rep) }
 	s := app.New()
 	s.Register(func(s *app.Server) error {

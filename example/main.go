@@ -104,7 +104,11 @@ func run(args []string, stdout io.Writer) error {
 		logger.Warn("no key configured (-keys or API_KEYS): generated one for this run", zap.String("key", k))
 	}
 
-	s := build(keys, *share, *tick, app.WithLogger(logger), app.WithRequestLogging(*logRequests), app.WithDrainDelay(*drain))
+	logOpts := []app.Option{app.WithLogger(logger)}
+	if !*logRequests {
+		logOpts = append(logOpts, app.WithoutRequestLogging())
+	}
+	s := build(keys, *share, *tick, append(logOpts, app.WithDrainDelay(*drain))...)
 	if err := s.Ready(); err != nil {
 		return err
 	}
@@ -129,7 +133,7 @@ func run(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *admin != "" {
-		_, closeAdmin, err := serveAdmin(*admin, logger, app.WithRequestLogging(*logRequests))
+		_, closeAdmin, err := serveAdmin(*admin, logger, logOpts[1:]...)
 		if err != nil {
 			return err
 		}
@@ -148,7 +152,12 @@ func run(args []string, stdout io.Writer) error {
 	if err := s.Close(closeCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return <-errc
+	// ErrClosed: the signal reached Close before the goroutine reached
+	// Listen, which then refused to open the closed server.
+	if err := <-errc; err != nil && !errors.Is(err, app.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // serveAdmin serves the profiler on its own listener, kept apart from the

@@ -84,34 +84,42 @@ type tickData struct {
 	N      int    `json:"n"`
 }
 
+// stream is the input of a route that writes its reply itself: the
+// decorators every route asks for, and the *httpx.Reply.
+type stream struct {
+	values
+	Reply *httpx.Reply
+}
+
 // events streams a "tick" event at once and then every tick, until the
 // client goes away; when the server closes, it sends a last "close"
-// event. The decorators come through typed injection, as for the other
-// routes; a stream writes its reply itself, so it takes the *httpx.Reply
-// through app.Typed, which calls it directly.
-func events(tick time.Duration) func(*httpx.Reply, values) error {
-	return func(rep *httpx.Reply, v values) error {
-		es, err := rep.SSE()
+// event. It is a typed route like the others; a stream writes its reply
+// itself, so its input takes the *httpx.Reply, and its struct{} result is
+// never sent.
+func events(tick time.Duration) func(context.Context, stream) (struct{}, error) {
+	return func(_ context.Context, in stream) (struct{}, error) {
+		v := in.values
+		es, err := in.Reply.SSE()
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		t := time.NewTicker(tick)
 		defer t.Stop()
 		for n := 1; ; n++ {
 			data, err := json.Marshal(tickData{Answer: v.Answer, Foo: v.Foo, Bar: v.Bar, N: n})
 			if err != nil {
-				return err
+				return struct{}{}, err
 			}
 			if err := es.Send(httpx.Event{ID: strconv.Itoa(n), Event: "tick", Data: string(data)}); err != nil {
-				return err
+				return struct{}{}, err
 			}
 			select {
 			case <-t.C:
 			case <-es.Context().Done():
 				if errors.Is(context.Cause(es.Context()), httpx.ErrServerClosing) {
-					return es.Send(httpx.Event{Event: "close"})
+					return struct{}{}, es.Send(httpx.Event{Event: "close"})
 				}
-				return nil // the client went away
+				return struct{}{}, nil // the client went away
 			}
 		}
 	}
@@ -148,7 +156,7 @@ func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *a
 		s.DecorateRequest("foo", "foo")
 		app.Get(s, "/two", reply)
 		app.Post(s, "/echo", echo)
-		s.Get("/events", app.Typed(events(tick)), app.RespondsAs(http.StatusOK, "text/event-stream", nil))
+		app.Get(s, "/events", events(tick), app.RespondsAs(http.StatusOK, "text/event-stream", nil))
 		if share {
 			return s.Register(app.Wrap(grandchild, app.Name("grandchildContext")))
 		}

@@ -32,16 +32,7 @@ type Exchange struct {
 	rep    reply
 	shells []shell // fresh pairs, never used before
 	cur    *shell  // the pair of the request being served
-	values requestValues
-}
-
-// requestValues is the bookkeeping of the request values built for the
-// request being served. Both slices grow on the first request that
-// builds a value and are reused after: a request that builds none
-// touches neither.
-type requestValues struct {
-	built    []bool                    // by slot: built in this request
-	cleanups []func(failed bool) error // of the values built, in order
+	own    shell   // a Detach-ed exchange's pair
 }
 
 // shell is the Request and Reply of one request: two pointers, which
@@ -98,7 +89,7 @@ func (x *Exchange) ClientIP(raw *http.Request) netip.Addr {
 	return x.state.clientIP(raw)
 }
 
-// Request is the Request of the request being served (or of a Detached
+// Request is the Request of the request being served (or of a Detach-ed
 // exchange); nil before Begin and after End.
 func (x *Exchange) Request() *Request {
 	if x.cur == nil {
@@ -108,7 +99,7 @@ func (x *Exchange) Request() *Request {
 }
 
 // Reply is the Reply of the request being served; nil before Begin, after
-// End, and for a Detached exchange, which cannot answer.
+// End, and for a Detach-ed exchange, which cannot answer.
 func (x *Exchange) Reply() *Reply {
 	if x.cur == nil || x.cur.rep.r == nil {
 		return nil
@@ -121,37 +112,10 @@ func (x *Exchange) Reply() *Reply {
 // without the name lookup of Request.Decorator.
 func (x *Exchange) Slot(i int) any { return x.state.values[i] }
 
-// Built reports whether the request value in slot i has been built in
-// this request.
-func (x *Exchange) Built(i int) bool { return i < len(x.values.built) && x.values.built[i] }
-
-// Keep stores v, the request value just built for slot i, for the rest of
-// the request, and cleanup, if not nil, for PopCleanup.
-func (x *Exchange) Keep(i int, v any, cleanup func(failed bool) error) {
-	if b := &x.values.built; i >= len(*b) {
-		*b = append(*b, make([]bool, len(x.state.values)-len(*b))...)
-	}
-	x.values.built[i] = true
-	x.state.values[i] = v
-	if cleanup != nil {
-		x.values.cleanups = append(x.values.cleanups, cleanup)
-	}
-}
-
-// PopCleanup removes and returns the cleanup of the request value built
-// last whose cleanup has not been taken yet, or nil when none is left:
-// cleanups run in the reverse order of their values' construction, as
-// deferred calls do.
-func (x *Exchange) PopCleanup() func(failed bool) error {
-	c := x.values.cleanups
-	if len(c) == 0 {
-		return nil
-	}
-	f := c[len(c)-1]
-	c[len(c)-1] = nil
-	x.values.cleanups = c[:len(c)-1]
-	return f
-}
+// SetSlot sets request decorator slot i to v for the rest of the request
+// (the framework's request values, which it builds on first use); i must
+// be visible from the route.
+func (x *Exchange) SetSlot(i int, v any) { x.state.values[i] = v }
 
 // Input is the decoded body, query, params and input-struct fields of
 // the request (in that order), which the framework fills and the hooks and the handler share.
@@ -199,19 +163,15 @@ func (x *Exchange) BoundRawWrites() { x.rep.rawArms = true }
 // framework's last resort when a hook fails on the error body itself.
 func (x *Exchange) SkipSendHooks() { x.rep.hooks = nil }
 
-// Detached returns an exchange for hooks that run beside the handler, on
-// another goroutine: its Request is a Detached copy of x's, and it has no
-// Reply, no decorators and no decoded input. It stays usable after x's
-// request ends.
-func (x *Exchange) Detached() *Exchange {
-	d := &struct {
-		x  Exchange
-		sh shell
-	}{}
-	d.x.state = x.Request().detached()
-	d.sh.req.s = &d.x.state
-	d.x.cur = &d.sh
-	return &d.x
+// Detach makes d, a new Exchange, one for hooks that run beside the
+// handler, on another goroutine: its Request is a Detached copy of x's,
+// and it has no Reply, no decorators and no decoded input. It stays
+// usable after x's request ends. d is the caller's, so that the framework
+// can keep state of its own beside it without a second allocation.
+func (x *Exchange) Detach(d *Exchange) {
+	d.state = x.Request().detached()
+	d.own.req.s = &d.state
+	d.cur = &d.own
 }
 
 // End ends the request Begin started, if any: its Request and Reply panic
@@ -223,7 +183,4 @@ func (x *Exchange) End() {
 	}
 	x.state.clear()
 	x.rep.clear()
-	clear(x.values.built)
-	clear(x.values.cleanups)
-	x.values.cleanups = x.values.cleanups[:0]
 }

@@ -25,7 +25,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 	}{
 		{reflect.TypeFor[*httpx.Request](), []string{"Body", "BodyReader", "ClientIP", "Context", "Cookie", "Cookies", "Decorator", "Detached",
 			"Header", "Headers", "ID", "Log", "Method", "Param", "Params", "Query", "QueryErr", "QueryValues",
-			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "URL"}},
+			"Raw", "Route", "SetBodyReader", "SetContext", "SetDecorator", "Slog", "URL"}},
 		{reflect.TypeFor[*httpx.Reply](), []string{"Code", "Header", "Raw", "Request", "SSE", "Send", "SendError",
 			"Sent", "ServeContent", "SetCookie", "SetHeader", "SetWriteTimeout", "Status", "Stream", "Type"}},
 	}
@@ -45,7 +45,7 @@ func TestHandlerTypesShowNoPlumbing(t *testing.T) {
 			fields = append(fields, f.Name)
 		}
 	}
-	assert.Equal(t, []string{"Method", "Pattern", "Context"}, fields, "RouteInfo describes the route, nothing else")
+	assert.Equal(t, []string{"Method", "Path", "Context", "Pattern"}, fields, "RouteInfo describes the route, nothing else")
 }
 
 func TestExchangeHandsOutThePairOfTheRequest(t *testing.T) {
@@ -69,7 +69,8 @@ func TestDetachedExchange(t *testing.T) {
 	_, ok := req.Decorator("answer")
 	require.True(t, ok)
 	x.Input()[0] = new(int)
-	d := x.Detached()
+	d := new(httpx.Exchange)
+	x.Detach(d)
 	assert.Nil(t, d.Reply(), "hooks beside the handler cannot answer")
 	assert.Equal(t, req.ID(), d.Request().ID())
 	assert.Nil(t, d.Input()[0], "no decoded input")

@@ -22,6 +22,7 @@ var (
 	jsonType   = []string{"application/json; charset=utf-8"}
 	textType   = []string{"text/plain; charset=utf-8"}
 	binaryType = []string{"application/octet-stream"}
+	htmlType   = []string{"text/html; charset=utf-8"}
 )
 
 // ContentTypeJSON is the content type of JSON replies.
@@ -81,10 +82,10 @@ type reply struct {
 	format ErrorFormat
 
 	// closing is the server's closing context (SetClosing), kept from
-	// one request to the next; stopStream undoes a stream's join with it.
-	closing    context.Context
-	stopStream func()
-	streamed   bool // the reply streams: each part arms the write deadline
+	// one request to the next; stream is a stream's join with it.
+	closing  context.Context
+	stream   *streamClose
+	streamed bool // the reply streams: each part arms the write deadline
 }
 
 // encoding is a reply's JSON buffer and the encoder writing into it.
@@ -198,11 +199,26 @@ func (rp *Reply) SetHeader(key, value string) *Reply {
 // when it names no charset.
 func (rp *Reply) Type(contentType string) *Reply {
 	r := rp.live()
+	r.w.Header()["Content-Type"] = typeValue(contentType)
+	return rp
+}
+
+// typeValue is the header value of contentType, with the charset Type
+// adds. The common types share one slice each, as Send's do, so setting
+// them costs no allocation.
+func typeValue(contentType string) []string {
+	switch contentType {
+	case "application/json", ContentTypeJSON:
+		return jsonType
+	case "text/plain; charset=utf-8":
+		return textType
+	case "text/html; charset=utf-8":
+		return htmlType
+	}
 	if strings.Contains(contentType, "json") && !strings.Contains(contentType, "charset") {
 		contentType += "; charset=utf-8"
 	}
-	r.w.Header()["Content-Type"] = []string{contentType}
-	return rp
+	return []string{contentType}
 }
 
 // Sent reports whether Send has been called or the response has begun
@@ -440,9 +456,21 @@ func (r *reply) write(body []byte, ctype []string) {
 // ResponseWriter sets it on the connection, also from under the writers
 // that wrap it (a middleware's, a request time-out's); others have no
 // connection to bound.
+//
+// Once the server began to close, a stream's deadline is no later than
+// the one the close set (streamClose): a last event gets that long.
 func (r *reply) armWrite() {
+	var t time.Time
 	if r.writeTimeout > 0 {
-		deadline.SetWrite(r.w, time.Now().Add(r.writeTimeout))
+		t = time.Now().Add(r.writeTimeout)
+	}
+	if r.stream != nil {
+		if by := r.stream.deadline(); !by.IsZero() && (t.IsZero() || by.Before(t)) {
+			t = by
+		}
+	}
+	if !t.IsZero() {
+		deadline.SetWrite(r.w, t)
 	}
 }
 

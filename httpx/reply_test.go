@@ -89,6 +89,31 @@ func TestSendChoosesTheBodyAndType(t *testing.T) {
 
 // An empty reply to HEAD states its length: net/http cannot tell an empty
 // GET body from a HEAD that omits one.
+func TestTypeSetsCommonTypesWithoutAllocating(t *testing.T) {
+	tests := []struct {
+		set, want string
+		allocs    float64
+	}{
+		{"application/json", "application/json; charset=utf-8", 0},
+		{"application/json; charset=utf-8", "application/json; charset=utf-8", 0},
+		{"text/plain; charset=utf-8", "text/plain; charset=utf-8", 0},
+		{"text/html; charset=utf-8", "text/html; charset=utf-8", 0},
+		{"text/html", "text/html", 1},
+		{"application/problem+json", "application/problem+json; charset=utf-8", 2},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		rep := newReply(w, nil)
+		allocs := testing.AllocsPerRun(100, func() { rep.Type(tt.set) })
+		assert.Equal(t, tt.allocs, allocs, tt.set)
+		assert.Equal(t, []string{tt.want}, w.Header()["Content-Type"], tt.set)
+		// Shared values are not changed by what a later Add appends.
+		w.Header().Add("Content-Type", "x")
+		rep.Type(tt.set)
+		assert.Equal(t, []string{tt.want}, w.Header()["Content-Type"], tt.set)
+	}
+}
+
 func TestEmptyHeadReplyStatesItsLength(t *testing.T) {
 	var x httpx.Exchange
 	w := httptest.NewRecorder()

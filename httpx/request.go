@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -15,15 +16,22 @@ import (
 	"github.com/burrow-go/burrow/internal/compiled"
 	"github.com/burrow-go/burrow/internal/errkind"
 	"github.com/burrow-go/burrow/internal/reqid"
+	"github.com/burrow-go/burrow/slogzap"
 )
 
 // RouteInfo is what a request knows of the route it matched: its method
-// and pattern, and its context path. The app package builds one per route
+// and path, and its context path. The app package builds one per route
 // at start-up; it is read-only after.
 type RouteInfo struct {
 	Method  string
+	Path    string // Burrow's syntax, prefix included: "/todos/:id", as app.RouteInfo's
+	Context string // the route's context path, "root > api"
+
+	// Pattern is Path.
+	//
+	// Deprecated: use Path, the name app.RouteInfo and app.RouteSpec
+	// give the same value.
 	Pattern string
-	Context string
 }
 
 // routePlan is the compiled part of a route a request and its reply run
@@ -261,6 +269,10 @@ func (r *Request) ClientIP() netip.Addr {
 	return s.clientIP(s.raw)
 }
 
+// Slog is Log as a *slog.Logger, for libraries that take one: it writes
+// to the same core, with the request id and the context's fields.
+func (r *Request) Slog() *slog.Logger { return slog.New(slogzap.NewHandler(r.Log().Core())) }
+
 // Route describes the matched route; nil for a request no route matched.
 func (r *Request) Route() *RouteInfo { return r.live().route }
 
@@ -294,7 +306,7 @@ func (r *Request) SetDecorator(name string, v any) error {
 	}
 	i, ok := s.slot(name)
 	if !ok {
-		return errkind.New(ErrUnknownDecorator, "request decorator %q is not visible from route %s %s", name, s.route.Method, s.route.Pattern)
+		return errkind.New(ErrUnknownDecorator, "request decorator %q is not visible from route %s %s", name, s.route.Method, s.route.Path)
 	}
 	if want := s.plan.Types[i]; reflect.TypeOf(v) != want && (v != nil || !nillable(want)) {
 		return errkind.New(ErrDecoratorType, "request decorator %q holds %v, not %T", name, want, v)

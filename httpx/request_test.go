@@ -16,7 +16,7 @@ import (
 type user struct{ name string }
 
 func TestRequestAccessors(t *testing.T) {
-	route := &httpx.RouteInfo{Method: "GET", Pattern: "/u/:id"}
+	route := &httpx.RouteInfo{Method: "GET", Path: "/u/:id"}
 	decorators := &plan{
 		Slots:   map[string]int{"answer": 0, "user": 2},
 		Types:   []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[string](), reflect.TypeFor[*user]()},
@@ -71,7 +71,7 @@ func TestRequestAccessors(t *testing.T) {
 // beginUser begins target on x as a request of route /u/:id with id 7,
 // which sees one decorator, "answer", starting at 42.
 func beginUser(x *httpx.Exchange, target string) *httpx.Request {
-	route := &httpx.RouteInfo{Method: "GET", Pattern: "/u/:id"}
+	route := &httpx.RouteInfo{Method: "GET", Path: "/u/:id"}
 	decorators := &plan{
 		Slots:   map[string]int{"answer": 0},
 		Types:   []reflect.Type{reflect.TypeFor[int]()},

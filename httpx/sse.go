@@ -50,7 +50,10 @@ type EventStream struct {
 // on, too); context.Cause tells them apart: context.Canceled for the
 // client, ErrServerClosing for the server, a cause matching
 // context.DeadlineExceeded (errors.Is) for the time-out, so the handler
-// may send a last event before it returns. A HEAD request (a GET route's HEAD twin) gets the
+// may send a last event before it returns. Once the server began to close,
+// the stream's writes get 500 ms (a write deadline on its connection,
+// which also interrupts a write already blocked on a client that stopped
+// reading). A HEAD request (a GET route's HEAD twin) gets the
 // headers only: the stream's Context is done when SSE returns, its cause
 // wrapping context.Canceled, and Send returns that cause, writing
 // nothing. SSE returns ErrAlreadySent once the reply has begun, and the

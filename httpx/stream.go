@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/burrow-go/burrow/internal/deadline"
 )
 
 // ErrServerClosing is the cause of a stream's context ended because the
@@ -43,17 +46,65 @@ func (r *reply) beginStream() context.Context {
 		r.req.s.ctx = hctx
 		return hctx
 	}
-	if r.closing == nil || r.stopStream != nil {
+	if r.closing == nil || r.stream != nil {
 		return ctx
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(r.closing, func() { cancel(context.Cause(r.closing)) })
-	r.stopStream = func() {
-		stop()
-		cancel(context.Canceled)
-	}
+	sc := &streamClose{w: r.w, cancel: cancel}
+	closing := r.closing
+	sc.stop = context.AfterFunc(closing, func() { sc.close(context.Cause(closing)) })
+	r.stream = sc
 	r.req.s.ctx = sctx
 	return sctx
+}
+
+// closeGrace is how long a stream may still write once the server began
+// to close: its context ends then, and its handler may send a last event,
+// which a client that reads gets at once. A client that stopped reading
+// would otherwise hold the handler in a blocked write, and Close with it,
+// until the reply time-out or Close's own deadline.
+const closeGrace = 500 * time.Millisecond
+
+// streamClose joins a stream to the server's closing: when the close
+// begins, the stream's context ends and its connection gets a write
+// deadline closeGrace away, which interrupts a write already blocked.
+// The callback runs on a goroutine of its own; the lock keeps it off the
+// writer once the stream has ended, when the writer may be the next
+// request's.
+type streamClose struct {
+	stop   func() bool // stops the callback
+	cancel context.CancelCauseFunc
+
+	mu sync.Mutex
+	w  http.ResponseWriter // the stream's writer; nil once the stream ended
+	by time.Time           // the write deadline the close set; zero before
+}
+
+// close is the callback: the write deadline, then the context's end.
+func (sc *streamClose) close(cause error) {
+	sc.mu.Lock()
+	if sc.w != nil {
+		sc.by = time.Now().Add(closeGrace)
+		deadline.SetWrite(sc.w, sc.by)
+	}
+	sc.mu.Unlock()
+	sc.cancel(cause)
+}
+
+// deadline is the write deadline the close set, zero before it began.
+func (sc *streamClose) deadline() time.Time {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.by
+}
+
+// end detaches the stream from the closing: no callback outlives it.
+func (sc *streamClose) end() {
+	sc.stop()
+	sc.mu.Lock()
+	sc.w = nil
+	sc.mu.Unlock()
+	sc.cancel(context.Canceled)
 }
 
 // endStream releases what beginStream set up: no goroutine or callback
@@ -66,9 +117,9 @@ func (r *reply) endStream() {
 		r.streamed = false
 		r.armWrite()
 	}
-	if r.stopStream != nil {
-		r.stopStream()
-		r.stopStream = nil
+	if r.stream != nil {
+		r.stream.end()
+		r.stream = nil
 	}
 }
 

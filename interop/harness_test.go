@@ -88,7 +88,7 @@ func newHarness(t *testing.T) *harness {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	h := &harness{logs: logs, spans: spans, next: make(chan struct{}), statuses: map[string][]int{}}
-	s := app.New(app.WithLogger(zap.New(core)), app.WithRequestLogging(true))
+	s := app.New(app.WithLogger(zap.New(core)))
 	h.s = s
 
 	require.NoError(t, s.AddHook(app.OnResponse, func(req *httpx.Request, rep *httpx.Reply) {

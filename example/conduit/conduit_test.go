@@ -212,3 +212,42 @@ func TestTwoInstancesOnOnePostgreSQL(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestProductionPlugins(t *testing.T) {
+	t.Parallel()
+	base := start(t, "-cors-origins", "https://app.example")
+	anon := &client{t: t, base: base}
+	alice := anon.register("alice")
+	for i := range 30 {
+		status, _ := alice.do("POST", "/api/articles", map[string]any{"article": map[string]any{"title": "t" + itoa(i), "description": "d", "body": "b"}})
+		require.Equal(t, 201, status)
+	}
+	get := func(path string, header map[string]string) *http.Response {
+		req, err := http.NewRequest("GET", base+path, nil)
+		require.NoError(t, err)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	res := get("/api/articles", map[string]string{"Accept-Encoding": "gzip", "Origin": "https://app.example"})
+	assert.Equal(t, "gzip", res.Header.Get("Content-Encoding"), "a list of 20 articles is compressed")
+	assert.Equal(t, "https://app.example", res.Header.Get("Access-Control-Allow-Origin"))
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	res = get("/api/articles", map[string]string{"Origin": "https://evil.example"})
+	assert.Empty(t, res.Header.Get("Access-Control-Allow-Origin"))
+
+	// Log-in attempts are limited per client address: ten a minute.
+	status := 0
+	for range 11 {
+		status, _ = anon.do("POST", "/api/users/login", map[string]any{"user": map[string]any{"email": "alice@example.com", "password": "wrong-password"}})
+	}
+	assert.Equal(t, 429, status)
+	status, _ = anon.do("GET", "/api/articles", nil)
+	assert.Equal(t, 200, status, "the limit is log-in's only")
+}

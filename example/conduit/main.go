@@ -11,7 +11,9 @@
 // Flags: -port (env PORT, default 8080), -host (default 127.0.0.1), -db
 // (a SQLite file, "" for a fresh in-memory database, or a postgres://
 // URL), -jwt-secret (env CONDUIT_JWT_SECRET; default a random secret per
-// run, so tokens do not outlive the process). The API is under /api, its
+// run, so tokens do not outlive the process), -cors-origins (the origins of
+// browser front ends allowed to call the API, comma-separated; none: no
+// CORS). The API is under /api, its
 // OpenAPI document at /api/openapi.json with a page at /api/docs;
 // GET /healthz answers 200 once the server serves.
 package main
@@ -26,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,6 +59,7 @@ type config struct {
 	host, db string
 	port     int
 	secret   []byte
+	origins  []string
 }
 
 func parseFlags(args []string, getenv func(string) string) (config, error) {
@@ -69,6 +73,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
 	fs.StringVar(&c.db, "db", "", `a SQLite file, "" for a fresh in-memory database, or a postgres:// URL`)
 	secret := fs.String("jwt-secret", getenv("CONDUIT_JWT_SECRET"), "the secret JWTs are signed with (env CONDUIT_JWT_SECRET); at least 32 bytes; default a random one per run")
+	origins := fs.String("cors-origins", "", "origins of browser front ends allowed to call the API, comma-separated (https://app.example); none: no CORS")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -80,6 +85,11 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("invalid port %q: want a number from 0 to 65535", port)
 	}
 	c.port = p
+	for _, o := range strings.Split(*origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.origins = append(c.origins, o)
+		}
+	}
 	switch {
 	case *secret == "":
 		c.secret = make([]byte, 32)
@@ -107,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer d.Close()
-	s := build(d, newTokens(cfg.secret), app.WithLogger(logger))
+	s := build(d, newTokens(cfg.secret), cfg.origins, app.WithLogger(logger))
 	if started != nil {
 		s.OnListen(func(addr net.Addr) error { started(addr); return nil })
 	}

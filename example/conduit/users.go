@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/plugins/ratelimit"
 )
 
 // userBody is the API's user: the caller's own account, with its token.
@@ -71,10 +73,21 @@ type updateUserIn struct {
 	Tx     tx
 }
 
+// loginsPerMinute is how many log-in attempts one client address may make
+// a minute.
+const loginsPerMinute = 10
+
 // usersPlugin serves registration, login and the caller's account.
 func usersPlugin(s *app.Server) error {
 	app.Post(s, "/users", register, app.Tags("users"), app.Summary("Register"))
-	app.Post(s, "/users/login", login, app.Tags("users"), app.Summary("Log in"))
+	// Log-in guesses a password: its own context spends a budget per
+	// client address, failed attempts included.
+	s.Register(func(s *app.Server) error {
+		s.Register(ratelimit.Plugin(ratelimit.Limit(ratelimit.Policy{
+			Name: "login", Limit: loginsPerMinute, Window: time.Minute, Key: ratelimit.ByIP(),
+		})))
+		return app.Post(s, "/users/login", login, app.Tags("users"), app.Summary("Log in"))
+	}, app.Name("login"))
 	return s.Register(func(s *app.Server) error {
 		s.Register(requireUser)
 		app.Get(s, "/user", currentUser, app.Tags("users"), app.Summary("The caller's account"))

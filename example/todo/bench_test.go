@@ -135,5 +135,5 @@ func BenchmarkGetTodoStore(b *testing.B) {
 
 // withoutLogs is the options of a server that logs nothing per request.
 func withoutLogs() []app.Option {
-	return []app.Option{app.WithLogger(zap.NewNop()), app.WithRequestLogging(false)}
+	return []app.Option{app.WithLogger(zap.NewNop()), app.WithoutRequestLogging()}
 }

@@ -175,7 +175,7 @@ func todosPlugin(auth *app.Plugin, t *traffic) func(*app.Server) error {
 		s.Register(t.guardUsers()) // after authentication: the per-user limit
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
-		s.SetErrorHandler(app.Typed(storeErrors))
+		s.SetErrorHandler(storeErrors)
 		app.Get(s, "/todos", list)
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict)

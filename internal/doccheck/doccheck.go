@@ -143,13 +143,15 @@ func File(b Block, pkg, path string) (Source, error) {
 
 // Runs reports whether a block is a program that runs to its end by
 // itself: a complete file of package main, with a main function, that
-// does not Listen or Serve (those serve until they are closed).
+// does not Listen or Serve, nor Run an fx application (those serve until
+// they are stopped).
 func Runs(code string) bool {
 	if !isFile(code) || !strings.Contains(code, "\npackage main\n") && !strings.HasPrefix(code, "package main\n") {
 		return false
 	}
 	return strings.Contains(code, "\nfunc main() {") &&
-		!strings.Contains(code, ".Listen(") && !strings.Contains(code, ".ListenTLS(") && !strings.Contains(code, ".Serve(")
+		!strings.Contains(code, ".Listen(") && !strings.Contains(code, ".ListenTLS(") && !strings.Contains(code, ".Serve(") &&
+		!strings.Contains(code, ").Run()")
 }
 
 // isFile reports whether code's first line that is not blank or a comment
@@ -174,6 +176,10 @@ var Imports = map[string]string{ // #nosec G101 -- package names and import path
 	"bearer":      "github.com/burrow-go/burrow/bearer",
 	"httpx":       "github.com/burrow-go/burrow/httpx",
 	"scope":       "github.com/burrow-go/burrow/scope",
+	"slogzap":     "github.com/burrow-go/burrow/slogzap",
+	"prometheus":  "github.com/burrow-go/burrow/plugins/prometheus",
+	"otel":        "github.com/burrow-go/burrow/plugins/otel",
+	"burrowfx":    "github.com/burrow-go/burrow/plugins/burrowfx",
 	"compress":    "github.com/burrow-go/burrow/plugins/compress",
 	"cookie":      "github.com/burrow-go/burrow/plugins/cookie",
 	"cors":        "github.com/burrow-go/burrow/plugins/cors",
@@ -187,6 +193,7 @@ var Imports = map[string]string{ // #nosec G101 -- package names and import path
 	"static":      "github.com/burrow-go/burrow/plugins/static",
 	"dig":         "go.uber.org/dig",
 	"zap":         "go.uber.org/zap",
+	"zapcore":     "go.uber.org/zap/zapcore",
 	"assert":      "github.com/stretchr/testify/assert",
 	"require":     "github.com/stretchr/testify/require",
 	"bufio":       "bufio",

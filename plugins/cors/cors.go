@@ -226,7 +226,7 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 }
 
 // ErrInvalidPreflight is the refusal of a preflight without an Origin
-// header under StrictPreflight, in Burrow's error shape.
+// header (unless LaxPreflight), in Burrow's error shape.
 var ErrInvalidPreflight = httpx.NewError(http.StatusBadRequest, "FST_CORS_INVALID_PREFLIGHT", "Invalid Preflight Request")
 
 // invalidPreflight is ErrInvalidPreflight's body.

@@ -188,12 +188,12 @@ func TestStrictPreflight(t *testing.T) {
 	assert.Equal(t, http.StatusMethodNotAllowed, a.status, "no requested method: an OPTIONS request, which / does not serve")
 	assert.Equal(t, "GET, HEAD", a.header.Get("Allow"))
 
-	lax := start(t, server(t, cors.Origins("*"), cors.StrictPreflight(false)))
+	lax := start(t, server(t, cors.Origins("*"), cors.LaxPreflight()))
 	a = lax.preflight("/", "", "GET")
 	assert.Equal(t, http.StatusNoContent, a.status)
 	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"))
 
-	listed := start(t, server(t, cors.Origins("https://example.com"), cors.StrictPreflight(false)))
+	listed := start(t, server(t, cors.Origins("https://example.com"), cors.LaxPreflight()))
 	a = listed.preflight("/", "", "GET")
 	assert.Equal(t, http.StatusNoContent, a.status)
 	assert.Empty(t, a.cors(), "no origin is not a listed origin")

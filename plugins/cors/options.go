@@ -35,7 +35,7 @@ type config struct {
 	maxAge        time.Duration
 	maxAgeSet     bool
 	successStatus int
-	lax           bool // StrictPreflight(false)
+	lax           bool // LaxPreflight
 	err           error
 }
 
@@ -192,11 +192,12 @@ func SuccessStatus(code int) Option {
 	}
 }
 
-// StrictPreflight says whether a preflight without an Origin header is
-// refused with 400 ErrInvalidPreflight (default true, as @fastify/cors): browsers always send one, so what lacks it is not a
-// browser's preflight. Off, it is answered as a preflight from no
-// origin: only Origins("*") allows it.
-func StrictPreflight(on bool) Option { return func(c *config) { c.lax = !on } }
+// LaxPreflight answers a preflight without an Origin header as a
+// preflight from no origin: only Origins("*") allows it. By default such
+// a request is refused with 400 ErrInvalidPreflight, as @fastify/cors
+// does: browsers always send one, so what lacks it is not a browser's
+// preflight.
+func LaxPreflight() Option { return func(c *config) { c.lax = true } }
 
 // newConfig applies opts to the defaults and checks the result.
 func newConfig(opts []Option) (config, error) {

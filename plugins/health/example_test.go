@@ -13,7 +13,7 @@ import (
 
 func Example() {
 	checks := health.New()
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	defer s.Close(context.Background())
 	s.Register(func(s *app.Server) error { // the plugin that provides the database
 		return s.Register(checks.Check("db", func(ctx context.Context) error { return errors.New("db is down") }))

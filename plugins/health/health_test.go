@@ -35,7 +35,7 @@ func (d *dependency) ping(context.Context) error {
 func server(t *testing.T, db, cache *dependency, opts ...health.CheckOption) (*app.Server, *health.Checks) {
 	t.Helper()
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(func(s *app.Server) error {
 		return s.Register(checks.Check("db", db.ping, opts...))
 	}, app.Name("db"))
@@ -95,7 +95,7 @@ func TestCheckIsPendingUntilItsFirstRunEnds(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(checks.Check("slow", func(ctx context.Context) error {
 		select {
 		case <-release:
@@ -116,7 +116,7 @@ func TestCheckIsPendingUntilItsFirstRunEnds(t *testing.T) {
 func TestCheckTimeOutAndPanic(t *testing.T) {
 	t.Parallel()
 	checks := health.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(checks.Check("hangs", func(ctx context.Context) error {
 		<-ctx.Done()
 		return ctx.Err()
@@ -138,11 +138,11 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 	checks := health.New()
 	db := &dependency{}
 	db.fail(errors.New("db down"))
-	public := apptest.New(t, app.WithRequestLogging(false))
+	public := apptest.New(t, app.WithoutRequestLogging())
 	public.Register(checks.Check("db", db.ping, health.Interval(time.Millisecond)))
 	public.Get("/", func() (string, error) { return "hi", nil })
 	require.NoError(t, public.Ready())
-	admin := apptest.New(t, app.WithRequestLogging(false))
+	admin := apptest.New(t, app.WithoutRequestLogging())
 	admin.Register(checks.Routes())
 	require.NoError(t, admin.Ready())
 
@@ -163,7 +163,7 @@ func TestProbesOnAnAdminServer(t *testing.T) {
 func TestClosingFailsReadiness(t *testing.T) {
 	t.Parallel()
 	checks := health.New()
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	s.Register(checks.Check("db", func(context.Context) error { return nil }, health.Interval(time.Millisecond)))
 	s.Register(checks.Routes())
 	require.NoError(t, s.Ready())

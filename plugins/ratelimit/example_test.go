@@ -12,7 +12,7 @@ import (
 )
 
 func Example() {
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // keeps the output exact; leave Clock out in production
 	s.Register(ratelimit.Plugin(
 		ratelimit.Limit(ratelimit.Policy{Name: "ip", Limit: 2, Window: time.Minute, Key: ratelimit.ByIP()}),

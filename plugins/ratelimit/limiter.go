@@ -203,7 +203,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 func (l *Limiter) Hook(req *httpx.Request, rep *httpx.Reply) error {
 	var ex *Exempt
 	if rt := req.Route(); rt != nil {
-		ex = (*l.exempt.Load())[routeKey{rt.Method, rt.Pattern}]
+		ex = (*l.exempt.Load())[routeKey{rt.Method, rt.Path}]
 	}
 	v := l.decide(req.Raw(), rep.Header(), req.Decorator, func(*http.Request) netip.Addr { return req.ClientIP() }, ex)
 	if v.status == 0 {

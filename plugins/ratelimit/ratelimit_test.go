@@ -398,7 +398,7 @@ func TestLimitStoreFailureAnswers503AndLogsOncePerOutage(t *testing.T) {
 	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
 	store := &failingStore{Store: ratelimit.NewMemory()}
-	s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithoutRequestLogging())
 	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(100)), ratelimit.WithStore(store)))
 	s.Get("/a", ok)
 	require.NoError(t, s.Ready())

@@ -75,15 +75,23 @@ func (m *MemoryStore) Load(_ context.Context, token string) ([]byte, error) {
 
 // Save implements Store.
 func (m *MemoryStore) Save(_ context.Context, token string, data []byte, ttl time.Duration) (string, error) {
-	if token == "" {
+	create := token == ""
+	if create {
 		token = NewToken()
 	}
 	sh := m.shard(token)
-	it := &memoryItem{token: token, data: append([]byte(nil), data...), expires: m.now().Add(ttl)}
+	now := m.now()
+	it := &memoryItem{token: token, data: append([]byte(nil), data...), expires: now.Add(ttl)}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if e, ok := sh.items[token]; ok {
+		live := now.Before(e.Value.(*memoryItem).expires)
 		sh.remove(e)
+		if !live && !create {
+			return "", ErrNotFound
+		}
+	} else if !create {
+		return "", ErrNotFound
 	}
 	for sh.order.Len() >= sh.max {
 		sh.remove(sh.order.Back())

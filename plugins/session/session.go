@@ -66,8 +66,11 @@ var ErrNotFound = errors.New("session: not found")
 type Store interface {
 	// Load returns the data saved under token, or ErrNotFound.
 	Load(ctx context.Context, token string) ([]byte, error)
-	// Save keeps data for ttl under token, or under a new token when
-	// token is "", and returns the token the cookie carries from now on.
+	// Save keeps data for ttl under a new token when token is "", and
+	// returns the token the cookie carries from now on. Given a token, it
+	// replaces that session's data only while the session exists, and
+	// returns ErrNotFound otherwise: a request that loaded a session
+	// before another ended it (a log-out) must not bring it back.
 	Save(ctx context.Context, token string, data []byte, ttl time.Duration) (string, error)
 	// Delete forgets token; a token it does not know is no error.
 	Delete(ctx context.Context, token string) error
@@ -90,9 +93,10 @@ type Session[T any] struct {
 // record is what a store keeps: the data and the two instants expiry is
 // measured from, in Unix seconds.
 type record[T any] struct {
-	Data    T     `json:"d"`
-	Created int64 `json:"c"`
-	Seen    int64 `json:"s"`
+	Data    T      `json:"d"`
+	Created int64  `json:"c"`
+	Seen    int64  `json:"s"`
+	Cookie  string `json:"n"` // the cookie it was made for: another's is refused
 }
 
 // Get returns the session's data, and whether there is a session: false
@@ -110,7 +114,7 @@ func (s *Session[T]) Get() (T, bool) {
 func (s *Session[T]) Set(v T) {
 	if s.destroy || !s.loaded && !s.changed {
 		now := s.m.now().Unix()
-		s.rec = record[T]{Created: now, Seen: now}
+		s.rec = record[T]{Created: now, Seen: now, Cookie: s.m.name}
 		s.destroy = false
 		s.regen = s.token != ""
 	}
@@ -121,7 +125,12 @@ func (s *Session[T]) Set(v T) {
 // Regenerate gives the session a new token when it is saved and makes
 // the old one invalid: call it when the privileges of the session
 // change, at log-in above all. It starts the absolute time-out anew.
+// Without a session it does nothing: the Set that follows starts one,
+// under a token of its own.
 func (s *Session[T]) Regenerate() {
+	if s.destroy || !s.loaded && !s.changed {
+		return // no session: the next Set starts one, with a new token
+	}
 	s.regen = true
 	s.changed = true
 	s.rec.Created = s.m.now().Unix()
@@ -144,6 +153,7 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 				return fmt.Errorf("session: deleting: %w", err)
 			}
 			h.Add("Set-Cookie", m.expired)
+			noStore(h)
 		}
 		return nil
 	}
@@ -169,6 +179,11 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 		token = ""
 	}
 	next, err := m.store.Save(ctx, token, data, ttl)
+	if errors.Is(err, ErrNotFound) {
+		// Ended by another request (a log-out) since this one loaded it:
+		// the end stands, and the change is dropped.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("session: saving: %w", err)
 	}
@@ -178,6 +193,7 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 			c.MaxAge = int(ttl / time.Second)
 		}
 		h.Add("Set-Cookie", c.String())
+		noStore(h)
 	}
 	return nil
 }
@@ -198,8 +214,11 @@ func (s *Session[T]) load(req *httpx.Request) error {
 		return fmt.Errorf("session: loading: %w", err)
 	}
 	var rec record[T]
-	if json.Unmarshal(data, &rec) != nil {
-		return nil // written by another version of the data type: start anew
+	if json.Unmarshal(data, &rec) != nil || rec.Cookie != m.name {
+		// Written by another version of the data type, or for another
+		// cookie (another registration sharing the store or the key):
+		// no session here.
+		return nil
 	}
 	now := m.now()
 	if now.Sub(time.Unix(rec.Seen, 0)) >= m.idle || now.Sub(time.Unix(rec.Created, 0)) >= m.absolute {
@@ -208,6 +227,13 @@ func (s *Session[T]) load(req *httpx.Request) error {
 	s.token, s.rec, s.loaded = c.Value, rec, true
 	return nil
 }
+
+// noStore keeps an answer that sets the session cookie out of every
+// cache: a shared cache that stored it would hand one user's session to
+// the next. It replaces what the route set.
+func noStore(h http.Header) { h["Cache-Control"] = noStoreValue }
+
+var noStoreValue = []string{"no-store"}
 
 // maxTokenLen is the longest cookie value looked up: a browser keeps
 // about 4 KiB per cookie.

@@ -14,7 +14,7 @@ import (
 // /healthz, in another context, still answers.
 func Example() {
 	sh := shed.New()
-	s := app.New(app.WithRequestLogging(false))
+	s := app.New(app.WithoutRequestLogging())
 	entered, release := make(chan struct{}), make(chan struct{})
 	s.Register(func(s *app.Server) error {
 		s.Register(sh.Bulkhead(1))

@@ -44,7 +44,7 @@ func TestBulkheadShedsBeyondItsCap(t *testing.T) {
 	t.Parallel()
 	sh := shed.New()
 	b := newBlocking()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(func(s *app.Server) error {
 		s.Register(sh.Bulkhead(1))
 		s.Get("/reports", b.handle)
@@ -85,7 +85,7 @@ func TestBulkheadShedsBeyondItsCap(t *testing.T) {
 func TestBulkheadCountsOnlyWhatItAdmitted(t *testing.T) {
 	t.Parallel()
 	sh := shed.New()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	// An earlier hook refuses most requests: their onResponse must not
 	// free a slot they never took.
 	s.AddHook(app.OnRequest, func(req *httpx.Request, rep *httpx.Reply) error {
@@ -130,7 +130,7 @@ func (f *source) Sample() shed.Signals {
 func pressured(t *testing.T, src *source, opts ...shed.Option) (*app.Server, *shed.Shedder) {
 	t.Helper()
 	sh := shed.New(append([]shed.Option{shed.WithSource(src), shed.SampleInterval(time.Millisecond)}, opts...)...)
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(sh.Plugin())
 	s.Get("/work", ok)
 	s.Register(func(s *app.Server) error {
@@ -269,7 +269,7 @@ func TestBulkheadsNest(t *testing.T) {
 	t.Parallel()
 	sh := shed.New()
 	b := newBlocking()
-	s := apptest.New(t, app.WithRequestLogging(false))
+	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(func(s *app.Server) error {
 		s.Register(sh.Bulkhead(2))
 		s.Get("/api/other", ok)
@@ -335,7 +335,7 @@ func TestReadinessReportsShedding(t *testing.T) {
 	src := &source{}
 	_, sh := pressured(t, src, shed.MaxGCFraction(0.5)) // its server samples the signals
 	checks := health.New()
-	admin := apptest.New(t, app.WithRequestLogging(false))
+	admin := apptest.New(t, app.WithoutRequestLogging())
 	admin.Register(checks.Check("load", sh.Check, health.Interval(time.Millisecond)))
 	admin.Register(checks.Routes())
 	require.NoError(t, admin.Ready())

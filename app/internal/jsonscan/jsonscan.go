@@ -18,7 +18,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/internal/echo"
 )
+
+// maxKeyEcho is how much of a client's key an error repeats, as much as a
+// validation failure's path repeats of a map key: two duplicate keys of
+// 300 KB each would otherwise make a 400 of 900 KB.
+const maxKeyEcho = 64
 
 // Names is what the scan knows of the Go value a JSON
 // value is decoded into, so that one body has one meaning: a key names a
@@ -197,12 +203,12 @@ func Check(data []byte, maxDepth int, names *Names) error {
 					top.keys = map[string]struct{}{}
 				}
 				if _, dup := top.keys[key]; dup {
-					return fmt.Errorf("duplicate key %q in JSON object", key)
+					return fmt.Errorf("duplicate key %q in JSON object", echo.Cut(key, maxKeyEcho))
 				}
 				top.keys[key] = struct{}{}
 				var field string
 				if top.member, field = top.names.member(key); field != "" {
-					return fmt.Errorf("key %q differs from field %q only in case; names must match exactly", key, field)
+					return fmt.Errorf("key %q differs from field %q only in case; names must match exactly", echo.Cut(key, maxKeyEcho), field)
 				}
 				expectKey = false
 			}

@@ -46,6 +46,14 @@ func TestCheck(t *testing.T) {
 		{strings.Repeat("[", 3) + strings.Repeat("]", 3), 3, ""},
 		{strings.Repeat("[", 4) + strings.Repeat("]", 4), 3, "JSON nested deeper than 3 levels"},
 		{`{"a":"unterminated`, 10, ""},
+		// A client's key is repeated up to 64 bytes, cut where a
+		// character starts; a field's name is the server's own.
+		{`{"` + strings.Repeat("x", 300<<10) + `":1,"` + strings.Repeat("x", 300<<10) + `":2}`, 10,
+			`duplicate key "` + strings.Repeat("x", 64) + `…" in JSON object`},
+		{`{"` + strings.Repeat("é", 40) + `":1,"` + strings.Repeat("é", 40) + `":2}`, 10,
+			`duplicate key "` + strings.Repeat("é", 32) + `…" in JSON object`},
+		{`{"` + strings.Repeat("x", 64) + `":1,"` + strings.Repeat("x", 64) + `":2}`, 10,
+			`duplicate key "` + strings.Repeat("x", 64) + `" in JSON object`},
 	} {
 		err := Check([]byte(tt.body), tt.depth, names)
 		if tt.want == "" {

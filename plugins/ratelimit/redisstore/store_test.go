@@ -136,7 +136,7 @@ func TestOneRoundTripPerDecision(t *testing.T) {
 // instance is a server with a per-IP limit on the given store.
 func instance(t *testing.T, store ratelimit.Store, limit int, log *zap.Logger) *app.Server {
 	t.Helper()
-	opts := []app.Option{app.WithRequestLogging(false)}
+	opts := []app.Option{app.WithoutRequestLogging()}
 	if log != nil {
 		opts = append(opts, app.WithLogger(log))
 	}

@@ -70,8 +70,21 @@ func (s *Store) Load(ctx context.Context, token string) ([]byte, error) {
 func (s *Store) Save(ctx context.Context, token string, data []byte, ttl time.Duration) (string, error) {
 	if token == "" {
 		token = session.NewToken()
+		if err := s.rdb.Set(ctx, s.prefix+token, data, ttl).Err(); err != nil {
+			return "", err
+		}
+		return token, nil
 	}
-	if err := s.rdb.Set(ctx, s.prefix+token, data, ttl).Err(); err != nil {
+	if len(token) > maxTokenLen {
+		return "", session.ErrNotFound
+	}
+	// XX: only while the session exists, so that a request that loaded
+	// it before a log-out does not bring it back.
+	err := s.rdb.SetArgs(ctx, s.prefix+token, data, redis.SetArgs{Mode: "XX", TTL: ttl}).Err()
+	if errors.Is(err, redis.Nil) {
+		return "", session.ErrNotFound
+	}
+	if err != nil {
 		return "", err
 	}
 	return token, nil

@@ -78,6 +78,21 @@ func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
 		equal(t, "abc", string(got))
 	})
 	if caps.Revocable {
+		t.Run("SaveDoesNotBringBackAnEndedSession", func(t *testing.T) {
+			st := newStore(t)
+			if _, err := st.Save(ctx, "never-given", []byte("x"), time.Minute); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("Save of a token never given = %v, want ErrNotFound", err)
+			}
+			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
+			must(t, err)
+			must(t, st.Delete(ctx, tok))
+			if _, err := st.Save(ctx, tok, []byte("two"), time.Minute); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("Save after Delete = %v, want ErrNotFound", err)
+			}
+			if _, err := st.Load(ctx, tok); !errors.Is(err, session.ErrNotFound) {
+				t.Fatalf("Load after a Save of a deleted token = %v, want ErrNotFound", err)
+			}
+		})
 		t.Run("DeleteForgets", func(t *testing.T) {
 			st := newStore(t)
 			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)

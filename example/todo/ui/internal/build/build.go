@@ -38,7 +38,7 @@ func Dir(src, dst string) error {
 		if e.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name())) // #nosec G304 -- a file src lists, read by the build
+		b, err := os.ReadFile(filepath.Join(src, e.Name())) // #nosec G304 -- a file of the source folder the developer names
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func Hashed(name string, content []byte) string {
 // write writes b to name, and its .gz, .br and .zst siblings, each
 // compressed at its best level: they are made once, served many times.
 func write(name string, b []byte) error {
-	if err := os.WriteFile(name, b, 0o600); err != nil { // #nosec G703 -- dst and a name of src's, given by the build
+	if err := os.WriteFile(name, b, 0o600); err != nil { // #nosec G703 -- under the output folder the developer names
 		return err
 	}
 	for _, c := range []struct {
@@ -107,7 +107,7 @@ func write(name string, b []byte) error {
 		if err := w.Close(); err != nil {
 			return err
 		}
-		if err := os.WriteFile(name+c.ext, buf.Bytes(), 0o600); err != nil { // #nosec G703 -- as above
+		if err := os.WriteFile(name+c.ext, buf.Bytes(), 0o600); err != nil { // #nosec G703 -- beside name
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"reflect"
@@ -139,5 +140,88 @@ func responds(status int, as bool, mediaType string, body any, headers []string)
 		m := r.describe()
 		m.responses = slices.DeleteFunc(m.responses, func(x ResponseInfo) bool { return x.Status == status })
 		m.responses = append(m.responses, res)
+	}
+}
+
+// RouteOption configures one route as Route registers it. Like every
+// option type of Burrow's, it is a function that only Burrow's
+// constructors make; one given a bad argument records the error, which
+// the call taking it (here Route) returns: the first one's, when several
+// fail.
+type RouteOption func(*routeDef)
+
+// fail records err unless an earlier option failed: an error names its
+// subject once, and a second one joined below it would not.
+func (r *routeDef) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// WithHook adds a route-level hook, which runs after every context hook of
+// the same kind.
+func WithHook(kind Hook, fn any) RouteOption {
+	return func(r *routeDef) {
+		d, err := newHookDef(kind, fn)
+		if err != nil {
+			r.fail(fmt.Errorf("has an invalid %v hook: %w", kind, err))
+			return
+		}
+		r.hooks = append(r.hooks, d)
+	}
+}
+
+// BodyLimit sets the body limit of one route.
+func BodyLimit(n int64) RouteOption {
+	return func(r *routeDef) {
+		if n <= 0 {
+			r.fail(errkind.New(ErrInvalidInput, "has an invalid body limit %d", n))
+			return
+		}
+		r.bodyLimit = n
+	}
+}
+
+// WithConfig gives the route v, a value a plugin reads when the route is
+// compiled (Fastify's routeOptions.config): a CORS policy of its own, a
+// rate limit, a switch turning a plugin off for this route. The plugin's
+// OnRoute hook reads it with RouteConfig, its middleware per request with
+// RouteConfigOf. A route holds any number of values, one per type: the
+// plugin's package defines the type, so two plugins never read each
+// other's. Ready fails with ErrUnreadConfig when no OnRoute hook of the
+// route's contexts read a value (the plugin it is meant for is not
+// registered there, so the route would silently go without it), and
+// PrintRoutes lists each value under its route.
+func WithConfig(v any) RouteOption {
+	return func(r *routeDef) {
+		if v == nil {
+			r.fail(errkind.New(ErrInvalidHandler, "has a nil config value"))
+			return
+		}
+		if r.config == nil {
+			r.config = &routeConfig{}
+		}
+		t := reflect.TypeOf(v)
+		for _, have := range r.config.values {
+			if reflect.TypeOf(have) == t {
+				r.fail(errkind.New(ErrInvalidHandler, "has two config values of type %v: a route holds one per type", t))
+				return
+			}
+		}
+		r.config.values = append(r.config.values, v)
+		r.config.read = append(r.config.read, false)
+	}
+}
+
+// Status makes a typed route (Get, Post, … Handle) answer its Out with
+// code, a success status (200 to 299, not 204, which has no body: use
+// NoContent) instead of 200.
+func Status(code int) RouteOption {
+	return func(r *routeDef) {
+		if code < 200 || code > 299 || code == http.StatusNoContent {
+			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code))
+			return
+		}
+		r.status = code
 	}
 }

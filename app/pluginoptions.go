@@ -124,3 +124,17 @@ func (a *instance) hasPlugin(n *node, name string) bool {
 	}
 	return false
 }
+
+// PluginOption configures a plugin: where it is made (Wrap, Describe) or
+// where it is registered (Register). Options given to Register apply to
+// that registration only, after the plugin's own.
+type PluginOption func(*Plugin)
+
+// Name names the plugin and the context it gets (default: the body's
+// function name). Given to Register, it renames that registration.
+func Name(name string) PluginOption { return func(p *Plugin) { p.name = name } }
+
+// Prefix prefixes every route of the plugin's context (and its
+// descendants) with prefix. A wrapped plugin has no context of its own:
+// Register refuses it one with a Prefix, given to Wrap or to Register.
+func Prefix(prefix string) PluginOption { return func(p *Plugin) { p.prefix = prefix } }

@@ -1,0 +1,18 @@
+// Package otel is Burrow's OpenTelemetry plugin: a SERVER span per
+// request, named after its route ("GET /todos/{id}"), with the standard
+// HTTP attributes, http.route and burrow.context; W3C trace context and
+// baggage propagation; errors recorded where the error handler sees
+// them; the http.server.request.duration metric; and the trace and span
+// ids in every log line of the request.
+//
+//	s.Register(otel.Plugin())  // the global TracerProvider, MeterProvider and propagator
+//
+// The plugin is wrapped: registered in the root it traces every request;
+// registered in a plugin's body it traces that context and its
+// descendants, not their siblings. The span starts once the request is
+// routed, before the access log and any middleware, so the middleware,
+// hooks, handler and every log line see it; it ends once the response is
+// written. A request no route matched is a span named after its method
+// only (as the semantic conventions say), owned by the context of the
+// not-found handler answering it; a 405 by the context owning the path.
+package otel
