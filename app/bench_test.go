@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,11 +280,16 @@ func (*rereadBody) Close() error { return nil }
 // benchPost sends body to POST /echo through h once per iteration and
 // checks the status of the first answer.
 func benchPost(b *testing.B, h http.Handler, body string, status int) {
+	benchPostAs(b, h, "application/json", body, status)
+}
+
+// benchPostAs is benchPost with a body of media type ct.
+func benchPostAs(b *testing.B, h http.Handler, ct, body string, status int) {
 	data := []byte(body)
 	rb := &rereadBody{}
 	rb.Reset(data)
 	req := httptest.NewRequest("POST", "/echo", nil)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ct)
 	req.Body, req.ContentLength = rb, int64(len(data))
 	w := &discard{h: http.Header{}}
 	h.ServeHTTP(w, req)
@@ -311,4 +317,47 @@ func BenchmarkEcho(b *testing.B) {
 // same work up to validation, then the 400 with its validation array.
 func BenchmarkEchoInvalid(b *testing.B) {
 	benchPost(b, echoServer(b), echoInvalid, http.StatusBadRequest)
+}
+
+// echoForm is POST /echo's input as a form: the same values, read from
+// a urlencoded or multipart body.
+type echoForm struct {
+	app.In
+	Message string   `form:"message" validate:"required,max=280"`
+	Tags    []string `form:"tags" validate:"max=5"`
+}
+
+// echoFormServer is echoServer with the input as a form.
+func echoFormServer(tb testing.TB) *app.Server {
+	s := app.New()
+	if err := app.Post(s, "/echo", func(_ context.Context, in echoForm) (echoBody, error) {
+		return echoBody{Message: in.Message, Tags: in.Tags}, nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Ready(); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// echoFormValid is echoValid's values as a urlencoded form.
+const echoFormValid = "message=Typed+input%3A+decode+this+JSON+body%2C+validate+it+and+send+the+same+object+back.&tags=go&tags=json&tags=bench"
+
+// BenchmarkFormPost is BenchmarkEcho with the values posted as an
+// application/x-www-form-urlencoded form.
+func BenchmarkFormPost(b *testing.B) {
+	benchPostAs(b, echoFormServer(b), "application/x-www-form-urlencoded", echoFormValid, http.StatusOK)
+}
+
+// BenchmarkMultipartPost is BenchmarkEcho with the values posted as a
+// multipart/form-data form, a part each.
+func BenchmarkMultipartPost(b *testing.B) {
+	var body strings.Builder
+	for _, kv := range [][2]string{{"message", "Typed input: decode this JSON body, validate it and send the same object back."},
+		{"tags", "go"}, {"tags", "json"}, {"tags", "bench"}} {
+		fmt.Fprintf(&body, "--b\r\nContent-Disposition: form-data; name=%q\r\n\r\n%s\r\n", kv[0], kv[1])
+	}
+	body.WriteString("--b--\r\n")
+	benchPostAs(b, echoFormServer(b), "multipart/form-data; boundary=b", body.String(), http.StatusOK)
 }

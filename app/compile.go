@@ -92,7 +92,7 @@ func (a *instance) compile() error {
 					Err: errkind.New(httpx.ErrInvalidMethod, "was given method %q by an onRoute hook: a method is an upper-case token", ro.Method)}
 				return
 			}
-			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit)
+			rt, err := a.compileRoute(n, ro.Method, ro.Path, ro.Handler, def.hooks, def.bodyLimit, def.multipart)
 			if err != nil {
 				errs = err
 				return
@@ -156,7 +156,7 @@ func (a *instance) compile() error {
 }
 
 // compileRoute builds the compiled form of one route of n.
-func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64) (*route, error) {
+func (a *instance) compileRoute(n *node, method, path string, handler any, own []hookDef, bodyLimit int64, multipart MultipartLimits) (*route, error) {
 	fail := func(err error) error {
 		return &RouteError{Method: method, Path: path, Context: n.ctx.Path(), Err: err}
 	}
@@ -222,7 +222,7 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if rt.onAbort, err = rt.compileHooks(line, OnRequestAbort, own, concurrent); err != nil {
 		return nil, fail(err)
 	}
-	if rt.in, err = a.newInputPlan(n, path, bodyLimit, needs); err != nil {
+	if rt.in, err = a.newInputPlan(n, path, bodyLimit, multipart, needs); err != nil {
 		return nil, fail(err)
 	}
 	for kind := range Hook(numHooks) {

@@ -127,6 +127,28 @@
 //
 //	Body []newTodo `body:"" validate:"required,min=1,max=50"`
 //
+// # Forms and uploads
+//
+// In struct fields tagged form:"name" read a form body — urlencoded or
+// multipart/form-data — with the query's decoding, defaults and rules;
+// their errors are under body/name, and form:"" makes a group. A field
+// of type *[File] takes a file part (nil when absent), []*File every
+// part of its name; a route with one takes multipart bodies only. An In
+// struct cannot have form fields and a body field at once: Ready says
+// so. Any other media type is a 415. A multipart body is read as a
+// stream, part by part, after the OnRequest and PreParsing hooks, within
+// the body limit and [MultipartLimits] ([Server.SetMultipartLimits],
+// [WithMultipartLimits]: 1 MiB a file, 64 KiB a value, 1000 parts):
+// past one, a 413, and nothing more is read. Files are kept in memory
+// up to 1 MiB a request, in temporary files past it, which are removed
+// when the request ends, however it ends:
+//
+//	type importTodos struct {
+//		app.In
+//		File *app.File `form:"file" validate:"required"`
+//	}
+//	app.Post(s, "/todos/import", func(ctx context.Context, in importTodos) (created, error) { … in.File.Open() … })
+//
 // # Describing routes
 //
 // After Ready, [Server.Routes] describes the routes of a context's

@@ -105,12 +105,13 @@ type inputPlan struct {
 	params     *textdecode.Decoder
 	parsers    []parserDef
 	limit      int64
+	multipart  MultipartLimits // with the defaults filled in
 	timeout    time.Duration
 }
 
 // newInputPlan compiles what the route's parameters need, or returns nil
 // when they need nothing.
-func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *inputNeeds) (*inputPlan, error) {
+func (a *instance) newInputPlan(n *node, path string, routeLimit int64, multipart MultipartLimits, needs *inputNeeds) (*inputPlan, error) {
 	if needs.types == [4]reflect.Type{} {
 		return nil, nil
 	}
@@ -119,12 +120,15 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		p.bodyNeeded = validate.Required(needs.body.Tag.Get("validate"))
 	}
 	limitSet := false
+	p.multipart = multipart
 	for _, c := range slices.Backward(a.lineage(n)) {
+		p.multipart = p.multipart.under(c.multipart) // the nearest context's, field by field
 		p.parsers = append(p.parsers, c.parsers...)
 		if c.bodyLimit > 0 && !limitSet {
 			p.limit, limitSet = c.bodyLimit, true // the nearest context's
 		}
 	}
+	p.multipart = p.multipart.under(defaultMultipartLimits)
 	p.parsers = append(p.parsers, defaultParsers(needs.types[inputBody])...)
 	if routeLimit > 0 {
 		p.limit = routeLimit
@@ -134,6 +138,10 @@ func (a *instance) newInputPlan(n *node, path string, routeLimit int64, needs *i
 		fi, err := compileFields(t, path)
 		if err != nil {
 			return nil, err
+		}
+		if b := p.types[inputBody]; b != nil && fi.hasForm() {
+			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput,
+				"%v has form fields and the route also decodes a body into %v: the body is a form or it is %v, not both", t, b, b))
 		}
 		p.fields = fi
 	}
@@ -199,6 +207,15 @@ func (p *inputPlan) decode(x *httpx.Exchange) error {
 	if len(bad) > 0 {
 		return validationError(bad)
 	}
+	if p.fields != nil && p.fields.hasForm() {
+		form, err := p.readForm(x)
+		if err != nil {
+			return err
+		}
+		if bad = p.fields.decodeForm(x, form, bad); len(bad) > 0 {
+			return validationError(bad)
+		}
+	}
 	if t := p.types[inputBody]; t != nil {
 		if p.bodyNeeded && absentBody(req.Raw()) {
 			return errBodyRequired()
@@ -251,6 +268,13 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		}
 		return nil
 	}
+	return bodyError(rep, err)
+}
+
+// bodyError is the answer to err, met while reading or parsing a body:
+// a time-out (408) or a body past its limit (413) closes the connection,
+// whose unread rest would be taken for the next request.
+func bodyError(rep *httpx.Reply, err error) error {
 	var he *httpx.Error
 	var ne net.Error
 	switch {
@@ -258,6 +282,9 @@ func (p *inputPlan) parseBody(x *httpx.Exchange, req *httpx.Request, rep *httpx.
 		rep.Header()["Connection"] = closeHeader
 		return &httpx.Error{StatusCode: http.StatusRequestTimeout, Code: "ERR_BODY_TIMEOUT",
 			Message: "Request body was not received in time", Err: err}
+	case errors.As(err, &he) && he.StatusCode == http.StatusRequestEntityTooLarge:
+		rep.Header()["Connection"] = closeHeader // a limit of its own, a multipart one: its message says which
+		return err
 	case errors.Is(err, ErrBodyTooLarge):
 		rep.Header()["Connection"] = closeHeader
 		return errTooLarge

@@ -201,6 +201,17 @@ func TestQueryAndParams(t *testing.T) {
 	}
 }
 
+// countingServer serves s on a real listener that counts the bytes the
+// server reads from its connections, closed when the test ends.
+func countingServer(t *testing.T, s *app.Server) (*httptest.Server, *atomic.Int64) {
+	read := &atomic.Int64{}
+	srv := httptest.NewUnstartedServer(s)
+	srv.Listener = countingListener{srv.Listener, read}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, read
+}
+
 // countingListener counts the bytes the server reads from its connections.
 type countingListener struct {
 	net.Listener
@@ -234,11 +245,7 @@ func TestAuthHookRejectsALargeBodyWithoutReadingIt(t *testing.T) {
 	})
 	s.Post("/upload", func(b app.Body[string]) error { parsed = true; return nil })
 	require.NoError(t, s.Ready())
-	read := &atomic.Int64{}
-	srv := httptest.NewUnstartedServer(s)
-	srv.Listener = countingListener{srv.Listener, read}
-	srv.Start()
-	defer srv.Close()
+	srv, read := countingServer(t, s)
 
 	const size = 10 << 20
 	req, err := http.NewRequest("POST", srv.URL+"/upload", io.LimitReader(zeros{}, size))

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ var textSources = [...]struct{ tag, root string }{
 	srcQuery:  {"query", "querystring"},
 	srcHeader: {"header", "headers"},
 	srcCookie: {"cookie", "cookies"},
+	srcForm:   {"form", "body"},
 }
 
 // bodyTag declares an In struct's body field.
@@ -51,10 +53,11 @@ const (
 	srcQuery
 	srcHeader
 	srcCookie
+	srcForm // read from the body, after the others: see inputPlan.decodeForm
 )
 
 // textSource is the tag of f's text source ("path", "query", "header",
-// "cookie"), "" when it has none, or an error when it has two.
+// "cookie", "form"), "" when it has none, or an error when it has two.
 func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 	found := ""
 	for _, s := range textSources {
@@ -68,15 +71,16 @@ func textSource(t reflect.Type, f reflect.StructField) (string, error) {
 	return found, nil
 }
 
-// fieldsInput decodes and validates the path, query, header and cookie
-// fields of a route's In struct into one value of its type, which the
+// fieldsInput decodes and validates the path, query, header, cookie and
+// form fields of a route's In struct into one value of its type, which the
 // handler's and hooks' In structs copy those fields from. The values come
 // from a pool and go back to it once the request is answered: no
 // function ever holds one, only copies of its fields.
 type fieldsInput struct {
 	typ     reflect.Type
 	sources [len(textSources)]fieldsSource
-	pool    sync.Pool // of zeroed *typ
+	files   []fileField // the form's file fields
+	pool    sync.Pool   // of zeroed *typ
 }
 
 type fieldsSource struct {
@@ -95,7 +99,15 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 	params := pathParams(path)
 	for i, s := range textSources {
 		tag := inputfields.Only(s.tag)
-		dec, err := textdecode.Compile(t, tag)
+		var skip func(reflect.StructField) bool
+		if s.tag == "form" {
+			files, err := compileFiles(t)
+			if err != nil {
+				return nil, fmt.Errorf("has an invalid input struct: %w", err)
+			}
+			fi.files, skip = files, isFileField
+		}
+		dec, err := textdecode.CompileExcept(t, tag, skip)
 		if err != nil {
 			return nil, fmt.Errorf("has an invalid input struct: %w", errkind.New(ErrInvalidInput, "%w", err))
 		}
@@ -109,7 +121,7 @@ func compileFields(t reflect.Type, path string) (*fieldsInput, error) {
 					errkind.New(ErrInvalidInput, "%v.%s: a path parameter is always present, so it takes no default", t, inputfields.GoName(t, f.Path)))
 			}
 		}
-		if dec.Empty() {
+		if dec.Empty() && (s.tag != "form" || len(fi.files) == 0) {
 			continue
 		}
 		switch s.tag {
@@ -160,6 +172,9 @@ func checkGroups(top, t reflect.Type, index []int, group string) error {
 			if err := checkGroups(top, f.Type, at, group); err != nil {
 				return err
 			}
+		case src == "form" && f.Type == typeFile && inputfields.IsGroup(f, src):
+			return errkind.New(ErrInvalidInput, "%v.%s is a file: take it as *app.File, tagged with its part's name (form:\"%s\")",
+				top, inputfields.GoName(top, at), strings.ToLower(f.Name))
 		case src != "" && inputfields.IsGroup(f, src):
 			for _, k := range [...]string{"default", "validate", "pattern"} {
 				if _, ok := f.Tag.Lookup(k); ok {
@@ -220,10 +235,24 @@ func (fi *fieldsInput) decode(x *httpx.Exchange, bad []httpx.FieldError) ([]http
 				}
 				return "", false
 			}, bad)
+		case srcForm:
+			// Read from the body by decodeForm, once the other values
+			// are known good: a request refused for its query is
+			// refused before its body is read.
 		}
 	}
 	x.Input()[inputFields] = p
 	return bad, nil
+}
+
+// hasForm reports whether the In struct has form fields.
+func (fi *fieldsInput) hasForm() bool { return fi.sources[srcForm].dec != nil }
+
+// decodeForm fills the form fields of the value decode kept from form,
+// the body's values.
+func (fi *fieldsInput) decodeForm(x *httpx.Exchange, form url.Values, bad []httpx.FieldError) []httpx.FieldError {
+	v := reflect.ValueOf(x.Input()[inputFields]).Elem()
+	return fi.sources[srcForm].dec.Decode(v, textSources[srcForm].root, func(name string) []string { return form[name] }, bad)
 }
 
 // release gives the decoded value of x's request back to the pool, once

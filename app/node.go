@@ -34,8 +34,9 @@ type node struct {
 	notFound       *handlerDef
 	parsers        []parserDef
 	bodyLimit      int64
-	loadTime       time.Duration // the plugin body and everything it registered
-	loaded         []*loadRecord // plugins loaded into this context, wrapped ones included, in order
+	multipart      MultipartLimits // SetMultipartLimits's; a zero field is inherited
+	loadTime       time.Duration   // the plugin body and everything it registered
+	loaded         []*loadRecord   // plugins loaded into this context, wrapped ones included, in order
 	app            appHooks
 	security       []SecurityScheme // declared here (DeclareSecurity)
 }

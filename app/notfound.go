@@ -59,7 +59,7 @@ func (a *instance) compileNotFound() error {
 		if n.notFound != nil {
 			handler = n.notFound.fn
 		}
-		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0)
+		rt, err := a.compileRoute(n, "*", n.prefix+"/*", handler, nil, 0, MultipartLimits{})
 		if err != nil {
 			errs = err
 			return

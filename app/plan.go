@@ -541,7 +541,7 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 		}
 		return fp, opt.inputs.needBodyRules(t, f)
 	case f.Tag.Get("default") != "" || f.Tag.Get("validate") != "":
-		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie and body fields", t, f.Name)
+		return fp, errkind.New(ErrInvalidInput, "%v.%s: default and validate tags apply to path, query, header, cookie, form and body fields", t, f.Name)
 	case f.Type.Kind() == reflect.Struct && f.Type.Implements(typeInputParam):
 		a, err := planInput(f.Type, opt)
 		if err != nil {
@@ -644,6 +644,9 @@ func planField(t reflect.Type, f reflect.StructField, c *scope.Context, opt plan
 // parameter's, when its type is a path value's and the route has one;
 // the body's, when it looks like one and the route's method carries one.
 func inputHint(err error, f reflect.StructField, opt planOptions) error {
+	if _, isFile := fileType(f.Type); isFile {
+		return fmt.Errorf("%w; did you mean to tag the field %s form:%q, to take an uploaded file?", err, f.Name, strings.ToLower(f.Name))
+	}
 	if src := tagSourceOf(f.Type); src != "" {
 		return fmt.Errorf("%w; the fields of %v have Burrow's tags: tag the field %s %s:\"\" to read them, or embed %v",
 			err, f.Type, f.Name, src, f.Type)

@@ -18,10 +18,11 @@ type routeDef struct {
 	handler   any
 	hooks     []hookDef
 	bodyLimit int64
-	status    int          // Status: a typed route's success status
-	err       error        // from options, reported by Route
-	meta      *routeMeta   // what the route says about itself (routemeta.go)
-	config    *routeConfig // WithConfig's values; nil for none
+	multipart MultipartLimits // WithMultipartLimits's
+	status    int             // Status: a typed route's success status
+	err       error           // from options, reported by Route
+	meta      *routeMeta      // what the route says about itself (routemeta.go)
+	config    *routeConfig    // WithConfig's values; nil for none
 }
 
 // RouteOption configures one route as Route registers it. Like every

@@ -39,6 +39,13 @@ type RouteInfo struct {
 	BodyField reflect.StructField
 	// BodyRequired says a request without a body is refused (400).
 	BodyRequired bool
+	// Form are the values the route reads from a form body (the form
+	// fields of its In struct), in the order of their fields, each with
+	// Source "form"; nil when it reads none. A field whose Type is
+	// *File or []*File is a file, and the body must then be
+	// multipart/form-data; otherwise it may be that or
+	// application/x-www-form-urlencoded.
+	Form []ParamInfo
 	// TypedInput says the route decodes typed input (Body, Query, Params
 	// or tagged In fields, for the handler or a hook), so Burrow may
 	// answer 400 with the validation array before the handler runs.
@@ -67,7 +74,7 @@ type RouteInfo struct {
 
 // ParamInfo is one value a route reads outside the body.
 type ParamInfo struct {
-	Source   string       // "path", "query", "header" or "cookie"
+	Source   string       // "path", "query", "header", "cookie"; "form" in RouteInfo.Form
 	Name     string       // as the client writes it; header names canonical
 	Type     reflect.Type // the field's Go type; string for an untyped path parameter
 	Required bool         // path parameters, and values tagged validate:"required" without a default (a default makes one optional)
@@ -201,6 +208,7 @@ func (a *instance) within(n, top *node) bool {
 func (ri *RouteInfo) clone() RouteInfo {
 	c := *ri
 	c.Params = slices.Clone(ri.Params)
+	c.Form = slices.Clone(ri.Form)
 	c.Responses = slices.Clone(ri.Responses)
 	for i := range c.Responses {
 		c.Responses[i].Headers = slices.Clone(c.Responses[i].Headers)
@@ -272,14 +280,17 @@ func (d describer) input(types [4]reflect.Type) {
 			source string
 		}
 		var all []sourced
-		for _, src := range textSources {
+		for _, src := range textSources[:srcForm] {
 			for _, f := range inputfields.List(t, inputfields.Only(src.tag)) {
 				all = append(all, sourced{f, src.tag})
 			}
 		}
 		slices.SortStableFunc(all, func(a, b sourced) int { return slices.Compare(a.Path, b.Path) })
 		for _, f := range all {
-			d.param(f.source, f.Key, f.StructField)
+			d.ri.Params = append(d.ri.Params, paramInfo(f.source, f.Key, f.StructField))
+		}
+		for _, f := range inputfields.List(t, inputfields.Only("form")) {
+			d.ri.Form = append(d.ri.Form, paramInfo("form", f.Key, f.StructField))
 		}
 	}
 	if t := types[inputBody]; t != nil {
@@ -312,11 +323,12 @@ func (d describer) fields(t reflect.Type, tag, source string) {
 		return
 	}
 	for _, f := range inputfields.List(t, tag) {
-		d.param(source, f.Key, f.StructField)
+		d.ri.Params = append(d.ri.Params, paramInfo(source, f.Key, f.StructField))
 	}
 }
 
-func (d describer) param(source, name string, f reflect.StructField) {
+// paramInfo describes field f, read from source as name.
+func paramInfo(source, name string, f reflect.StructField) ParamInfo {
 	name, _, _ = strings.Cut(name, ",")
 	if name == "" {
 		name = f.Name
@@ -330,7 +342,7 @@ func (d describer) param(source, name string, f reflect.StructField) {
 	if p.HasDefault && source != "path" {
 		p.Required = false
 	}
-	d.ri.Params = append(d.ri.Params, p)
+	return p
 }
 
 // wildcardParam is the name a description gives the path's "*".

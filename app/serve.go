@@ -275,6 +275,11 @@ func (rt *route) lifecycle(x *httpx.Exchange, w http.ResponseWriter, r *http.Req
 	if rt.scoped {
 		defer rt.endValues(x)
 	}
+	if rt.in != nil && rt.in.fields != nil && len(rt.in.fields.files) > 0 {
+		// Here, not with the onResponse hooks: a handler that aborts
+		// (http.ErrAbortHandler) skips those, and the files must go.
+		defer rt.in.fields.removeFiles(x, rt.node.log)
+	}
 	err := rt.run(x)
 	expired := dw != nil && dw.expire()
 	if expired {

@@ -5,7 +5,9 @@
 // The document is built from what the server knows once Ready has
 // compiled its routes ([app.Server.Routes]): each route's path, the
 // parameters and body it decodes for its handler and hooks, with their
-// validation rules, the replies its signature or app.Responds declare,
+// validation rules (a form body as application/x-www-form-urlencoded and
+// multipart/form-data, or multipart alone when it holds a file, whose
+// schema is a string of format binary), the replies its signature or app.Responds declare,
 // its metadata (app.OperationID, app.Summary, app.Tags, …), Burrow's own
 // answers (400, 413, 415, 404) and the security schemes its context can
 // see. Any context can serve the document of its own subtree; the root's
@@ -161,8 +163,11 @@ func (b *builder) route(r app.RouteInfo) error {
 	if params := b.params(r); len(params) > 0 {
 		op["parameters"] = params
 	}
-	if r.Body != nil {
+	switch {
+	case r.Body != nil:
 		op["requestBody"] = b.requestBody(r)
+	case len(r.Form) > 0:
+		op["requestBody"] = b.formBody(r)
 	}
 	if len(r.Security) > 0 {
 		req := obj{}
@@ -207,16 +212,7 @@ func (b *builder) params(r app.RouteInfo) []any {
 		if p.Source == "header" && slices.Contains(ignoredHeaders, p.Name) {
 			continue
 		}
-		sc := b.schemas.of(p.Type, text)
-		if p.Type.Kind() == reflect.Pointer {
-			sc = b.schemas.of(p.Type.Elem(), text) // absent, never null: text has no null
-		}
-		if p.Field.Name != "" && applyRules(sc, p.Field) {
-			refuseZero(sc, p.Type)
-		}
-		if p.HasDefault {
-			sc["default"] = typedDefault(p.Default, p.Type)
-		}
+		sc := b.valueSchema(p)
 		param := obj{"name": p.Name, "in": p.Source, "schema": sc}
 		if p.Source == "cookie" && sc["type"] == "array" {
 			// The server splits the one cookie's value at commas; form's
@@ -232,6 +228,73 @@ func (b *builder) params(r app.RouteInfo) []any {
 		out = append(out, param)
 	}
 	return out
+}
+
+// valueSchema is the schema of p, a text value: a parameter, or a
+// value of a form body.
+func (b *builder) valueSchema(p app.ParamInfo) obj {
+	sc := b.schemas.of(p.Type, text)
+	if p.Type.Kind() == reflect.Pointer {
+		sc = b.schemas.of(p.Type.Elem(), text) // absent, never null: text has no null
+	}
+	if p.Field.Name != "" && applyRules(sc, p.Field) {
+		refuseZero(sc, p.Type)
+	}
+	if p.HasDefault {
+		sc["default"] = typedDefault(p.Default, p.Type)
+	}
+	return sc
+}
+
+var (
+	typeFile  = reflect.TypeFor[*app.File]()
+	typeFiles = reflect.TypeFor[[]*app.File]()
+)
+
+// formBody is the body of route r, which reads the form r.Form: an
+// object of its values, a file a binary string. A form with a file is
+// multipart/form-data only; any other may be urlencoded too. Each media
+// type has a schema of its own: the 3.0 rendition rewrites schemas in
+// place.
+func (b *builder) formBody(r app.RouteInfo) obj {
+	sc, files, required := b.formSchema(r.Form)
+	content := obj{"multipart/form-data": obj{"schema": sc}}
+	if !files {
+		sc, _, _ = b.formSchema(r.Form)
+		content["application/x-www-form-urlencoded"] = obj{"schema": sc}
+	}
+	rb := obj{"content": content}
+	if required {
+		rb["required"] = true
+	}
+	return rb
+}
+
+// formSchema is the schema of a form of values form, and whether it has
+// a file and a required value.
+func (b *builder) formSchema(form []app.ParamInfo) (sc obj, files, required bool) {
+	props, names := obj{}, []any{}
+	for _, p := range form {
+		var v obj
+		switch p.Type {
+		case typeFile:
+			v, files = obj{"type": "string", "format": "binary"}, true
+		case typeFiles:
+			v, files = obj{"type": "array", "items": obj{"type": "string", "format": "binary"}}, true
+			applyRules(v, p.Field)
+		default:
+			v = b.valueSchema(p)
+		}
+		props[p.Name] = v
+		if p.Required {
+			names = append(names, p.Name)
+		}
+	}
+	sc = obj{"type": "object", "properties": props}
+	if len(names) > 0 {
+		sc["required"] = names
+	}
+	return sc, files, len(names) > 0
 }
 
 // requestBody is the body of route r, which decodes r.Body. The text
@@ -303,7 +366,7 @@ func (b *builder) responsesOf(r app.RouteInfo) obj {
 	if slices.ContainsFunc(r.Params, func(p app.ParamInfo) bool { return p.Source == "path" }) {
 		add(http.StatusNotFound, "NotFound")
 	}
-	if r.Body != nil {
+	if r.Body != nil || len(r.Form) > 0 {
 		add(http.StatusRequestEntityTooLarge, "PayloadTooLarge")
 		add(http.StatusUnsupportedMediaType, "UnsupportedMediaType")
 	}

@@ -42,11 +42,20 @@ var typeTextUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 // "cookie" for an input struct). A field's default tag is the text it
 // takes when its name is absent; it must convert, or Compile fails.
 func Compile(t reflect.Type, tag string) (*Decoder, error) {
+	return CompileExcept(t, tag, nil)
+}
+
+// CompileExcept is Compile leaving out the fields for which skip, when
+// not nil, is true: those another decoder fills (a form's files).
+func CompileExcept(t reflect.Type, tag string, skip func(reflect.StructField) bool) (*Decoder, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("%v must be a struct", t)
 	}
 	d := &Decoder{}
 	for _, f := range inputfields.List(t, tag) {
+		if skip != nil && skip(f.StructField) {
+			continue
+		}
 		one, many, err := textSetter(f.Type)
 		if err != nil {
 			if base, only := inputfields.OnlyOf(tag); only && f.Type.Kind() == reflect.Struct {
@@ -71,6 +80,16 @@ func Compile(t reflect.Type, tag string) (*Decoder, error) {
 
 // Empty reports whether the decoder fills no field.
 func (d *Decoder) Empty() bool { return len(d.fields) == 0 }
+
+// Has reports whether a field of the decoder is asked for as key.
+func (d *Decoder) Has(key string) bool {
+	for i := range d.fields {
+		if d.fields[i].key == key {
+			return true
+		}
+	}
+	return false
+}
 
 // Rekey makes get be asked for key(name) instead of each field's name, as
 // the tag spells it: headers are looked up by their canonical form

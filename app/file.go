@@ -1,0 +1,76 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"reflect"
+)
+
+// File is a file a client uploaded in a part of a multipart/form-data
+// body, for an In struct field tagged form:"name" of type *File (nil when
+// the part is absent) or []*File (every part of that name). It is read
+// before the handler runs, within the route's multipart limits: held in
+// memory while the request's files fit the memory limit, in a temporary
+// file past it, which Burrow removes when the request ends — the handler
+// returned, answered or not, panicked, timed out or lost its client. A
+// File, and what Open returns, is not to be used after that.
+type File struct {
+	// Filename is the name the client gave the file, without any
+	// directory (only what follows the last slash or backslash is kept);
+	// it may be empty. It names nothing on the server's disk and is the
+	// client's word: check it before showing or storing it.
+	Filename string
+	// ContentType is the media type the client declared for the part,
+	// "" when it declared none. It is the client's word, not a check of
+	// the bytes.
+	ContentType string
+	// Size is the file's length in bytes.
+	Size int64
+
+	data []byte // the content, held in memory; or
+	path string // the temporary file holding it
+}
+
+// Open opens the file's content for reading. Each call reads it from the
+// start; the caller closes what it returns.
+func (f *File) Open() (io.ReadCloser, error) {
+	if f.path == "" {
+		return io.NopCloser(bytes.NewReader(f.data)), nil
+	}
+	return os.Open(f.path)
+}
+
+// remove removes f's temporary file, if it has one.
+func (f *File) remove() error {
+	if f == nil || f.path == "" {
+		return nil
+	}
+	err := os.Remove(f.path)
+	f.path = ""
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // the handler moved it away
+	}
+	return err
+}
+
+var (
+	typeFile      = reflect.TypeFor[File]()
+	typeFilePtr   = reflect.TypeFor[*File]()
+	typeFileSlice = reflect.TypeFor[[]*File]()
+)
+
+// fileType reports whether t is a type a file field may have, and
+// whether it names a file at all (File by value, a pointer to a slice of
+// files, … are files taken wrongly).
+func fileType(t reflect.Type) (valid, isFile bool) {
+	switch t {
+	case typeFilePtr, typeFileSlice:
+		return true, true
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	return false, t == typeFile
+}
