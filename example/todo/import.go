@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -15,7 +18,57 @@ import (
 const (
 	maxImportBytes = 1 << 20 // the file part; past it, 413 whatever the rows
 	maxImportRows  = 1000
+	// maxImportBody bounds the whole multipart body: the file, and room
+	// for the part headers and boundaries around it.
+	maxImportBody = maxImportBytes + 16<<10
 )
+
+// importTodos is POST /todos/import's input: a multipart/form-data body
+// with the CSV file in its part "file". The file is read (to a temporary
+// file past the memory limit, removed when the request ends) before the
+// handler runs, after the auth hook: an unknown caller's upload is not
+// read.
+type importTodos struct {
+	app.In
+	File  *app.File `form:"file" validate:"required"`
+	Todos todos
+}
+
+// imported is POST /todos/import's answer.
+type imported struct {
+	Created int `json:"created"`
+}
+
+// importFile creates the todos of the file, in the request's
+// transaction: a title already used, or used twice in the file, fails
+// the request (409), and the transaction's cleanup rolls back what was
+// created before it — all or none. Registered with app.Status(201).
+func importFile(ctx context.Context, in importTodos) (imported, error) {
+	f, err := in.File.Open()
+	if err != nil {
+		return imported{}, err
+	}
+	defer f.Close()
+	rows, err := readImport(f)
+	if err != nil {
+		return imported{}, err
+	}
+	for _, n := range rows {
+		if _, err := in.Todos.create(ctx, n.Title, n.Done); err != nil {
+			return imported{}, err
+		}
+	}
+	return imported{Created: len(rows)}, nil
+}
+
+// importRoute registers POST /todos/import: a file of up to 1 MiB (413
+// past it, whatever its rows, and nothing read beyond the limit).
+func importRoute(s *app.Server, conflict app.RouteOption) error {
+	return app.Post(s, "/todos/import", importFile, app.Status(http.StatusCreated), conflict,
+		app.BodyLimit(maxImportBody),
+		app.WithMultipartLimits(app.MultipartLimits{FileBytes: maxImportBytes, Parts: 10}),
+		app.Summary("Create todos from a CSV file (header title,done), all or none"))
+}
 
 // importField is the path of the file in the validation answers, where
 // Burrow puts a form field.
@@ -92,4 +145,3 @@ func csvError(err error) error {
 	}
 	return err // the body could not be read: the framework's to answer
 }
-

@@ -48,6 +48,9 @@
 //	GET    /todos?limit=20&offset=0&done=true   the caller's todos by id
 //	POST   /todos        {"title":…,"done":…}   201, Location: /todos/{id}
 //	POST   /todos/batch  [{…},…] (1–50)         201, all created or none (409)
+//	POST   /todos/import multipart/form-data, part "file": CSV with the
+//	                     header title,done, up to 1000 rows and 1 MiB;
+//	                     201 {"created":N}, all or none (409)
 //	GET    /todos/:id                           404 if missing or another user's
 //	PATCH  /todos/:id    {"title"?,"done"?}     409 if the title is taken
 //	DELETE /todos/:id                           204

@@ -49,7 +49,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			assert.Contains(t, op.Responses, "401", method+" "+path)
 		}
 	}
-	assert.Equal(t, 9, ops, "healthz, log-in and log-out, and the six todo routes; not the document's own nor the page's")
+	assert.Equal(t, 10, ops, "healthz, log-in and log-out, and the seven todo routes; not the document's own nor the page's")
 	assert.Contains(t, string(doc.Paths["/todos"]["post"].Responses["201"]), `"Location"`)
 	assert.Contains(t, doc.Paths["/todos"]["post"].Responses, "409")
 	assert.Contains(t, doc.Paths["/todos/batch"]["post"].Responses, "409")
@@ -57,29 +57,48 @@ func TestOpenAPIDocument(t *testing.T) {
 	assert.Contains(t, doc.Paths["/todos/{id}"]["delete"].Responses, "204")
 	assert.Contains(t, doc.Paths["/todos/{id}"]["get"].Responses, "404")
 
-	// The batch's size is the body field's rule, so the document says it.
-	var batch struct {
+	// The batch's size is the body field's rule, so the document says it;
+	// the import is a multipart upload: a required file, in binary.
+	var bodies struct {
 		Paths map[string]map[string]struct {
 			RequestBody struct {
 				Required bool `json:"required"`
 				Content  map[string]struct {
 					Schema struct {
-						Type     string `json:"type"`
-						MinItems *int   `json:"minItems"`
-						MaxItems *int   `json:"maxItems"`
+						Type       string   `json:"type"`
+						MinItems   *int     `json:"minItems"`
+						MaxItems   *int     `json:"maxItems"`
+						Required   []string `json:"required"`
+						Properties map[string]struct {
+							Type   string `json:"type"`
+							Format string `json:"format"`
+						} `json:"properties"`
 					} `json:"schema"`
 				} `json:"content"`
 			} `json:"requestBody"`
 		} `json:"paths"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(res.body), &batch))
-	rb := batch.Paths["/todos/batch"]["post"].RequestBody
+	require.NoError(t, json.Unmarshal([]byte(res.body), &bodies))
+	rb := bodies.Paths["/todos/batch"]["post"].RequestBody
 	assert.True(t, rb.Required, "a batch without a body is refused")
 	sc := rb.Content["application/json"].Schema
 	assert.Equal(t, "array", sc.Type)
 	if assert.NotNil(t, sc.MinItems) && assert.NotNil(t, sc.MaxItems) {
 		assert.Equal(t, 1, *sc.MinItems)
 		assert.Equal(t, 50, *sc.MaxItems)
+	}
+
+	imp := bodies.Paths["/todos/import"]["post"]
+	assert.True(t, imp.RequestBody.Required)
+	require.Contains(t, imp.RequestBody.Content, "multipart/form-data")
+	assert.Len(t, imp.RequestBody.Content, 1, "multipart only")
+	mp := imp.RequestBody.Content["multipart/form-data"].Schema
+	assert.Equal(t, "object", mp.Type)
+	assert.Equal(t, []string{"file"}, mp.Required)
+	assert.Equal(t, "string", mp.Properties["file"].Type)
+	assert.Equal(t, "binary", mp.Properties["file"].Format)
+	for _, status := range []string{"201", "409", "413", "415"} {
+		assert.Contains(t, doc.Paths["/todos/import"]["post"].Responses, status)
 	}
 
 	db, err := openDB(context.Background(), "")

@@ -180,6 +180,7 @@ func todosPlugin(auth *app.Plugin, t *traffic) func(*app.Server) error {
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict)
 		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict)
+		importRoute(s, conflict)
 		app.Get(s, "/todos/:id", get)
 		app.Patch(s, "/todos/:id", patch, conflict)
 		return app.Delete(s, "/todos/:id", remove)
