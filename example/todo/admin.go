@@ -51,13 +51,15 @@ type adminListener struct {
 	errc chan error
 }
 
-// startAdmin serves the admin server on addr, when there is one, and
-// logs the address it listens on (port 0 picks one).
-func (t *traffic) startAdmin(addr string, logger *zap.Logger) (*adminListener, error) {
+// startAdmin serves the admin server on addr, when there is one, with
+// obs's scrape route, and logs the address it listens on (port 0 picks
+// one).
+func (t *traffic) startAdmin(addr string, logger *zap.Logger, obs *observability) (*adminListener, error) {
 	if addr == "" {
 		return nil, nil
 	}
 	s := newAdmin(t.checks, app.WithLogger(logger.Named("admin")), app.WithRequestLogging(false))
+	obs.routes(s) // GET /metrics
 	if err := s.Ready(); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,21 @@
 // requests are still served, so a load balancer stops sending before
 // the listener closes; default 0). See limits.go.
 //
+// Observability (observability.go): with -admin, the admin listener
+// also serves GET /metrics, the public server's request metrics for
+// Prometheus (http_server_requests_total and
+// http_server_request_duration_seconds labelled method, route, status
+// and context; http_server_active_requests; the Go runtime's and the
+// process's). When the environment names a traces exporter
+// (OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318,
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER), every
+// request is a span ("GET /todos/{id}") exported over OTLP/HTTP, configured
+// by the standard OTEL_* variables (OTEL_SERVICE_NAME,
+// OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, OTEL_TRACES_SAMPLER, …); a
+// request's traceparent is continued, its log lines carry trace_id and
+// span_id, and the spans still buffered are exported on SIGTERM, once the
+// servers have closed.
+//
 // The page (GET /, its files under /assets/, and the page again for a
 // browser's navigation to any path outside the API) logs in with
 // POST /session and is served under a strict Content-Security-Policy.
@@ -134,7 +149,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.redis, "redis", "", "keep sessions and rate limits in Redis, redis://host:port/db; none: in memory")
 	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
 	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
-	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /debug/pprof/); none by default")
+	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default")
 	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -194,7 +209,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer db.Close()
-	st := setup{users: cfg.users, origins: cfg.origins}
+	obs, err := newObservability(ctx, cfg.traffic.admin != "", getenv)
+	if err != nil {
+		return err
+	}
+	defer obs.close(logger) // after the servers' close: every span has ended
+	st := setup{users: cfg.users, origins: cfg.origins, obs: obs}
 	var rdb *redis.Client
 	if cfg.redis != "" {
 		rdb, err = openRedis(ctx, cfg.redis)
@@ -220,7 +240,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if err != nil {
 		return err
 	}
-	admin, err := st.traffic.startAdmin(cfg.traffic.admin, logger)
+	admin, err := st.traffic.startAdmin(cfg.traffic.admin, logger, obs)
 	if err != nil {
 		_ = ln.Close()
 		return errors.Join(err, s.Close(ctx))

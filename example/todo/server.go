@@ -35,6 +35,8 @@ type setup struct {
 	// traffic guards the service: rate limits, readiness checks (nil:
 	// none). With an admin listener, GET /healthz is served there.
 	traffic *traffic
+	// obs observes every request: metrics, traces (nil: none).
+	obs *observability
 }
 
 // newServer assembles the service. At the root: the edge (security
@@ -61,6 +63,9 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 		st.traffic = &traffic{}
 	}
 	s := app.New(opts...)
+	if st.obs != nil {
+		s.Register(st.obs.plugin())
+	}
 	s.Register(st.traffic.guardRoot(db, ui.FS()))
 	s.Register(edgePlugin(st.origins))
 	// The page: / and its assets, and the shell for a browser navigation
