@@ -40,7 +40,8 @@
 // request is a span ("GET /todos/{id}") exported over OTLP/HTTP, configured
 // by the standard OTEL_* variables (OTEL_SERVICE_NAME,
 // OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, OTEL_TRACES_SAMPLER, …); a
-// request's traceparent is continued, its log lines carry trace_id and
+// request's traceparent is trusted and continued (put the service behind
+// a gateway that sets or cleans it), its log lines carry trace_id and
 // span_id, and the spans still buffered are exported on SIGTERM, once the
 // servers have closed.
 //

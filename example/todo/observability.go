@@ -68,13 +68,16 @@ func tracingWanted(getenv func(string) string) bool {
 
 // plugin observes every request of the public server, registered at its
 // root: the span first, so that the metrics' exemplars carry its trace
-// id. A request carrying a traceparent continues its caller's trace: the
-// service's callers are expected to be its own front end and services,
-// behind a gateway that sets or cleans that header.
+// id. The incoming trace context is trusted (otel.TrustIncoming, where
+// the plugin's default only links to it): a request carrying a
+// traceparent continues its caller's trace, its sampling decision and
+// baggage included, as the service is meant to run behind a gateway
+// that sets or cleans these headers, called by its own page and
+// services.
 func (o *observability) plugin() *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
 		if o.tracing {
-			if err := s.Register(otel.Plugin()); err != nil {
+			if err := s.Register(otel.Plugin(otel.TrustIncoming())); err != nil {
 				return err
 			}
 		}
