@@ -58,7 +58,7 @@ func (t *traffic) startAdmin(addr string, logger *zap.Logger, obs *observability
 	if addr == "" {
 		return nil, nil
 	}
-	s := newAdmin(t.checks, app.WithLogger(logger.Named("admin")), app.WithRequestLogging(false))
+	s := newAdmin(t.checks, app.WithLogger(logger.Named("admin")), app.WithoutRequestLogging())
 	obs.routes(s) // GET /metrics
 	if err := s.Ready(); err != nil {
 		return nil, err
