@@ -249,7 +249,8 @@
 // never sent. A 5xx answering an error that is not an *httpx.Error says
 // its status text, not its message, which was written for logs
 // ([WithServerErrorText] sends it, for development).
-// [WithProblemDetails] answers every error as RFC 9457 problem details.
+// [WithProblemDetails] answers every error as RFC 9457 problem details;
+// a middleware answers an error in the server's format with [WriteError].
 //
 // Start-up errors name their subject once and read as one sentence:
 // sentinels ([ErrAlreadyStarted], [ErrMissingDependency], scope.ErrNotVisible,

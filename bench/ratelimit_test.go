@@ -25,6 +25,10 @@ import (
 // rateLimitClients is how many client addresses the requests come from.
 const rateLimitClients = 65536
 
+// rateLimitMax is each limiter's limit per minute: the most the
+// ratelimit plugin takes (one request a microsecond), never reached.
+const rateLimitMax = 60_000_000
+
 func rateLimitRequests() []*http.Request {
 	reqs := make([]*http.Request, rateLimitClients)
 	for i := range reqs {
@@ -59,7 +63,7 @@ func benchLimiter(b *testing.B, mw func(http.Handler) http.Handler) {
 }
 
 func BenchmarkRateLimitBurrow(b *testing.B) {
-	l, err := ratelimit.New(ratelimit.Limit(ratelimit.Policy{Name: "ip", Limit: 1 << 30, Window: time.Minute, Key: ratelimit.ByIP()}))
+	l, err := ratelimit.New(ratelimit.Limit(ratelimit.Policy{Name: "ip", Limit: rateLimitMax, Window: time.Minute, Key: ratelimit.ByIP()}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +71,7 @@ func BenchmarkRateLimitBurrow(b *testing.B) {
 }
 
 func BenchmarkRateLimitHttprate(b *testing.B) {
-	benchLimiter(b, httprate.LimitByIP(1<<30, time.Minute))
+	benchLimiter(b, httprate.LimitByIP(rateLimitMax, time.Minute))
 }
 
 func BenchmarkRateLimitXTimeRate(b *testing.B) {
@@ -79,7 +83,7 @@ func BenchmarkRateLimitXTimeRate(b *testing.B) {
 			mu.Lock()
 			l, ok := limiters[ip]
 			if !ok {
-				l = rate.NewLimiter(rate.Limit(1<<30)/60, 1<<30)
+				l = rate.NewLimiter(rate.Limit(rateLimitMax)/60, rateLimitMax)
 				limiters[ip] = l
 			}
 			mu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -16,6 +15,7 @@ import (
 	unrolled "github.com/unrolled/secure"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/bench/internal/stack"
 	"github.com/burrow-go/burrow/plugins/compress"
 	"github.com/burrow-go/burrow/plugins/cors"
 	"github.com/burrow-go/burrow/plugins/secure"
@@ -27,27 +27,10 @@ import (
 // unrolled/secure, klauspost's gzhttp), gzip at the same level. Each
 // request is a browser's: an allowed Origin, Accept-Encoding gzip.
 
-// item and catalog make the 4 KiB answer, encoded per request.
-type item struct {
-	ID    int      `json:"id"`
-	Name  string   `json:"name"`
-	Price int      `json:"price"`
-	Tags  []string `json:"tags"`
-}
+// stackBody is the 4 KiB answer, encoded per request.
+var stackBody = stack.NewCatalog(58)
 
-type catalog struct {
-	Items []item `json:"items"`
-}
-
-var stackBody = func() catalog {
-	var c catalog
-	for i := range 58 {
-		c.Items = append(c.Items, item{ID: i, Name: "item number " + strconv.Itoa(i), Price: 100 + i, Tags: []string{"a", "bb", "ccc"}})
-	}
-	return c
-}()
-
-const stackOrigin = "https://app.example"
+const stackOrigin = stack.Origin
 
 // burrowStack is the route behind Burrow's cors, secure and compress
 // plugins, registered on the root.
@@ -56,7 +39,7 @@ func burrowStack(tb testing.TB) http.Handler {
 	s.Register(cors.Plugin(cors.Origins(stackOrigin)))
 	s.Register(secure.Plugin())
 	s.Register(compress.Plugin(compress.GzipLevel(gzip.DefaultCompression), compress.Encodings("gzip")))
-	app.Get(s, "/catalog", func(context.Context, struct{}) (catalog, error) { return stackBody, nil })
+	app.Get(s, stack.Path, func(context.Context, struct{}) (stack.Catalog, error) { return stackBody, nil })
 	require.NoError(tb, s.Ready())
 	return s
 }
@@ -73,7 +56,7 @@ func chiStack(tb testing.TB) http.Handler {
 	gz, err := gzhttp.NewWrapper(gzhttp.CompressionLevel(gzip.DefaultCompression))
 	require.NoError(tb, err)
 	r.Use(func(next http.Handler) http.Handler { return gz(next) })
-	r.Get("/catalog", func(w http.ResponseWriter, _ *http.Request) {
+	r.Get(stack.Path, func(w http.ResponseWriter, _ *http.Request) {
 		b, err := json.Marshal(stackBody)
 		if err != nil {
 			http.Error(w, err.Error(), 500)
@@ -86,7 +69,7 @@ func chiStack(tb testing.TB) http.Handler {
 }
 
 func stackRequest() *http.Request {
-	r := httptest.NewRequest("GET", "/catalog", nil)
+	r := httptest.NewRequest("GET", stack.Path, nil)
 	r.Header.Set("Origin", stackOrigin)
 	r.Header.Set("Accept-Encoding", "gzip")
 	return r
@@ -106,7 +89,7 @@ func TestStacksAnswerAlike(t *testing.T) {
 			require.Equal(t, "gzip", res.Header.Get("Content-Encoding"))
 			zr, err := gzip.NewReader(res.Body)
 			require.NoError(t, err)
-			var got catalog
+			var got stack.Catalog
 			require.NoError(t, json.NewDecoder(zr).Decode(&got))
 			require.Equal(t, stackBody, got)
 			raw, _ := json.Marshal(stackBody)

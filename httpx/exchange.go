@@ -51,6 +51,10 @@ const shellBatch = 64
 // exchange; it survives the requests the exchange serves.
 func (x *Exchange) SetErrorFormat(f ErrorFormat) { x.rep.format = f }
 
+// ErrorFormat is how the exchange's replies write errors, for an answer
+// written outside a reply (a middleware's, app.WriteError).
+func (x *Exchange) ErrorFormat() ErrorFormat { return x.rep.format }
+
 // Params is the buffer the router fills with the parameters of the next
 // request, before Begin.
 func (x *Exchange) Params() *Params { return &x.state.params }

@@ -30,6 +30,7 @@ need() {
 		case $tool in
 		node) pkg=nodejs ;;
 		npx) pkg=npm ;;
+		redis-cli) pkg=redis-server ;;
 		*) pkg=$tool ;;
 		esac
 		command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y $pkg"; exit 2; }
@@ -52,11 +53,62 @@ start_example() {
 	"$WORK/example" -port "$port" -keys k1 "$@" >>"$WORK/example-$port.log" 2>&1 &
 	LAST_PID=$!
 	PIDS+=("$LAST_PID")
-	for _ in $(seq 100); do
-		curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
+	wait_ready "http://127.0.0.1:$port/readyz" "$WORK/example-$port.log"
+}
+
+# wait_ready URL LOG: waits, 20 s at most, until URL answers 2xx; if it
+# never does, prints LOG and exits.
+wait_ready() {
+	for _ in $(seq 200); do
+		curl -fsS "$1" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	echo "instance on $port did not become ready"; cat "$WORK/example-$port.log"; exit 1
+	echo "$1 did not become ready"; cat "$2"; exit 1
+}
+
+# haproxy_defaults prints the global and defaults sections of the
+# scripts' HAProxy configurations: retries and redispatch move a request
+# whose connection failed to the other server.
+haproxy_defaults() {
+	cat <<CFG
+global
+	maxconn 4096
+defaults
+	mode http
+	timeout connect 2s
+	timeout client 30s
+	timeout server 30s
+	retries 2
+	option redispatch
+	http-reuse safe
+CFG
+}
+
+# start_postgres DB: starts a throwaway PostgreSQL cluster in WORK on a
+# free port (run as root, it runs as the postgres user), creates the
+# database DB and sets PGPORT. Needs Debian's postgresql.
+start_postgres() {
+	local pgbin
+	pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)")")
+	[ -x "$pgbin/postgres" ] || { echo "missing postgresql: apt-get install -y postgresql"; exit 2; }
+	local as_pg=()
+	if [ "$(id -u)" = 0 ]; then
+		as_pg=(runuser -u postgres --)
+		chmod o+rx "$WORK"
+		mkdir "$WORK/pg" && chown postgres "$WORK/pg"
+	else
+		mkdir "$WORK/pg"
+	fi
+	"${as_pg[@]}" "$pgbin/initdb" -D "$WORK/pg/data" -U postgres --auth=trust --no-sync >"$WORK/initdb.log" 2>&1 || { cat "$WORK/initdb.log"; exit 1; }
+	PGPORT=$(free_port)
+	"${as_pg[@]}" "$pgbin/postgres" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories= \
+		-c fsync=off >"$WORK/postgres.log" 2>&1 &
+	PIDS+=("$!")
+	for _ in $(seq 300); do
+		"$pgbin/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" && break
+		sleep 0.1
+	done
+	"${as_pg[@]}" "$pgbin/createdb" -h 127.0.0.1 -p "$PGPORT" -U postgres "$1"
 }
 
 check() { # check NAME CONDITION-RESULT(0 = pass) DETAIL

@@ -49,27 +49,7 @@ suite() {
 start_conduit sqlite
 suite SQLite "$PORT"
 
-# A throwaway PostgreSQL cluster.
-PGBIN=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls /usr/lib/postgresql/*/bin/initdb | tail -n 1)")")
-[ -x "$PGBIN/postgres" ] || { echo "missing postgresql: apt-get install -y postgresql"; exit 2; }
-as_pg=()
-if [ "$(id -u)" = 0 ]; then
-	as_pg=(runuser -u postgres --)
-	chmod o+rx "$WORK"
-	mkdir "$WORK/pg" && chown postgres "$WORK/pg"
-else
-	mkdir "$WORK/pg"
-fi
-"${as_pg[@]}" "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust --no-sync >"$WORK/initdb.log" 2>&1 || { cat "$WORK/initdb.log"; exit 1; }
-PGPORT=$(free_port)
-"${as_pg[@]}" "$PGBIN/postgres" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories= \
-	-c fsync=off >"$WORK/postgres.log" 2>&1 &
-PIDS+=("$!")
-for _ in $(seq 300); do
-	"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" && break
-	sleep 0.1
-done
-"${as_pg[@]}" "$PGBIN/createdb" -h 127.0.0.1 -p "$PGPORT" -U postgres conduit
+start_postgres conduit
 start_conduit postgres -db "postgres://postgres@127.0.0.1:$PGPORT/conduit?sslmode=disable"
 suite PostgreSQL "$PORT"
 summary

@@ -17,17 +17,7 @@ A=$(free_port)
 B=$(free_port)
 DRAIN=1s
 
-cat >"$WORK/haproxy.cfg" <<CFG
-global
-	maxconn 4096
-defaults
-	mode http
-	timeout connect 2s
-	timeout client 30s
-	timeout server 30s
-	retries 2
-	option redispatch
-	http-reuse safe
+{ haproxy_defaults; cat <<CFG; } >"$WORK/haproxy.cfg"
 frontend api
 	bind 127.0.0.1:$LB
 	default_backend burrow

@@ -26,10 +26,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +204,19 @@ func ReadEvent(tb testing.TB, r *bufio.Reader) string {
 // watcher not stopped. Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { apptest.Main(m) }
-func Main(m *testing.M) { goleak.VerifyTestMain(m) }
+//
+// The idle keep-alive connections of http.DefaultClient are closed first:
+// they belong to the tests' client, not to a server, and their goroutines
+// would otherwise end only when each connection notices its server
+// closed, which on a loaded machine can take longer than the check waits.
+func Main(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		http.DefaultClient.CloseIdleConnections()
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on a successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -43,13 +43,26 @@ func benchDB(b *testing.B) *sql.DB {
 }
 
 // BenchmarkGetTodo is GET /todos/1 through Burrow, in process: routing,
-// bearer-auth, the :id's decoding and validation, the request values
-// (transaction, user, todos), the handler, SQLite's query, the commit,
-// and the JSON reply. Request logging is off, as in the README's other
-// benchmarks.
+// the edge (security headers, compression), bearer-auth, the :id's
+// decoding and validation, the request values (transaction, user,
+// todos), the handler, SQLite's query, the commit, and the JSON reply.
+// Request logging is off, as in the README's other benchmarks.
 func BenchmarkGetTodo(b *testing.B) {
+	benchGet(b, "Authorization", alice)
+}
+
+// BenchmarkGetTodoSession is BenchmarkGetTodo authenticated by the
+// session cookie instead (the session in memory): what the page's
+// requests cost.
+func BenchmarkGetTodoSession(b *testing.B) {
+	benchGet(b, "Cookie", "")
+}
+
+// benchGet measures GET /todos/1 with the header name: value (a Cookie
+// with an empty value is a session's, made by logging in first).
+func benchGet(b *testing.B, name, value string) {
 	db := benchDB(b)
-	s, err := newServer(context.Background(), db, []user{{"alice", "tokenA"}, {"bob", "tokenB"}}, withoutLogs()...)
+	s, err := newServer(context.Background(), db, setup{users: []user{{"alice", "tokenA"}, {"bob", "tokenB"}}}, withoutLogs()...)
 	require.NoError(b, err)
 	require.NoError(b, s.Ready())
 	b.Cleanup(func() { require.NoError(b, s.Close(context.Background())) })
@@ -60,6 +73,16 @@ func BenchmarkGetTodo(b *testing.B) {
 	w := &discard{h: http.Header{}}
 	s.ServeHTTP(w, post)
 	require.Equal(b, 201, w.status, w.body.String())
+	if name == "Cookie" && value == "" {
+		login := httptest.NewRequest("POST", "/session", strings.NewReader(`user=alice&token=tokenA`))
+		login.Header.Set("Content-Type", formType)
+		w.reset()
+		s.ServeHTTP(w, login)
+		require.Equal(b, 204, w.status, w.body.String())
+		c, err := http.ParseSetCookie(w.h.Get("Set-Cookie"))
+		require.NoError(b, err)
+		value = c.Name + "=" + c.Value
+	}
 
 	// net/http gives a request a context that is cancelled when the
 	// client goes; database/sql and the driver watch such a context, so
@@ -67,7 +90,7 @@ func BenchmarkGetTodo(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := httptest.NewRequestWithContext(ctx, "GET", "/todos/1", nil)
-	req.Header.Set("Authorization", alice)
+	req.Header.Set(name, value)
 	w.reset()
 	s.ServeHTTP(w, req)
 	require.Equal(b, `{"id":1,"title":"Milk","done":false}`, w.body.String())

@@ -309,8 +309,10 @@ func TestIsolation(t *testing.T) {
 				assert.Equal(t, http.StatusNotFound, foreign.status)
 				assert.Equal(t, missing.status, foreign.status)
 				assert.Equal(t, missing.body, foreign.body)
-				foreign.header.Del("Date")
-				missing.header.Del("Date")
+				for _, h := range []string{"Date", "Ratelimit"} { // the budget left differs by a request
+					foreign.header.Del(h)
+					missing.header.Del(h)
+				}
 				assert.Equal(t, missing.header, foreign.header)
 			})
 		}

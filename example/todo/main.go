@@ -1,7 +1,8 @@
-// Command todo is a small todo API on Burrow and SQLite: the plugins,
-// typed routes, validation and error handling of a real service.
+// Command todo is a small todo service on Burrow and SQLite (or
+// PostgreSQL): the plugins, typed routes, validation and error handling
+// of a real service, an API for programs and a page for browsers.
 //
-// Run it from the repository root:
+// Run it from the repository root, then open http://127.0.0.1:8080/:
 //
 //	go run -C example/todo .                                  # in-memory database, one user "demo" (token logged)
 //	go run -C example/todo . -db todo.db -users alice:tokenA,bob:tokenB
@@ -10,18 +11,71 @@
 // -db (a SQLite file or a postgres:// URL; default a fresh in-memory
 // SQLite database), -users name:token,… (env TODO_USERS; with none, one
 // user "demo" with a random token, logged once at start), -openapi
-// (print the OpenAPI document, what GET /openapi.json serves, and exit).
+// (print the OpenAPI document, what GET /openapi.json serves, and exit),
+// -cors-origins https://a.example,https://b.example (the origins whose
+// pages may call the API; none: no CORS header at all), -trusted-proxies
+// 127.0.0.1/32,… (the proxies whose X-Forwarded-For gives the client's
+// address, in the access log's clientIp; none: the peer's address), and
+// -redis redis://host:port/db (keep sessions and rate limits in Redis,
+// shared by every instance; default: in the process's memory).
 //
-// Every route but GET /healthz and the description (GET /openapi.json,
-// /openapi-3.0.json, /docs) needs "authorization: Bearer <token>" and
-// sees only its user's todos:
+// Traffic: -rate-limit N (requests per user per minute on the
+// authenticated routes, however the user authenticates; default 600),
+// -rate-limit-ip M (per client address per minute on everything else:
+// 401s, failed logins, unknown paths, POST /session; not /healthz nor
+// the page's files; default 60), -admin host:port (a second listener
+// with /healthz, /readyz and /debug/pprof/; the public port then serves
+// none of them), -drain 1s (on SIGTERM, how long /readyz fails while
+// requests are still served, so a load balancer stops sending before
+// the listener closes; default 0). See limits.go.
+//
+// Observability (observability.go): with -admin, the admin listener
+// also serves GET /metrics, the public server's request metrics for
+// Prometheus (http_server_requests_total and
+// http_server_request_duration_seconds labelled method, route, status
+// and context; http_server_active_requests; the Go runtime's and the
+// process's). When the environment names a traces exporter
+// (OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318,
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER), every
+// request is a span ("GET /todos/{id}") exported over OTLP/HTTP, configured
+// by the standard OTEL_* variables (OTEL_SERVICE_NAME,
+// OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, OTEL_TRACES_SAMPLER, …); a
+// request's traceparent is trusted and continued (put the service behind
+// a gateway that sets or cleans it), its log lines carry trace_id and
+// span_id, and the spans still buffered are exported on SIGTERM, once the
+// servers have closed.
+//
+// The page (GET /, its files under /assets/, and the page again for a
+// browser's navigation to any path outside the API) logs in with
+// POST /session and is served under a strict Content-Security-Policy.
+// Every answer carries security headers; JSON of 1 KiB or more is
+// compressed (zstd, br or gzip, as the client prefers).
+//
+// GET /healthz and the description (GET /openapi.json, /openapi-3.0.json,
+// /docs) need nothing. A browser session starts and ends at /session:
+//
+//	POST   /session      user=…&token=… (a form, or JSON {"user":…,"token":…})
+//	                     204, Set-Cookie: todo_session=…; 401 for a wrong token
+//	DELETE /session      204: the session ends, its cookie is cleared
+//
+// Every other route needs "authorization: Bearer <token>" or the
+// todo_session cookie, and sees only its user's todos:
 //
 //	GET    /todos?limit=20&offset=0&done=true   the caller's todos by id
 //	POST   /todos        {"title":…,"done":…}   201, Location: /todos/{id}
 //	POST   /todos/batch  [{…},…] (1–50)         201, all created or none (409)
+//	POST   /todos/import multipart/form-data, part "file": CSV with the
+//	                     header title,done, up to 1000 rows and 1 MiB;
+//	                     201 {"created":N}, all or none (409)
 //	GET    /todos/:id                           404 if missing or another user's
 //	PATCH  /todos/:id    {"title"?,"done"?}     409 if the title is taken
 //	DELETE /todos/:id                           204
+//
+// A request that a cookie authenticates, or could (POST and DELETE
+// /session), is refused 403 when another site's page sent it
+// (Sec-Fetch-Site, or an Origin that is not the request's host); one
+// with an authorization header never is, since no browser adds that
+// header by itself.
 package main
 
 import (
@@ -33,12 +87,15 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/plugins/session/redisstore"
 )
 
 func main() {
@@ -51,6 +108,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "todo:", err)
 		os.Exit(1)
 	}
+	redis.SetLogger(redisLog{logger.Named("redis")}) // process-wide: set once, here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err = run(ctx, os.Args[1:], os.Getenv, logger, nil)
 	stop()
@@ -66,7 +124,11 @@ type config struct {
 	host, db string
 	port     int
 	users    []user
-	openapi  bool // print the OpenAPI document and exit
+	openapi  bool     // print the OpenAPI document and exit
+	origins  []string // -cors-origins
+	proxies  []string // -trusted-proxies
+	redis    string   // -redis: the sessions' and rate limits' Redis URL
+	traffic  trafficFlags
 }
 
 // parseFlags reads args, with getenv for the variables the flags default
@@ -83,7 +145,17 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
 	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
+	origins := fs.String("cors-origins", "", "origins whose pages may call the API, as https://a.example,https://b.example; none: no CORS")
+	proxies := fs.String("trusted-proxies", "", "proxies whose X-Forwarded-For is believed, as CIDRs or addresses: 127.0.0.1/32,10.0.0.0/8")
+	fs.StringVar(&c.redis, "redis", "", "keep sessions and rate limits in Redis, redis://host:port/db; none: in memory")
+	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
+	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
+	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default")
+	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := c.traffic.check(); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -97,7 +169,20 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	if c.users, err = parseUsers(*users); err != nil {
 		return c, err
 	}
+	c.origins, c.proxies = splitList(*origins), splitList(*proxies)
 	return c, nil
+}
+
+// splitList reads a comma-separated flag: its items, spaces trimmed, empty
+// ones skipped. The plugins the items go to judge them, at start-up.
+func splitList(flag string) []string {
+	var items []string
+	for item := range strings.SplitSeq(flag, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }
 
 // closeTimeout bounds the graceful close: requests in flight get this
@@ -125,7 +210,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer db.Close()
-	s, err := newServer(ctx, db, cfg.users, app.WithLogger(logger))
+	obs, err := newObservability(ctx, cfg.traffic.admin != "", getenv)
+	if err != nil {
+		return err
+	}
+	defer obs.close(logger) // after the servers' close: every span has ended
+	st := setup{users: cfg.users, origins: cfg.origins, obs: obs}
+	var rdb *redis.Client
+	if cfg.redis != "" {
+		rdb, err = openRedis(ctx, cfg.redis)
+		if err != nil {
+			return err
+		}
+		defer rdb.Close()
+		st.sessions = redisstore.New(rdb)
+	}
+	st.traffic = newTraffic(cfg.traffic, rdb)
+	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.proxies...),
+		app.WithDrainDelay(cfg.traffic.drain))
 	if err != nil {
 		return err
 	}
@@ -139,6 +241,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if err != nil {
 		return err
 	}
+	admin, err := st.traffic.startAdmin(cfg.traffic.admin, logger, obs)
+	if err != nil {
+		_ = ln.Close()
+		return errors.Join(err, s.Close(ctx))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	if started != nil {
@@ -146,13 +253,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, admin.close(context.Background()))
 	case <-ctx.Done():
 	}
 	closeCtx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	if err := s.Close(closeCtx); err != nil {
-		return err
+		return errors.Join(err, admin.close(closeCtx))
 	}
-	return <-errc
+	return errors.Join(<-errc, admin.close(closeCtx))
 }

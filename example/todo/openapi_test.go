@@ -14,7 +14,9 @@ import (
 )
 
 // TestOpenAPIDocument: the service serves its document and docs page
-// without a token; the document requires bearer on the todo routes only,
+// without a token; the document requires bearer on the todo routes only
+// (the session cookie stands in for it; a route needs every scheme its
+// contexts declare, so the document names the token alone),
 // says 201 with Location for a create, 204 for a delete, 409 where a
 // title may be in use; -openapi prints what is served.
 func TestOpenAPIDocument(t *testing.T) {
@@ -39,7 +41,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		for method, op := range item {
 			ops++
 			assert.Contains(t, docs.body, `"operationId": "`+op.OperationID+`"`)
-			if path == "/healthz" {
+			if path == "/healthz" || path == "/session" {
 				assert.Empty(t, op.Security, method+" "+path)
 				continue
 			}
@@ -47,7 +49,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			assert.Contains(t, op.Responses, "401", method+" "+path)
 		}
 	}
-	assert.Equal(t, 7, ops, "healthz and the six todo routes; not the document's own")
+	assert.Equal(t, 10, ops, "healthz, log-in and log-out, and the seven todo routes; not the document's own nor the page's")
 	assert.Contains(t, string(doc.Paths["/todos"]["post"].Responses["201"]), `"Location"`)
 	assert.Contains(t, doc.Paths["/todos"]["post"].Responses, "409")
 	assert.Contains(t, doc.Paths["/todos/batch"]["post"].Responses, "409")
@@ -55,23 +57,29 @@ func TestOpenAPIDocument(t *testing.T) {
 	assert.Contains(t, doc.Paths["/todos/{id}"]["delete"].Responses, "204")
 	assert.Contains(t, doc.Paths["/todos/{id}"]["get"].Responses, "404")
 
-	// The batch's size is the body field's rule, so the document says it.
-	var batch struct {
+	// The batch's size is the body field's rule, so the document says it;
+	// the import is a multipart upload: a required file, in binary.
+	var bodies struct {
 		Paths map[string]map[string]struct {
 			RequestBody struct {
 				Required bool `json:"required"`
 				Content  map[string]struct {
 					Schema struct {
-						Type     string `json:"type"`
-						MinItems *int   `json:"minItems"`
-						MaxItems *int   `json:"maxItems"`
+						Type       string   `json:"type"`
+						MinItems   *int     `json:"minItems"`
+						MaxItems   *int     `json:"maxItems"`
+						Required   []string `json:"required"`
+						Properties map[string]struct {
+							Type   string `json:"type"`
+							Format string `json:"format"`
+						} `json:"properties"`
 					} `json:"schema"`
 				} `json:"content"`
 			} `json:"requestBody"`
 		} `json:"paths"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(res.body), &batch))
-	rb := batch.Paths["/todos/batch"]["post"].RequestBody
+	require.NoError(t, json.Unmarshal([]byte(res.body), &bodies))
+	rb := bodies.Paths["/todos/batch"]["post"].RequestBody
 	assert.True(t, rb.Required, "a batch without a body is refused")
 	sc := rb.Content["application/json"].Schema
 	assert.Equal(t, "array", sc.Type)
@@ -80,10 +88,23 @@ func TestOpenAPIDocument(t *testing.T) {
 		assert.Equal(t, 50, *sc.MaxItems)
 	}
 
+	imp := bodies.Paths["/todos/import"]["post"]
+	assert.True(t, imp.RequestBody.Required)
+	require.Contains(t, imp.RequestBody.Content, "multipart/form-data")
+	assert.Len(t, imp.RequestBody.Content, 1, "multipart only")
+	mp := imp.RequestBody.Content["multipart/form-data"].Schema
+	assert.Equal(t, "object", mp.Type)
+	assert.Equal(t, []string{"file"}, mp.Required)
+	assert.Equal(t, "string", mp.Properties["file"].Type)
+	assert.Equal(t, "binary", mp.Properties["file"].Format)
+	for _, status := range []string{"201", "409", "413", "415"} {
+		assert.Contains(t, doc.Paths["/todos/import"]["post"].Responses, status)
+	}
+
 	db, err := openDB(context.Background(), "")
 	require.NoError(t, err)
 	defer db.Close()
-	srv, err := newServer(context.Background(), db, []user{{name: "alice", token: "tokenA"}}, app.WithLogger(zap.NewNop()))
+	srv, err := newServer(context.Background(), db, setup{users: []user{{name: "alice", token: "tokenA"}}}, app.WithLogger(zap.NewNop()))
 	require.NoError(t, err)
 	require.NoError(t, srv.Ready())
 	defer srv.Close(context.Background())

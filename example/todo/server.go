@@ -10,8 +10,10 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/openapi"
-	"github.com/burrow-go/burrow/bearer"
+	"github.com/burrow-go/burrow/example/todo/ui"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/session"
+	"github.com/burrow-go/burrow/plugins/static"
 )
 
 // maxBody bounds a request body in the todos context. The largest valid
@@ -20,33 +22,69 @@ import (
 // about 120 KB; anything longer is not a todo request.
 const maxBody = 256 << 10
 
-// newServer assembles the service: GET /healthz at the root, the
-// database as a service of the root (plugin "db"), and the todos plugin,
-// guarded by bearer-auth (plugin "auth") in its own context. users are
+// setup is what the service is assembled from, besides its database:
+// what the flags and the environment say.
+type setup struct {
+	users []user
+	// origins are the web origins allowed to call the API from their
+	// pages (-cors-origins); none: no CORS at all.
+	origins []string
+	// sessions keeps the browsers' sessions: Redis (-redis) or the
+	// process's memory.
+	sessions session.Store
+	// traffic guards the service: rate limits, readiness checks (nil:
+	// none). With an admin listener, GET /healthz is served there.
+	traffic *traffic
+	// obs observes every request: metrics, traces (nil: none).
+	obs *observability
+}
+
+// newServer assembles the service. At the root: the edge (security
+// headers, compression, CORS), the browser page (plugin "static"),
+// GET /healthz, the OpenAPI description and the database as a service
+// (plugin "db"). Below it the API context (plugin "api"): sessions,
+// CSRF, POST and DELETE /session, and the todos plugin, whose routes
+// take a bearer token or a session cookie (plugin "auth"). users are
 // added to the database first, so each keeps its todos in a database
 // file from one run to the next.
-func newServer(ctx context.Context, db *sql.DB, users []user, opts ...app.Option) (*app.Server, error) {
-	names := make([]string, len(users))
-	for i, u := range users {
+func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*app.Server, error) {
+	names := make([]string, len(st.users))
+	for i, u := range st.users {
 		names[i] = u.name
 	}
 	ids, err := addUsers(ctx, db, names)
 	if err != nil {
 		return nil, err
 	}
+	if st.sessions == nil {
+		st.sessions = session.NewMemoryStore()
+	}
+	if st.traffic == nil {
+		st.traffic = &traffic{}
+	}
 	s := app.New(opts...)
-	app.Get(s, "/healthz", health)
+	if st.obs != nil {
+		s.Register(st.obs.plugin())
+	}
+	s.Register(st.traffic.guardRoot(db, ui.FS()))
+	s.Register(edgePlugin(st.origins))
+	// The page: / and its assets, and the shell for a browser navigation
+	// to any other path outside the API.
+	s.Register(static.Plugin(ui.FS(), static.Fallback("index.html")))
+	if st.traffic.checks == nil {
+		app.Get(s, "/healthz", health)
+	}
 	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
 	// document of every route, bearer's requirement on the todos.
 	s.Register(openapi.Plugin(apiInfo))
 	s.Register(dbPlugin(db))
-	s.Register(todosPlugin(users, ids), app.Name("todos"), app.DependsOn("db"))
+	s.Register(apiPlugin(st, ids), app.Name("api"), app.DependsOn("db"))
 	return s, nil
 }
 
 // apiInfo heads the service's OpenAPI document.
 var apiInfo = openapi.Info{Title: "Todos", Version: "1.0.0",
-	Description: "A todo list per user, behind a bearer token (see -users)."}
+	Description: "A todo list per user, behind a bearer token (see -users) or the session cookie that POST /session sets (the browser page's way)."}
 
 // printOpenAPI writes the OpenAPI document of s, once Ready, to w: what
 // GET /openapi.json serves.
@@ -120,56 +158,6 @@ func beginTx(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, er
 	}, nil
 }
 
-// identityName is the request decorator bearer-auth fills with the
-// index of the token that matched.
-const identityName = "identity"
-
-// userIDs maps the index of a matched token (the order of the tokens
-// given to bearer.Keys) to its user's row id.
-type userIDs []int64
-
-// userID is the row id of the request's authenticated user: a request
-// value, built from bearer-auth's identity.
-type userID int64
-
-// identity is what finding the request's user takes: the request
-// decorator bearer-auth fills, and the users' row ids.
-type identity struct {
-	app.In
-	Identity bearer.Identity `name:"identity"`
-	IDs      userIDs
-}
-
-// currentUser is the user whose token the request carries.
-func currentUser(_ context.Context, in identity) (userID, func(bool) error, error) {
-	i := in.Identity.Index
-	if !in.Identity.Authenticated || i < 0 || i >= len(in.IDs) {
-		// Only a request that bearer-auth did not check could get here.
-		return 0, nil, errors.New("the request has no authenticated user")
-	}
-	return userID(in.IDs[i]), nil, nil
-}
-
-// authPlugin guards the context that registers it: a request without the
-// token of a configured user is answered 401 before any body is read.
-// It is wrapped so its hook lands in that context, and provides there
-// the request's user (userID).
-func authPlugin(users []user, ids []int64) *app.Plugin {
-	tokens := make([]string, len(users))
-	for i, u := range users {
-		tokens[i] = u.token
-	}
-	return app.Wrap(func(s *app.Server) error {
-		if err := s.Register(bearer.Plugin(bearer.Keys(tokens...), bearer.ExposeIdentity(identityName))); err != nil {
-			return err
-		}
-		if err := s.Decorate(userIDs(ids)); err != nil {
-			return err
-		}
-		return s.ProvideRequest(app.Provider(currentUser))
-	}, app.Name("auth"))
-}
-
 // userTodosIn is what the request's todos take.
 type userTodosIn struct {
 	app.In
@@ -184,10 +172,12 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres)}, nil, nil
 }
 
-// todosPlugin serves the todo routes for the users it is given.
-func todosPlugin(users []user, ids []int64) func(*app.Server) error {
+// todosPlugin serves the todo routes, to a request that authenticates
+// (authPlugin).
+func todosPlugin(auth *app.Plugin, t *traffic) func(*app.Server) error {
 	return func(s *app.Server) error {
-		s.Register(authPlugin(users, ids))
+		s.Register(auth)
+		s.Register(t.guardUsers()) // after authentication: the per-user limit
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(storeErrors)
@@ -195,6 +185,7 @@ func todosPlugin(users []user, ids []int64) func(*app.Server) error {
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict)
 		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict)
+		importRoute(s, conflict)
 		app.Get(s, "/todos/:id", get)
 		app.Patch(s, "/todos/:id", patch, conflict)
 		return app.Delete(s, "/todos/:id", remove)

@@ -71,7 +71,10 @@ const hangLimit = time.Minute
 type service struct {
 	base   string
 	client *http.Client
-	stop   func() // stops the server and checks run's answer; once
+	// raw adds no Accept-Encoding and decodes nothing: the exchanges
+	// that look at compression use it.
+	raw  *http.Client
+	stop func() // stops the server and checks run's answer; once
 }
 
 // env makes a getenv of pairs.
@@ -100,12 +103,14 @@ func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ..
 		cancel()
 		require.FailNow(t, "the server did not start", "%v", err)
 	}
-	tr := &http.Transport{}
+	tr, raw := &http.Transport{}, &http.Transport{DisableCompression: true}
 	// The time-out only turns a hang (a request waiting for a connection
 	// of the database that nothing will release) into a failure.
-	s := &service{base: "http://" + addr.String(), client: &http.Client{Transport: tr, Timeout: hangLimit}}
+	s := &service{base: "http://" + addr.String(), client: &http.Client{Transport: tr, Timeout: hangLimit},
+		raw: &http.Client{Transport: raw, Timeout: hangLimit}}
 	s.stop = sync.OnceFunc(func() {
 		tr.CloseIdleConnections()
+		raw.CloseIdleConnections()
 		cancel()
 		assert.NoError(t, <-done, "run's answer to a graceful stop")
 	})
@@ -114,13 +119,14 @@ func start(t *testing.T, getenv func(string) string, logger *zap.Logger, args ..
 }
 
 // startUsers starts a server for alice and bob with a fresh in-memory
-// database.
-func startUsers(t *testing.T) *service {
+// database, and args.
+func startUsers(t *testing.T, args ...string) *service {
+	args = append([]string{"-users", users}, args...)
 	if pg != nil {
 		db := pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1)))
-		return start(t, env(), zap.NewNop(), "-users", users, "-db", db)
+		return start(t, env(), zap.NewNop(), append(args, "-db", db)...)
 	}
-	return start(t, env(), zap.NewNop(), "-users", users)
+	return start(t, env(), zap.NewNop(), args...)
 }
 
 // answer is a response with its body read.
@@ -144,21 +150,43 @@ func (s *service) do(t *testing.T, method, path, auth, ctype, body string) answe
 // send is do for goroutines a test starts: it returns the error, for the
 // test's goroutine to report (FailNow must not be called from another).
 func (s *service) send(method, path, auth, ctype, body string) (answer, error) {
+	var header []string
+	if auth != "" {
+		header = append(header, "Authorization", auth)
+	}
+	if ctype == "" {
+		body = ""
+	} else {
+		header = append(header, "Content-Type", ctype)
+	}
+	return sendOn(s.client, method, s.base+path, body, header...)
+}
+
+// exchange sends method path with body (none when empty) and the
+// header given as name, value pairs, through the raw client: nothing is
+// added to the request, nothing taken from the answer.
+func (s *service) exchange(t *testing.T, method, path, body string, header ...string) answer {
+	t.Helper()
+	a, err := sendOn(s.raw, method, s.base+path, body, header...)
+	require.NoError(t, err)
+	return a
+}
+
+// sendOn sends method url through c with body (none when empty) and the
+// header given as name, value pairs, and reads the answer.
+func sendOn(c *http.Client, method, url, body string, header ...string) (answer, error) {
 	var r io.Reader
-	if ctype != "" {
+	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, s.base+path, r)
+	req, err := http.NewRequest(method, url, r)
 	if err != nil {
 		return answer{}, err
 	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
 	}
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	res, err := s.client.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		return answer{}, err
 	}
@@ -216,7 +244,7 @@ func TestFailingCommitAnswers500(t *testing.T) {
 			db, err := openDB(ctx, "")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := newServer(ctx, db, []user{{"alice", "tokenA"}}, withoutLogs()...)
+			s, err := newServer(ctx, db, setup{users: []user{{"alice", "tokenA"}}}, withoutLogs()...)
 			require.NoError(t, err)
 			require.NoError(t, s.Ready())
 			defer s.Close(ctx)

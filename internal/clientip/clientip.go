@@ -215,7 +215,13 @@ func parseHop(s string) (netip.Addr, bool) {
 // values tokens or quoted strings (which may hold commas and
 // semicolons). An element without a for= pair, or with one that is not
 // an address, is a hop of unknown address; an empty element is none.
+//
+// A value whose quotes do not close is read with every comma a
+// separator: a client that opens a quote must not swallow the element a
+// proxy appends to its line (RFC 7239 lets it), which would make that
+// proxy the client.
 func (w *walk) forwarded(v string) {
+	quotes := quotesClose(v)
 	var (
 		inQuote, escaped bool
 		start, elem      int // where the current pair and element begin
@@ -232,7 +238,7 @@ func (w *walk) forwarded(v string) {
 				escaped = true
 				continue
 			case c == '"':
-				inQuote = !inQuote
+				inQuote = quotes && !inQuote
 				continue
 			case inQuote || c != ';' && c != ',':
 				continue
@@ -247,6 +253,23 @@ func (w *walk) forwarded(v string) {
 			e, elem = element{}, i+1
 		}
 	}
+}
+
+// quotesClose reports whether every quoted string of v, a Forwarded
+// value, ends before v does.
+func quotesClose(v string) bool {
+	inQuote, escaped := false, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case escaped:
+			escaped = false
+		case inQuote && c == '\\':
+			escaped = true
+		case c == '"':
+			inQuote = !inQuote
+		}
+	}
+	return !inQuote
 }
 
 // element is what one Forwarded element says of its for= pair.

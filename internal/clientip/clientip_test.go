@@ -59,6 +59,9 @@ func TestClient(t *testing.T) {
 		{"Forwarded two for pairs", fwd, "10.0.0.1:1", "Forwarded", []string{"for=1.2.3.4;for=5.6.7.8"}, "10.0.0.1"},
 		{"Forwarded escape", fwd, "10.0.0.1:1", "Forwarded", []string{`for="1.2.3.\4"`}, "10.0.0.1"},
 		{"Forwarded unterminated quote", fwd, "10.0.0.1:1", "Forwarded", []string{`for="1.2.3.4`}, "10.0.0.1"},
+		{"Forwarded unterminated quote does not swallow the proxy's element", fwd, "10.0.0.1:1", "Forwarded", []string{`for="198.51.100.9, for=203.0.113.7`}, "203.0.113.7"},
+		{"Forwarded unterminated quote after a closed one", fwd, "10.0.0.1:1", "Forwarded", []string{`for="[2001:db8::1]";ext="x, for=203.0.113.7`}, "203.0.113.7"},
+		{"Forwarded unterminated quote ends at its line", fwd, "10.0.0.1:1", "Forwarded", []string{`for="198.51.100.9`, "for=203.0.113.7"}, "203.0.113.7"},
 		{"no proxies trusted", &Resolver{}, "10.0.0.1:1", "X-Forwarded-For", []string{"1.2.3.4"}, "10.0.0.1"},
 		{"nil resolver", nil, "10.0.0.1:1", "X-Forwarded-For", []string{"1.2.3.4"}, "10.0.0.1"},
 	}

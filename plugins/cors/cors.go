@@ -34,12 +34,11 @@
 package cors
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/token"
 )
@@ -104,12 +103,15 @@ func newPolicy(opts []Option) (*policy, error) {
 // scheme and a host name (at most 253 bytes) and a port.
 const maxOrigin = 300
 
-// allows reports whether the policy allows origin.
+// allows reports whether the policy allows origin. "null" never is:
+// sandboxed frames and local files send it, so any page can make itself
+// that origin; Origins refuses to list it, and a pattern or a function
+// that would match it (".*", one answering true) is not asked.
 func (p *policy) allows(origin string) bool {
 	if p.anyOrigin {
 		return true
 	}
-	if origin == "" || len(origin) > maxOrigin {
+	if origin == "" || len(origin) > maxOrigin || origin == "null" {
 		return false
 	}
 	if _, ok := p.origins[origin]; ok {
@@ -194,10 +196,7 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 		origin = sent[0]
 	}
 	if origin == "" && p.strict {
-		h["Content-Type"] = []string{httpx.ContentTypeJSON}
-		h["Content-Length"] = []string{strconv.Itoa(len(invalidPreflight))}
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(invalidPreflight)
+		app.WriteError(w, r, ErrInvalidPreflight)
 		return
 	}
 	method := r.Header[hRequestMethod][0] // Preflight checked it is there
@@ -226,17 +225,9 @@ func (p *policy) preflight(w http.ResponseWriter, r *http.Request) {
 }
 
 // ErrInvalidPreflight is the refusal of a preflight without an Origin
-// header (unless LaxPreflight), in Burrow's error shape.
+// header (unless LaxPreflight), written in the server's error format
+// (app.WriteError).
 var ErrInvalidPreflight = httpx.NewError(http.StatusBadRequest, "FST_CORS_INVALID_PREFLIGHT", "Invalid Preflight Request")
-
-// invalidPreflight is ErrInvalidPreflight's body.
-var invalidPreflight = func() []byte {
-	b, err := json.Marshal(httpx.BodyOf(ErrInvalidPreflight))
-	if err != nil {
-		panic(err)
-	}
-	return b
-}()
 
 // headerList reports whether vs, an Access-Control-Request-Headers
 // header, is a list of header names, as browsers send it: echoed back,

@@ -179,7 +179,7 @@ func TestStrictPreflight(t *testing.T) {
 	c := start(t, server(t, cors.Origins("*")))
 	a := c.preflight("/", "", "GET")
 	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.JSONEq(t, `{"statusCode":400,"code":"FST_CORS_INVALID_PREFLIGHT","error":"Bad Request","message":"Invalid Preflight Request"}`, a.body)
+	assert.Equal(t, `{"statusCode":400,"code":"FST_CORS_INVALID_PREFLIGHT","error":"Bad Request","message":"Invalid Preflight Request"}`, a.body, "byte for byte")
 	assert.Equal(t, "application/json; charset=utf-8", a.header.Get("Content-Type"))
 	assert.Empty(t, a.cors())
 	assert.Contains(t, a.vary(), "Origin")
@@ -360,4 +360,38 @@ func TestPreflightForAnUnknownPathIsNotFound(t *testing.T) {
 	a := c.do("GET", "/unknown", "Origin", "https://example.com")
 	assert.Equal(t, http.StatusNotFound, a.status)
 	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"), "an actual request's 404 carries the headers")
+}
+
+func TestNullOriginIsNeverAllowedByAPatternOrAFunction(t *testing.T) {
+	t.Parallel()
+	// Sandboxed frames and local files send "Origin: null": any page can
+	// make itself one, so allowing it, with credentials above all, lets
+	// any site read the answers.
+	for name, opt := range map[string]cors.Option{
+		"pattern":  cors.OriginPattern(`.*`),
+		"function": cors.OriginFunc(func(string) bool { return true }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := start(t, server(t, opt, cors.Credentials()))
+			a := c.do("GET", "/", "Origin", "null")
+			assert.Equal(t, http.StatusOK, a.status)
+			assert.Empty(t, a.cors())
+			a = c.preflight("/", "null", "GET")
+			assert.Empty(t, a.cors())
+			a = c.do("GET", "/", "Origin", "https://example.com")
+			assert.Equal(t, "https://example.com", a.header.Get("Access-Control-Allow-Origin"), "other origins still are")
+		})
+	}
+}
+
+func TestInvalidPreflightFollowsProblemDetails(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithProblemDetails(), app.WithoutRequestLogging())
+	require.NoError(t, s.Register(cors.Plugin(cors.Origins("*"))))
+	require.NoError(t, s.Get("/", ok))
+	a := start(t, s).preflight("/", "", "GET")
+	assert.Equal(t, http.StatusBadRequest, a.status)
+	assert.Equal(t, httpx.ContentTypeProblem, a.header.Get("Content-Type"))
+	assert.JSONEq(t, `{"type":"about:blank","title":"Bad Request","status":400,"code":"FST_CORS_INVALID_PREFLIGHT","detail":"Invalid Preflight Request","instance":"/"}`, a.body)
 }

@@ -88,6 +88,7 @@ func origin(o string) (string, error) {
 // allows every subdomain of example.com over HTTPS and nothing that only
 // contains it. Write dots as "\.": an unescaped one matches any
 // character.
+// The origin "null" is never allowed, whatever expr matches.
 func OriginPattern(expr string) Option {
 	return func(c *config) {
 		re, err := regexp.Compile(`^(?:` + expr + `)$`)
@@ -105,6 +106,7 @@ func OriginPattern(expr string) Option {
 // answer to another. It is called once per request from an origin no
 // other option allows, on the request's goroutine, and must be safe for
 // concurrent use; keep it fast, or cache its answers.
+// It is never asked about "null", which is never allowed.
 func OriginFunc(fn func(origin string) bool) Option {
 	return func(c *config) {
 		if fn == nil {

@@ -41,8 +41,11 @@ type CheckOption func(*check)
 // Interval sets how often the check runs (DefaultInterval).
 func Interval(d time.Duration) CheckOption { return func(c *check) { c.interval = d } }
 
-// Timeout bounds one run (DefaultTimeout): a check that takes longer
-// fails with context.DeadlineExceeded, through its context.
+// Timeout bounds one run (DefaultTimeout): fn's context ends then, and
+// the check fails at once ("check timed out after …"), whether or not fn
+// returns. A run that ignores its context is not abandoned for a new
+// one: the next run starts after it returns, and the check stays failing
+// until then.
 func Timeout(d time.Duration) CheckOption { return func(c *check) { c.timeout = d } }
 
 // ErrDuplicateCheck is returned for a second check of one name.
@@ -91,23 +94,33 @@ func (cs *Checks) Check(name string, fn func(context.Context) error, opts ...Che
 			cancel()
 			return err
 		}
-		return s.OnClose(func(context.Context) error {
+		return s.OnClose(func(closing context.Context) error {
 			cancel()
-			if started {
-				<-done
+			if !started {
+				return nil
 			}
-			return nil
+			select {
+			case <-done:
+				return nil
+			case <-closing.Done():
+				// A run that ignores its context would hold Close past its
+				// deadline; it is left behind, still running.
+				return fmt.Errorf("health: check %q still running at close: %w", name, closing.Err())
+			}
 		})
 	}, app.Name("health-check:"+name), app.Check(func() error { return err }))
 }
 
-// run runs c now and then every interval until ctx ends.
+// run runs c now and then every interval until ctx ends, and returns
+// once the last run has returned.
 func (c *check) run(ctx context.Context, log *zap.Logger, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(c.interval)
 	defer t.Stop()
 	for {
-		c.once(ctx, log)
+		if !c.once(ctx, log) {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -116,14 +129,46 @@ func (c *check) run(ctx context.Context, log *zap.Logger, done chan<- struct{}) 
 	}
 }
 
-// once runs the check and keeps its result; a change is logged.
-func (c *check) once(parent context.Context, log *zap.Logger) {
+// once runs the check on its own goroutine and keeps its result. A run
+// still going at its time-out fails the check at once, and the next run
+// starts only after it returns: a check that ignores its context can
+// neither keep a stale "ok" nor pile up goroutines. once reports false
+// when parent ended (the server closes).
+func (c *check) once(parent context.Context, log *zap.Logger) bool {
 	ctx, cancel := context.WithTimeout(parent, c.timeout)
-	err := safely(ctx, c.fn)
-	cancel()
-	if parent.Err() != nil {
-		return // closing: the result says nothing about the dependency
+	defer cancel()
+	result := make(chan error, 1) // buffered: a run returning late never blocks
+	go func() { result <- safely(ctx, c.fn) }()
+	var err error
+	select {
+	case err = <-result:
+	case <-ctx.Done():
+		select {
+		case err = <-result:
+		default:
+			if parent.Err() == nil {
+				c.keep(c.timedOut(), log)
+			}
+			<-result // Close's own deadline bounds how long closing waits here
+			return parent.Err() == nil
+		}
 	}
+	if parent.Err() != nil {
+		return false // closing: the result says nothing about the dependency
+	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = c.timedOut() // one state for a time-out, however the run ended
+	}
+	c.keep(err, log)
+	return true
+}
+
+func (c *check) timedOut() error {
+	return fmt.Errorf("check timed out after %v: %w", c.timeout, context.DeadlineExceeded)
+}
+
+// keep records the result of a run; a change of state is logged.
+func (c *check) keep(err error, log *zap.Logger) {
 	state := "ok"
 	if err != nil {
 		state = err.Error()

@@ -22,7 +22,10 @@
 // Checks run on their own goroutines, on an interval with a time-out, from
 // Ready until Close; a probe reads their last results and never waits for
 // a dependency. A check that has not finished its first run is failing
-// ("pending"). Routes may be registered in any context, of this server
+// ("pending"). A run still going at its time-out fails the check at once
+// ("check timed out after 2s: context deadline exceeded"), even if it
+// ignores its context; the next run starts only after it returns. Close
+// waits for a running check no longer than Close's context allows. Routes may be registered in any context, of this server
 // or another (an admin listener): the checks are shared through the
 // *Checks value.
 package health

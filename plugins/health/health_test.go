@@ -128,7 +128,7 @@ func TestCheckTimeOutAndPanic(t *testing.T) {
 	require.NoError(t, checks.Wait(context.Background()))
 	report, ready := checks.Report()
 	assert.False(t, ready)
-	assert.Equal(t, "context deadline exceeded", report.Checks["hangs"])
+	assert.Equal(t, "check timed out after 1ms: context deadline exceeded", report.Checks["hangs"])
 	assert.Equal(t, "check panicked: boom", report.Checks["panics"])
 	assert.Len(t, report.Checks["verbose"], 256+len("…"), "a long error is cut")
 }
@@ -201,4 +201,47 @@ func TestInvalidChecks(t *testing.T) {
 	err := s.Ready()
 	assert.ErrorIs(t, err, health.ErrDuplicateCheck)
 	require.NoError(t, s.Close(context.Background()))
+}
+
+func TestHungCheckFailsReadiness(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	hang := make(chan struct{})
+	defer close(hang)
+	checks := health.New()
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(checks.Check("db", func(context.Context) error {
+		if calls.Add(1) == 1 {
+			return nil
+		}
+		<-hang // ignores its context, as a driver without deadlines does
+		return nil
+	}, health.Interval(5*time.Millisecond), health.Timeout(10*time.Millisecond)))
+	s.Register(checks.Routes())
+	require.NoError(t, s.Ready())
+	require.NoError(t, checks.Wait(context.Background()))
+	r := eventually(t, s, http.StatusServiceUnavailable)
+	assert.JSONEq(t, `{"status":"failing","checks":{"db":"check timed out after 10ms: context deadline exceeded"}}`, r.Body)
+	assert.Equal(t, int32(2), calls.Load(), "no new run starts while one hangs")
+}
+
+func TestHungCheckDoesNotHoldClose(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	defer close(hang)
+	checks := health.New()
+	s := app.New(app.WithoutRequestLogging())
+	s.Register(checks.Check("db", func(context.Context) error { <-hang; return nil }, health.Timeout(10*time.Millisecond)))
+	require.NoError(t, s.Ready())
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(ctx) }()
+	select {
+	case err := <-closed:
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorContains(t, err, `check "db" still running at close`)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close(ctx) still waiting 10s after its 50ms deadline")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 
+	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -42,4 +43,34 @@ func Example() {
 	//   http.route /todos/{id}
 	//   burrow.context root
 	//   http.response.status_code 200
+}
+
+// A service whose callers are its own continues their traces; by
+// default the caller's span would only be a link of a new trace.
+func ExampleTrustIncoming() {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+
+	for _, trust := range []bool{false, true} {
+		s := app.New()
+		opts := []otel.Option{otel.TracerProvider(tp), otel.Propagator(propagation.TraceContext{})}
+		if trust {
+			opts = append(opts, otel.TrustIncoming())
+		}
+		_ = s.Register(otel.Plugin(opts...))
+		_ = s.Get("/", func() (string, error) { return "hi", nil })
+		if err := s.Ready(); err != nil {
+			panic(err)
+		}
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		res, _ := s.Inject(req)
+		res.Body.Close()
+		sp := rec.Ended()[len(rec.Ended())-1]
+		fmt.Println("trusted:", trust, "continued:", sp.SpanContext().TraceID().String() == "4bf92f3577b34da6a3ce929d0e0e4736", "links:", len(sp.Links()))
+	}
+	// Output:
+	// trusted: false continued: false links: 1
+	// trusted: true continued: true links: 0
 }

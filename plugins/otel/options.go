@@ -17,6 +17,7 @@ type config struct {
 	meterProvider  metric.MeterProvider
 	propagator     propagation.TextMapPropagator
 	logIDs         bool
+	trust          bool
 	steps          bool
 	skip           func(app.Observation) bool
 }
@@ -52,10 +53,23 @@ func MeterProvider(mp metric.MeterProvider) Option {
 
 // Propagator sets how the incoming trace context is read (default:
 // otel.GetTextMapPropagator(); Setup sets it to W3C trace context and
-// baggage).
+// baggage). Unless TrustIncoming, what it reads is only linked to.
 func Propagator(p propagation.TextMapPropagator) Option {
 	return func(c *config) { c.propagator = p }
 }
+
+// TrustIncoming makes a request's trace context its span's parent; by
+// default it is only a link. Trusted, a request carrying a traceparent
+// continues that trace: its trace id, its sampling decision (a sampler
+// respecting the parent, as Setup's default does, drops a request
+// flagged unsampled) and its baggage, which reaches the handler and is
+// sent on with outgoing calls. Untrusted, every request starts a trace
+// of its own, sampled by the server's sampler, with the incoming span
+// context as a link; incoming tracestate and baggage are dropped. Trust
+// it behind a gateway or mesh that sets or cleans these headers, or
+// when the callers are your own services; not on an endpoint the
+// internet reaches.
+func TrustIncoming() Option { return func(c *config) { c.trust = true } }
 
 // NoLogIDs leaves trace_id and span_id out of the log lines of a traced
 // request, which carry them by default.

@@ -38,6 +38,7 @@ type spanKey struct{}
 type tracing struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
+	trust      bool
 	duration   metric.Float64Histogram
 	skip       func(app.Observation) bool
 }
@@ -49,6 +50,7 @@ func Plugin(opts ...Option) *app.Plugin {
 	t := &tracing{
 		tracer:     c.tracerProvider.Tracer(ScopeName),
 		propagator: c.propagator,
+		trust:      c.trust,
 		skip:       c.skip,
 	}
 	var err error
@@ -73,14 +75,22 @@ func Plugin(opts ...Option) *app.Plugin {
 	}, app.Name(PluginName), app.Supports("0.x"))
 }
 
-// start starts the request's SERVER span, continuing the trace its
-// headers carry.
+// start starts the request's SERVER span: a child of the trace context
+// its headers carry when trusted, else a new trace linked to it.
 func (t *tracing) start(o app.Observation) context.Context {
 	if t.skip != nil && t.skip(o) {
 		return nil
 	}
 	r := o.Request
-	ctx := t.propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	ctx := r.Context()
+	startOpts := make([]trace.SpanStartOption, 0, 3)
+	if t.trust {
+		ctx = t.propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	} else if remote := trace.SpanContextFromContext(t.propagator.Extract(context.Background(), propagation.HeaderCarrier(r.Header))); remote.IsValid() {
+		// The client's trace stays findable, but chooses neither this
+		// trace's id nor whether it is sampled.
+		startOpts = append(startOpts, trace.WithLinks(trace.Link{SpanContext: remote}))
+	}
 	method, original := methodOf(r.Method)
 	name := method
 	if o.Route != "" {
@@ -110,7 +120,8 @@ func (t *tracing) start(o app.Observation) context.Context {
 	if v := protocolVersion(r); v != "" {
 		attrs = append(attrs, semconv.NetworkProtocolVersion(v))
 	}
-	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	startOpts = append(startOpts, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	ctx, span := t.tracer.Start(ctx, name, startOpts...)
 	return context.WithValue(ctx, spanKey{}, span)
 }
 

@@ -116,22 +116,84 @@ func TestServerSpanPerRequest(t *testing.T) {
 	assert.Equal(t, codes.Unset, sp.Status().Code)
 }
 
-// TestTraceparentContinuesTheTrace: W3C trace context and baggage.
-func TestTraceparentContinuesTheTrace(t *testing.T) {
+const (
+	clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	clientSpan  = "00f067aa0ba902b7"
+)
+
+// trusting is a server whose plugin trusts the incoming trace context.
+func trusting(t *testing.T, tp trace.TracerProvider, opts ...app.Option) *app.Server {
+	t.Helper()
+	s := app.New(opts...)
+	require.NoError(t, s.Register(otel.Plugin(options(tp, otel.TrustIncoming())...)))
+	s.Get("/todos/:id", func(req *httpx.Request) (string, error) {
+		req.Log().Info("handler")
+		return baggage.FromContext(req.Context()).Member("tenant").Value(), nil
+	})
+	require.NoError(t, s.Ready())
+	return s
+}
+
+// By default a client chooses neither the trace nor its sampling: each
+// request starts a sampled trace of its own, linked to the client's
+// span, and the client's baggage is dropped.
+func TestClientTraceContextIsNotTrusted(t *testing.T) {
 	t.Parallel()
+	for _, flags := range []string{"00", "01"} {
+		t.Run("flags "+flags, func(t *testing.T) {
+			t.Parallel()
+			tp, rec := traced(t)
+			s := app.New()
+			require.NoError(t, s.Register(otel.Plugin(options(tp)...)))
+			s.Get("/b", func(req *httpx.Request) (string, error) {
+				return baggage.FromContext(req.Context()).Member("tenant").Value(), nil
+			})
+			require.NoError(t, s.Ready())
+			status, body := inject(t, s, "GET", "/b",
+				"Traceparent", "00-"+clientTrace+"-"+clientSpan+"-"+flags, "Baggage", "tenant=acme")
+			assert.Equal(t, 200, status)
+			assert.Empty(t, body, "the client's baggage is not the server's")
+			spans := rec.Ended()
+			require.Len(t, spans, 1, "an unsampled traceparent does not hide the request")
+			sp := spans[0]
+			assert.NotEqual(t, clientTrace, sp.SpanContext().TraceID().String())
+			assert.False(t, sp.Parent().IsValid(), "a new trace")
+			assert.True(t, sp.SpanContext().IsSampled())
+			require.Len(t, sp.Links(), 1)
+			assert.Equal(t, clientTrace, sp.Links()[0].SpanContext.TraceID().String())
+			assert.Equal(t, clientSpan, sp.Links()[0].SpanContext.SpanID().String())
+		})
+	}
+
 	tp, rec := traced(t)
 	s := server(t, tp, false)
-	inject(t, s, "GET", "/todos/1", "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	inject(t, s, "GET", "/todos/1")
+	require.Len(t, rec.Ended(), 1)
+	assert.Empty(t, rec.Ended()[0].Links(), "no traceparent, no link")
+}
+
+// TrustIncoming continues the caller's trace: its id, its sampling
+// decision and its baggage (W3C trace context and baggage).
+func TestTrustIncomingContinuesTheTrace(t *testing.T) {
+	t.Parallel()
+	tp, rec := traced(t)
+	s := trusting(t, tp)
+	_, body := inject(t, s, "GET", "/todos/1", "traceparent", "00-"+clientTrace+"-"+clientSpan+"-01", "baggage", "tenant=acme")
+	assert.Equal(t, "acme", body)
 	spans := rec.Ended()
 	require.Len(t, spans, 1)
-	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", spans[0].SpanContext().TraceID().String())
-	assert.Equal(t, "00f067aa0ba902b7", spans[0].Parent().SpanID().String())
+	assert.Equal(t, clientTrace, spans[0].SpanContext().TraceID().String())
+	assert.Equal(t, clientSpan, spans[0].Parent().SpanID().String())
 	assert.True(t, spans[0].Parent().IsRemote())
+	assert.Empty(t, spans[0].Links())
 
 	inject(t, s, "GET", "/todos/1", "traceparent", "00-zz-not-a-traceparent-01")
 	spans = rec.Ended()
 	require.Len(t, spans, 2)
 	assert.False(t, spans[1].Parent().IsValid(), "a malformed traceparent starts a new trace")
+
+	inject(t, s, "GET", "/todos/1", "traceparent", "00-"+clientTrace+"-"+clientSpan+"-00")
+	assert.Len(t, rec.Ended(), 2, "the caller's decision not to sample is followed")
 }
 
 // TestUnmatchedSpans: a 404 and a 405 are spans named after the method,
@@ -208,12 +270,26 @@ func TestTraceIDsInEveryLogLine(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	s := server(t, tp, false, app.WithLogger(zap.New(core)))
 	logs.TakeAll()
-	inject(t, s, "GET", "/todos/1", "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	inject(t, s, "GET", "/todos/1", "traceparent", "00-"+clientTrace+"-"+clientSpan+"-01")
 	sp := rec.Ended()[0]
 	entries := logs.All()
 	require.Len(t, entries, 3)
 	for _, e := range entries {
-		assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", e.ContextMap()["trace_id"], e.Message)
+		assert.Equal(t, sp.SpanContext().TraceID().String(), e.ContextMap()["trace_id"], e.Message)
+		assert.NotEqual(t, clientTrace, e.ContextMap()["trace_id"], "a client cannot name the ids in the logs")
+		assert.Equal(t, sp.SpanContext().SpanID().String(), e.ContextMap()["span_id"], e.Message)
+	}
+
+	tp, rec = traced(t)
+	core, logs = observer.New(zapcore.InfoLevel)
+	s = trusting(t, tp, app.WithLogger(zap.New(core)))
+	logs.TakeAll()
+	inject(t, s, "GET", "/todos/1", "traceparent", "00-"+clientTrace+"-"+clientSpan+"-01")
+	sp = rec.Ended()[0]
+	entries = logs.All()
+	require.Len(t, entries, 3)
+	for _, e := range entries {
+		assert.Equal(t, clientTrace, e.ContextMap()["trace_id"], e.Message)
 		assert.Equal(t, sp.SpanContext().SpanID().String(), e.ContextMap()["span_id"], e.Message)
 	}
 }
@@ -275,21 +351,6 @@ func TestMiddlewareSpansBelow(t *testing.T) {
 	assert.Equal(t, spans[1].SpanContext().SpanID(), spans[0].Parent().SpanID())
 	assert.Equal(t, codes.Error, spans[1].Status().Code)
 	assert.Equal(t, int64(503), attrs(spans[1])["http.response.status_code"].AsInt64())
-}
-
-// TestBaggageReachesTheHandler: the propagator's baggage is in the
-// request's context.
-func TestBaggageReachesTheHandler(t *testing.T) {
-	t.Parallel()
-	tp, _ := traced(t)
-	s := app.New()
-	require.NoError(t, s.Register(otel.Plugin(options(tp)...)))
-	s.Get("/b", func(req *httpx.Request) (string, error) {
-		return baggage.FromContext(req.Context()).Member("tenant").Value(), nil
-	})
-	require.NoError(t, s.Ready())
-	_, body := inject(t, s, "GET", "/b", "baggage", "tenant=acme")
-	assert.Equal(t, "acme", body)
 }
 
 func authHook(req *httpx.Request) error {

@@ -76,7 +76,7 @@ func TestSetupExportsOverOTLPHTTP(t *testing.T) {
 	shutdown, err := otel.Setup(context.Background())
 	require.NoError(t, err)
 	s := app.New()
-	require.NoError(t, s.Register(otel.Plugin()))
+	require.NoError(t, s.Register(otel.Plugin(otel.TrustIncoming()))) // a service whose callers are ours
 	s.Get("/todos/:id", func(req *httpx.Request) (string, error) { return req.Param("id"), nil })
 	require.NoError(t, s.Ready())
 	r := httptest.NewRequest("GET", "/todos/9", nil)

@@ -13,8 +13,9 @@
 //
 // (q: the quota, w: the window in seconds, r: the requests left, t: the
 // seconds until the whole quota is back). A refused request gets 429 in
-// Burrow's error shape with Retry-After, the seconds until one request
-// would pass:
+// the server's error format (app.WriteError; problem details under
+// app.WithProblemDetails) with Retry-After, the seconds until one
+// request would pass; by default:
 //
 //	{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 second"}
 //
@@ -40,8 +41,10 @@
 //
 // ByIP keys on the server's client address: behind the proxies given to
 // app.WithTrustedProxies, the right-most forwarded address none of them
-// holds; from any other peer, the peer's, whatever it forwards. A route
-// given app.WithConfig(Exempt{}) is out of the limits of its contexts.
+// holds; from any other peer, the peer's, whatever it forwards. Requests
+// without an address (a Unix socket's peer) share one budget, and the
+// limiter warns once. A route given app.WithConfig(Exempt{}) is out of
+// the limits of its contexts.
 //
 // The algorithm lets a key make Limit requests at once, then one every
 // Window/Limit: a client that waits gets its budget back gradually,

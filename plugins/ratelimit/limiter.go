@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -43,6 +42,7 @@ type Limiter struct {
 	v6bits     int
 	log        *zap.Logger
 	failing    atomic.Bool
+	noAddr     atomic.Bool // a ByIP policy has met a request without an address
 	onRefused  func(r *http.Request, policy string, banned bool)
 	headers    bool
 	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
@@ -132,6 +132,9 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		if key == "" {
 			continue
 		}
+		if p.Key.ip && !addr.IsValid() {
+			l.noAddress(p.Name)
+		}
 		limit, header := p.limitOf(key)
 		d, err := l.store.Take(r.Context(), key, limit, p.Window)
 		if err != nil {
@@ -172,6 +175,16 @@ func (l *Limiter) storeFailed(err error) {
 	}
 }
 
+// noAddress logs, once, that requests without a client address share
+// one budget of policy: the server is likely behind a proxy on a Unix
+// socket, where ByIP cannot tell clients apart.
+func (l *Limiter) noAddress(policy string) {
+	if !l.noAddr.Load() && l.noAddr.CompareAndSwap(false, true) {
+		l.log.Warn("rate limit: a request has no client address (a Unix socket's peer): every such request shares one budget; key the policy with ByRequest on a header the proxy sets",
+			zap.String("policy", policy))
+	}
+}
+
 func (l *Limiter) storeAnswered() {
 	if l.failing.Load() && l.failing.CompareAndSwap(true, false) {
 		l.log.Info("rate limit store answers again")
@@ -190,11 +203,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body := refusal(w.Header(), v)
-		w.WriteHeader(v.status)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(body) // #nosec G705 -- JSON built from the status and a number, nothing of the request
-		}
+		app.WriteError(w, r, refusal(w.Header(), v))
 	})
 }
 
@@ -209,17 +218,13 @@ func (l *Limiter) Hook(req *httpx.Request, rep *httpx.Reply) error {
 	if v.status == 0 {
 		return nil
 	}
-	body := refusal(rep.Header(), v)
-	return rep.Code(v.status).Send(json.RawMessage(body))
+	return rep.SendError(refusal(rep.Header(), v))
 }
 
-var jsonType = []string{"application/json; charset=utf-8"}
-
-// refusal sets the headers of v's answer and returns its body, in
-// Burrow's error shape.
-func refusal(h http.Header, v verdict) []byte {
+// refusal sets the Retry-After header of v's answer and returns the
+// error it answers, which the server writes in its error format.
+func refusal(h http.Header, v verdict) *httpx.Error {
 	secs := max(ceilSeconds(v.retry), 1)
-	h["Content-Type"] = jsonType
 	h["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
 	msg := "Rate limit exceeded, retry in " + strconv.FormatInt(secs, 10) + " second"
 	if secs != 1 {
@@ -231,6 +236,5 @@ func refusal(h http.Header, v verdict) []byte {
 	case http.StatusServiceUnavailable:
 		msg = "Rate limit unavailable"
 	}
-	b, _ := json.Marshal(httpx.ErrorBody{StatusCode: v.status, Error: http.StatusText(v.status), Message: msg})
-	return b
+	return httpx.NewError(v.status, "", msg)
 }

@@ -45,7 +45,17 @@ type Key struct {
 // ByIP keys a policy by the client's address (IPv6 addresses by their
 // /64 network unless IPv6Prefix says otherwise, since one client holds a
 // whole /64).
+//
+// A request without an address (a Unix socket's peer: a proxy on the
+// same host) is not let through unlimited: every such request shares
+// one budget, and the limiter logs a warning the first time, naming the
+// policy. Behind such a proxy, key the policy on what the proxy says of
+// the client instead: ByRequest reading a header it sets.
 func ByIP() Key { return Key{ip: true} }
+
+// noAddress is the key ByIP gives a request without a client address:
+// no address is written so.
+const noAddress = "no-address"
 
 // ByRequest keys a policy by what fn reads from the request (a header,
 // an API key's hash); an empty string leaves the request unlimited by
@@ -73,6 +83,7 @@ func ByDecorator[T any](name string, key func(T) string) Key {
 type policy struct {
 	Policy
 	prefix string   // the store key's prefix: name and ":"
+	noAddr string   // a ByIP policy's key of every request without a client address
 	header []string // the RateLimit-Policy item, shared: never appended to in place (its capacity is 1)
 }
 
@@ -102,7 +113,7 @@ func compile(p Policy) (policy, error) {
 	case p.Key.value != nil && p.Key.decorator == "":
 		return policy{}, fmt.Errorf("ratelimit: policy %q: ByDecorator needs a decorator name", p.Name)
 	}
-	cp := policy{Policy: p, prefix: p.Name + ":"}
+	cp := policy{Policy: p, prefix: p.Name + ":", noAddr: p.Name + ":" + noAddress}
 	cp.header = []string{cp.headerFor(p.Limit)}
 	return cp, nil
 }
@@ -145,7 +156,7 @@ func (p *policy) storeKey(r *http.Request, ip netip.Addr, decorator func(string)
 	switch {
 	case p.Key.ip:
 		if !ip.IsValid() {
-			return ""
+			return p.noAddr
 		}
 		var a [80]byte
 		return string(ip.AppendTo(append(a[:0], p.prefix...)))

@@ -39,6 +39,15 @@ func (c *clock) now() time.Time           { return time.Unix(0, c.ns.Load()) }
 func (c *clock) add(d time.Duration)      { c.ns.Add(int64(d)) }
 func (c *clock) store() *ratelimit.Memory { return ratelimit.NewMemory(ratelimit.Clock(c.now)) }
 
+// placements are the limiter's two places: a middleware, a hook.
+var placements = []struct {
+	name string
+	opts []ratelimit.Option
+}{
+	{"middleware", nil},
+	{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
+}
+
 func perIP(limit int) ratelimit.Policy {
 	return ratelimit.Policy{Name: "ip", Limit: limit, Window: time.Minute, Key: ratelimit.ByIP()}
 }
@@ -524,13 +533,7 @@ func TestLimitOneRoute(t *testing.T) {
 
 func TestExemptRoutes(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			burst := ratelimit.Policy{Name: "burst", Limit: 1, Window: time.Second, Key: ratelimit.ByIP()}
@@ -569,13 +572,7 @@ func TestExemptWithoutThePluginFailsReady(t *testing.T) {
 
 func TestPerIPBehindTrustedProxies(t *testing.T) {
 	t.Parallel()
-	for _, placement := range []struct {
-		name string
-		opts []ratelimit.Option
-	}{
-		{"middleware", nil},
-		{"hook", []ratelimit.Option{ratelimit.AsHook(app.OnRequest)}},
-	} {
+	for _, placement := range placements {
 		t.Run(placement.name, func(t *testing.T) {
 			t.Parallel()
 			s := apptest.New(t, app.WithTrustedProxies("127.0.0.1/32"))
@@ -682,4 +679,100 @@ func TestHeadersUnderARequestTimeOut(t *testing.T) {
 	r := get(t, s, "/a")
 	assert.Equal(t, `"ip";q=2;w=60`, r.Header.Get("RateLimit-Policy"))
 	assert.NotEmpty(t, r.Header.Get("RateLimit"))
+}
+
+func TestAnUnterminatedForwardedQuoteDoesNotHideTheClient(t *testing.T) {
+	t.Parallel()
+	// The client's Forwarded value opens a quote it never closes; the
+	// proxy appends its own element to the same line. The proxy's element
+	// must still be read: else the client is the proxy, which the
+	// allow-list lets through.
+	s := apptest.New(t, app.WithoutRequestLogging(),
+		app.WithTrustedProxies("10.0.0.0/8"), app.WithClientIPHeader("Forwarded"))
+	s.Register(ratelimit.Plugin(ratelimit.Allow(netip.MustParsePrefix("10.0.0.0/8")),
+		ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()})))
+	s.Post("/login", func(req *httpx.Request) (string, error) { return req.ClientIP().String(), nil })
+	require.NoError(t, s.Ready())
+	login := func() *apptest.Response {
+		req := httptest.NewRequest(http.MethodPost, "/login", nil)
+		req.RemoteAddr = "10.0.0.1:5555"
+		req.Header.Set("Forwarded", `for="198.51.100.9, for=203.0.113.7`)
+		return apptest.Inject(t, s, req)
+	}
+	r := login()
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Equal(t, "203.0.113.7", r.Body, "the address the proxy reported")
+	assert.Equal(t, http.StatusTooManyRequests, login().StatusCode)
+}
+
+func TestByIPWithoutAnAddressSharesOneBudgetAndWarns(t *testing.T) {
+	t.Parallel()
+	for _, placement := range placements {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			core, logs := observer.New(zapcore.WarnLevel)
+			s := apptest.New(t, app.WithLogger(zap.New(core)), app.WithoutRequestLogging())
+			s.Register(ratelimit.Plugin(append(placement.opts,
+				ratelimit.Limit(ratelimit.Policy{Name: "login", Limit: 1, Window: time.Minute, Key: ratelimit.ByIP()}))...))
+			s.Post("/login", ok)
+			require.NoError(t, s.Ready())
+			from := func(peer string) int {
+				req := httptest.NewRequest(http.MethodPost, "/login", nil)
+				req.RemoteAddr = peer // a Unix socket's peer: no address
+				return apptest.Inject(t, s, req).StatusCode
+			}
+			assert.Equal(t, http.StatusOK, from("@"))
+			assert.Equal(t, http.StatusTooManyRequests, from(""), "every client without an address spends one budget")
+			assert.Equal(t, http.StatusTooManyRequests, from("@"))
+			assert.Equal(t, http.StatusOK, from("192.0.2.1:1"), "a client with an address has its own")
+
+			warns := logs.All()
+			require.Len(t, warns, 1, "one line, not one a request")
+			assert.Contains(t, warns[0].Message, "no client address")
+			assert.Equal(t, "login", warns[0].ContextMap()["policy"])
+		})
+	}
+}
+
+func TestRefusalsFollowProblemDetails(t *testing.T) {
+	t.Parallel()
+	for _, placement := range placements {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			store := &failingStore{Store: ratelimit.NewMemory()}
+			s := apptest.New(t, app.WithProblemDetails(), app.WithoutRequestLogging())
+			s.Register(ratelimit.Plugin(append(placement.opts, ratelimit.Limit(perIP(1)), ratelimit.WithStore(store))...))
+			s.Get("/a", ok)
+			require.NoError(t, s.Ready())
+
+			get(t, s, "/a")
+			r := get(t, s, "/a")
+			require.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+			assert.Equal(t, httpx.ContentTypeProblem, r.Header.Get("Content-Type"))
+			assert.JSONEq(t, `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"Rate limit exceeded, retry in 60 seconds","instance":"/a"}`, r.Body)
+			assert.Equal(t, "60", r.Header.Get("Retry-After"))
+
+			store.down.Store(true)
+			r = get(t, s, "/a")
+			require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
+			assert.Equal(t, httpx.ContentTypeProblem, r.Header.Get("Content-Type"))
+			assert.JSONEq(t, `{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"Rate limit unavailable","instance":"/a"}`, r.Body)
+		})
+	}
+}
+
+func TestRefusalBodyIsUnchangedByDefault(t *testing.T) {
+	t.Parallel()
+	for _, placement := range placements {
+		t.Run(placement.name, func(t *testing.T) {
+			t.Parallel()
+			s := server(t, append(placement.opts, ratelimit.Limit(perIP(1)))...)
+			get(t, s, "/a")
+			r := get(t, s, "/a")
+			require.Equal(t, http.StatusTooManyRequests, r.StatusCode)
+			assert.Equal(t, `{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 60 seconds"}`, r.Body, "byte for byte")
+			assert.Equal(t, httpx.ContentTypeJSON, r.Header.Get("Content-Type"))
+			assert.Equal(t, strconv.Itoa(len(r.Body)), r.Header.Get("Content-Length"))
+		})
+	}
 }

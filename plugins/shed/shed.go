@@ -15,9 +15,10 @@
 //		return s.Register(checks.Routes())
 //	})
 //
-// A shed request gets 503 in Burrow's error shape with Retry-After and,
-// on HTTP/1.x, Connection: close (a client retrying elsewhere should not
-// come back on this connection):
+// A shed request gets 503 in the server's error format (problem details
+// under app.WithProblemDetails) with Retry-After and, on HTTP/1.x,
+// Connection: close (a client retrying elsewhere should not come back on
+// this connection); by default:
 //
 //	{"statusCode":503,"error":"Service Unavailable","message":"Service under pressure"}
 //

@@ -345,3 +345,33 @@ func TestReadinessReportsShedding(t *testing.T) {
 	assert.JSONEq(t, `{"status":"failing","checks":{"load":"shedding load: gc cpu"}}`, r.Body)
 	assert.Equal(t, http.StatusOK, apptest.Get(t, admin, "/healthz").StatusCode, "liveness is not load")
 }
+
+func TestShedFollowsTheServersErrorFormat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		opts  []app.Option
+		ctype string
+		body  string
+	}{
+		{"default", nil, httpx.ContentTypeJSON, shedBody},
+		{"problem details", []app.Option{app.WithProblemDetails()}, httpx.ContentTypeProblem,
+			`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"Service under pressure","instance":"/work"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := &source{}
+			src.set(shed.Signals{SchedLatency: time.Second})
+			sh := shed.New(shed.WithSource(src), shed.MaxSchedLatency(time.Millisecond))
+			s := apptest.New(t, append(tt.opts, app.WithoutRequestLogging())...)
+			s.Register(sh.Plugin())
+			s.Get("/work", ok)
+			require.NoError(t, s.Ready())
+			r := waitStatus(t, s, "/work", http.StatusServiceUnavailable)
+			assert.Equal(t, tt.body, r.Body, "byte for byte")
+			assert.Equal(t, tt.ctype, r.Header.Get("Content-Type"))
+			assert.Equal(t, "10", r.Header.Get("Retry-After"))
+		})
+	}
+}

@@ -2,8 +2,8 @@ package static
 
 import (
 	"html/template"
-	"io/fs"
 	"net/http"
+	"path"
 	"sort"
 
 	"github.com/burrow-go/burrow/httpx"
@@ -14,35 +14,30 @@ var listing = template.Must(template.New("listing").Parse(`<!doctype html>
 <ul>{{range .Entries}}<li><a href="./{{.}}">{{.}}</a></li>{{end}}</ul>
 `))
 
-// list answers a directory listing of dir: its entries the plugin
-// serves, directories with a trailing slash, sorted, every name escaped.
+// list answers a directory listing of dir: the files and directories
+// load found in it (so what the plugin serves, as it was at start-up),
+// directories with a trailing slash, sorted, every name escaped.
 func (sv *server) list(dir string) func(*httpx.Request, *httpx.Reply) error {
+	var names []string
+	for name := range sv.tree.files {
+		if path.Dir(name) == dir {
+			names = append(names, path.Base(name))
+		}
+	}
+	for _, d := range sv.tree.dirs {
+		if d != "." && path.Dir(d) == dir {
+			names = append(names, path.Base(d)+"/")
+		}
+	}
+	sort.Strings(names)
+	page := struct {
+		Dir     string
+		Entries []string
+	}{sv.cfg.prefix + "/" + pathJoin(dir, ""), names}
 	return func(req *httpx.Request, rep *httpx.Reply) error {
-		entries, err := fs.ReadDir(sv.fsys, dir)
-		if err != nil {
-			return err
-		}
-		var names []string
-		for _, e := range entries {
-			name := e.Name()
-			if hidden(name, sv.cfg) {
-				continue
-			}
-			if e.IsDir() {
-				name += "/"
-			} else if sv.tree.files[pathJoin(dir, name)] == nil {
-				continue // a precompressed sibling, or what load left out
-			}
-			names = append(names, name)
-		}
-		sort.Strings(names)
 		rep.Type("text/html; charset=utf-8").SetHeader("Cache-Control", "no-cache")
 		rep.Code(http.StatusOK)
-		w := rep.Raw()
-		return listing.Execute(w, struct {
-			Dir     string
-			Entries []string
-		}{sv.cfg.prefix + "/" + pathJoin(dir, ""), names})
+		return listing.Execute(rep.Raw(), page)
 	}
 }
 

@@ -28,7 +28,7 @@ type file struct {
 	etag     []string
 	cache    []string // Cache-Control
 	modtime  time.Time
-	content  []byte    // kept only when the fs.FS cannot seek
+	content  []byte    // as read at start-up: what the ETag describes
 	variants []variant // precompressed siblings, in preference order
 	codings  []string  // their codings, for negotiation
 }
@@ -46,10 +46,12 @@ type tree struct {
 	dirs  []string         // every directory, "." the root
 }
 
-// load reads every file of fsys, hashing each for its ETag. Files with
-// a name routes cannot hold, and dotfiles unless asked, are left out.
+// load reads every file of fsys into memory, hashing each for its ETag.
+// Files with a name routes cannot hold, and dotfiles unless asked, are
+// left out; all the bytes kept stay within c.maxMemory.
 func load(fsys fs.FS, c *config, started time.Time) (*tree, error) {
 	t := &tree{files: map[string]*file{}}
+	budget := c.maxMemory
 	found := map[string]fs.FileInfo{}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -97,7 +99,7 @@ func load(fsys fs.FS, c *config, started time.Time) (*tree, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		f, err := readFile(fsys, name, found[name], started)
+		f, err := readFile(fsys, name, found[name], started, &budget, c.maxMemory)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +111,7 @@ func load(fsys fs.FS, c *config, started time.Time) (*tree, error) {
 			if found[name+p.suffix] == nil {
 				continue
 			}
-			v, err := readFile(fsys, name+p.suffix, found[name+p.suffix], started)
+			v, err := readFile(fsys, name+p.suffix, found[name+p.suffix], started, &budget, c.maxMemory)
 			if err != nil {
 				return nil, err
 			}
@@ -126,47 +128,38 @@ func hidden(base string, c *config) bool {
 	return strings.HasPrefix(base, ".") && !c.dotfiles && base != ".well-known"
 }
 
-// readFile hashes name's content for its ETag, and keeps the content
-// when fsys cannot seek it (ServeContent needs to).
-func readFile(fsys fs.FS, name string, info fs.FileInfo, started time.Time) (*file, error) {
+// readFile reads name's content, which is served from memory from then
+// on, and hashes it for its ETag: a file changed or replaced (by a
+// symbolic link) on disk after start-up is never served. budget is what
+// is left of limit.
+func readFile(fsys fs.FS, name string, info fs.FileInfo, started time.Time, budget *int64, limit int64) (*file, error) {
 	fh, err := fsys.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("static: %w", err)
 	}
 	defer fh.Close()
-	h := sha256.New()
-	head := &headBuffer{}
-	_, seekable := fh.(io.ReadSeeker)
-	var keep bytes.Buffer
-	w := io.MultiWriter(h, head)
-	if !seekable {
-		w = io.MultiWriter(h, head, &keep)
+	var content bytes.Buffer
+	if size := info.Size(); size > 0 && size <= *budget {
+		content.Grow(int(size))
 	}
-	if _, err := io.Copy(w, fh); err != nil {
+	n, err := io.Copy(&content, io.LimitReader(fh, *budget+1))
+	if err != nil {
 		return nil, fmt.Errorf("static: reading %s: %w", name, err)
 	}
-	f := &file{name: name, modtime: info.ModTime()}
+	if n > *budget {
+		return nil, fmt.Errorf("%w: %d bytes, reached at %s; raise MaxMemory or serve fewer files", ErrTooLarge, limit, name)
+	}
+	*budget -= n
+	f := &file{name: name, modtime: info.ModTime(), content: content.Bytes()}
 	if f.modtime.IsZero() {
 		f.modtime = started // an embed.FS has none: Last-Modified is when the server started
 	}
-	f.etag = []string{`"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18]) + `"`}
-	if !seekable {
-		f.content = keep.Bytes()
-	}
+	sum := sha256.Sum256(f.content)
+	f.etag = []string{`"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`}
 	ctype := mime.TypeByExtension(path.Ext(name))
 	if ctype == "" {
-		ctype = http.DetectContentType(head.b)
+		ctype = http.DetectContentType(f.content) // reads at most 512 bytes
 	}
 	f.ctype = []string{ctype}
 	return f, nil
-}
-
-// headBuffer keeps the first 512 bytes, what content sniffing reads.
-type headBuffer struct{ b []byte }
-
-func (h *headBuffer) Write(p []byte) (int, error) {
-	if n := 512 - len(h.b); n > 0 {
-		h.b = append(h.b, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
 }

@@ -18,6 +18,14 @@ const ImmutableCache = "public, max-age=31536000, immutable"
 // revalidated on each use, which the ETag makes a 304.
 const DefaultCache = "no-cache"
 
+// ErrTooLarge is wrapped by the error Ready returns when the files (with
+// their precompressed siblings) hold more bytes than MaxMemory allows.
+var ErrTooLarge = errors.New("static: the files exceed the memory limit")
+
+// DefaultMaxMemory is the default of MaxMemory: 64 MiB, room for a
+// single-page app's build and its precompressed copies.
+const DefaultMaxMemory = 64 << 20
+
 // Option configures the plugin.
 type Option func(*config)
 
@@ -30,6 +38,7 @@ type config struct {
 	browse     bool
 	dotfiles   bool
 	documented bool
+	maxMemory  int64
 	err        error
 }
 
@@ -40,7 +49,7 @@ func (c *config) fail(format string, args ...any) {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{prefix: "", index: "index.html", immutable: HashedName, cache: DefaultCache}
+	c := &config{prefix: "", index: "index.html", immutable: HashedName, cache: DefaultCache, maxMemory: DefaultMaxMemory}
 	for _, o := range opts {
 		o(c)
 	}
@@ -103,3 +112,18 @@ func Dotfiles() Option { return func(c *config) { c.dotfiles = true } }
 // Documented puts the file routes in the OpenAPI document; by default
 // they are left out.
 func Documented() Option { return func(c *config) { c.documented = true } }
+
+// MaxMemory bounds the bytes the plugin keeps in memory (default
+// DefaultMaxMemory): every file and precompressed sibling is read once
+// at start-up and served from memory, so what is served is exactly what
+// its ETag describes. A tree holding more makes Ready fail with
+// ErrTooLarge; large downloads belong on a file server or object store.
+func MaxMemory(bytes int64) Option {
+	return func(c *config) {
+		if bytes <= 0 {
+			c.fail("MaxMemory must be positive, not %d", bytes)
+			return
+		}
+		c.maxMemory = bytes
+	}
+}

@@ -2,7 +2,6 @@ package static
 
 import (
 	"bytes"
-	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -33,14 +32,13 @@ func Plugin(fsys fs.FS, opts ...Option) *app.Plugin {
 		if err != nil {
 			return err
 		}
-		sv := &server{fsys: fsys, cfg: c, tree: t, own: map[string]bool{}, api: map[string]bool{}}
+		sv := &server{cfg: c, tree: t, own: map[string]bool{}, api: map[string]bool{}}
 		return sv.register(s)
 	}, app.Name(PluginName+":"+c.prefix+"/"), app.Check(func() error { return c.err }))
 }
 
 // server serves one tree.
 type server struct {
-	fsys fs.FS
 	cfg  *config
 	tree *tree
 	own  map[string]bool // the plugin's route paths
@@ -118,18 +116,7 @@ func (sv *server) serveFile(f *file) func(*httpx.Request, *httpx.Reply) error {
 		h["Content-Type"] = f.ctype
 		h["Etag"] = etag
 		h["Cache-Control"] = f.cache
-		var body io.ReadSeeker
-		if content != nil {
-			body = bytes.NewReader(content)
-		} else {
-			fh, err := sv.fsys.Open(name)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			body = fh.(io.ReadSeeker) // load checked it
-		}
-		return rep.ServeContent(name, f.modtime, body)
+		return rep.ServeContent(name, f.modtime, bytes.NewReader(content))
 	}
 }
 

@@ -3,10 +3,14 @@ package static_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"embed"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -337,7 +341,7 @@ func TestOptionsAndOtherTrees(t *testing.T) {
 	assert.Equal(t, "Contact: x", apptest.Fetch(t, "GET", url+"/static/.well-known/security.txt").Body)
 	assert.Equal(t, 206, apptest.Fetch(t, "GET", url+"/static/app.css", "Range", "bytes=0-1").StatusCode)
 
-	for _, o := range []static.Option{static.At("assets"), static.At("/a/:b"), static.Immutable(nil)} {
+	for _, o := range []static.Option{static.At("assets"), static.At("/a/:b"), static.Immutable(nil), static.MaxMemory(0)} {
 		assert.ErrorIs(t, app.New().Register(static.Plugin(m, o)), static.ErrInvalidOption)
 	}
 	assert.ErrorIs(t, app.New().Register(static.Plugin(nil)), static.ErrInvalidOption)
@@ -412,4 +416,63 @@ func TestStartUpFailures(t *testing.T) {
 	err = s.Ready()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "app.Prefix")
+}
+
+// The bytes served are the bytes read at start-up, which the ETag
+// describes: a file rewritten, or replaced by a symbolic link to a
+// secret, after Ready changes nothing.
+func TestFilesChangedOnDiskAfterReady(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f := filepath.Join(dir, "app.js")
+	require.NoError(t, os.WriteFile(f, []byte("console.log('v1')"), 0o600))
+	secret := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP SECRET"), 0o600))
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(static.Plugin(os.DirFS(dir)))
+	require.NoError(t, s.Ready())
+	v1 := apptest.Get(t, s, "/app.js")
+	require.Equal(t, http.StatusOK, v1.StatusCode)
+	require.Equal(t, "console.log('v1')", v1.Body)
+
+	require.NoError(t, os.WriteFile(f, []byte("console.log('v2 is longer')"), 0o600))
+	v2 := apptest.Get(t, s, "/app.js")
+	assert.Equal(t, v1.Body, v2.Body, "served as read at start-up")
+	assert.Equal(t, v1.Header.Get("Etag"), v2.Header.Get("Etag"))
+
+	require.NoError(t, os.Remove(f))
+	require.NoError(t, os.Symlink(secret, f))
+	r := apptest.Get(t, s, "/app.js")
+	assert.NotContains(t, r.Body, "TOP SECRET")
+	assert.Equal(t, v1.Body, r.Body)
+}
+
+// MaxMemory bounds the bytes kept, precompressed siblings included.
+func TestMaxMemory(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"a.js":    {Data: bytes.Repeat([]byte("a"), 600)},
+		"a.js.gz": {Data: bytes.Repeat([]byte("z"), 300)},
+		"b.js":    {Data: bytes.Repeat([]byte("b"), 100)},
+	}
+	tests := []struct {
+		limit int64
+		fails bool
+	}{
+		{1000, false},
+		{999, true},
+		{600, true},
+	}
+	for _, tt := range tests {
+		s := app.New(app.WithoutRequestLogging())
+		s.Register(static.Plugin(m, static.MaxMemory(tt.limit)))
+		err := s.Ready()
+		if tt.fails {
+			assert.ErrorIs(t, err, static.ErrTooLarge, "limit %d", tt.limit)
+			assert.ErrorContains(t, err, fmt.Sprintf("%d bytes", tt.limit))
+		} else {
+			assert.NoError(t, err, "limit %d", tt.limit)
+		}
+		require.NoError(t, s.Close(context.Background()))
+	}
 }

@@ -58,19 +58,22 @@ function item(todo) {
   return li;
 }
 
+// refresh shows the user's todos, or the login form; it returns whether
+// the user is logged in.
 async function refresh() {
   const res = await call('GET', '/todos?limit=100');
   if (res.status === 401) {
     show(false);
-    return;
+    return false;
   }
   if (!res.ok) {
     say(await message(res));
-    return;
+    return true;
   }
   const todos = await res.json();
   $('#todos').replaceChildren(...todos.map(item));
   show(true);
+  return true;
 }
 
 $('#login').addEventListener('submit', async (event) => {
@@ -83,7 +86,11 @@ $('#login').addEventListener('submit', async (event) => {
   }
   form.reset();
   say('');
-  await refresh();
+  if (!(await refresh())) {
+    // The session cookie is Secure: a browser keeps it from an https page,
+    // or from localhost, and from nowhere else.
+    say('Logged in, but the browser did not keep the session cookie: open the page over HTTPS or on localhost.');
+  }
 });
 
 $('#new-todo').addEventListener('submit', async (event) => {

@@ -1,0 +1,3 @@
+module github.com/burrow-go/burrow/scripts/load
+
+go 1.25
