@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/deadline"
 	"github.com/burrow-go/burrow/internal/errkind"
 )
 
@@ -74,6 +75,13 @@ func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
 // connection that negotiated "h2", which its tls.Config's NextProtos must
 // offer: net/http enables its HTTP/2 server for them. Like Listen, it
 // returns an error wrapping ErrClosed when called once Close has begun.
+//
+// Listen, ListenTLS and Serve wrap each TCP connection they accept (not a
+// TLS listener's) in one whose deadlines cost nothing to move later: the
+// idle, header, body and reply time-outs are re-armed on every request.
+// It is a net.Conn like the one it wraps, down to its deadlines; a
+// handler that hijacks the connection and needs the *net.TCPConn itself
+// gets it from its NetConn() net.Conn method, as from a *tls.Conn's.
 func (s *Server) Serve(ln net.Listener) error {
 	if err := s.a.reopened("Serve"); err != nil {
 		ln.Close()
@@ -145,6 +153,10 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 
 	a.log.Info("server listening", zap.String("address", scheme+ln.Addr().String()))
 	a.runOnListen(ln.Addr())
+	// Its TCP connections take the deadlines net/http and Burrow set on
+	// every request (idle, header, body, reply) at little cost: most
+	// move a deadline later or clear it, which arms nothing.
+	ln = deadline.Listener(ln)
 	var err error
 	if tlsConfig != nil {
 		// ServeTLS offers "h2" and "http/1.1" by ALPN as the server's

@@ -3,7 +3,9 @@
 // (a middleware's, Burrow's own) as http.ResponseController does, but
 // without the controller's allocation, nor its "not supported" error built
 // with fmt for a writer that has no connection (Inject's): the reply and
-// body time-outs arm them on every request.
+// body time-outs arm them on every request. Conn is the other half: the
+// connection underneath, which arms a timer only when a deadline comes
+// sooner than the one armed.
 package deadline
 
 import (

@@ -1,0 +1,195 @@
+package deadline
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Conn is a TCP connection whose read deadline costs little to move later
+// or clear, and whose write deadline costs little to clear. net/http and
+// Burrow set them several times a request (the idle, header and body
+// time-outs on the read side, the reply's on the write side, each cleared
+// between requests), and each time the runtime re-arms or stops a timer.
+// Conn keeps the deadline asked for and arms the connection only when it
+// must: a read deadline moved later, or a deadline cleared, leaves the
+// earlier one armed, and when that one fires, the read or write it
+// interrupts checks the deadline asked for, arms that one and goes on.
+// So a read or a write fails at the deadline last set, exactly as on the
+// connection underneath (never later: a deadline moved sooner is armed at
+// once and interrupts a read or write under way).
+//
+// A write deadline moved later is armed at once all the same. A write
+// that goes on after an earlier deadline tries the socket again at once,
+// where the write it stands for would have waited for the kernel to
+// report room: over a client that reads a byte now and then, each such
+// try gains a few bytes, and with each reply's deadline further out, a
+// slow reader would never be cut. Reads have no such gap (a socket is
+// readable from its first byte), and a write with no deadline asked for
+// has nothing to be cut by.
+type Conn struct {
+	tcp *net.TCPConn
+
+	mu          sync.Mutex
+	read, write side
+	// stale is set when a read deadline already past stays armed while
+	// a later one is asked for: net/http aborts its wait for the next
+	// request with a deadline long past, then clears it, on every
+	// request. The next read arms the deadline asked for first, instead
+	// of failing at once (which allocates the error) and retrying.
+	stale atomic.Bool
+}
+
+// side is one direction's deadlines; Conn.mu guards it.
+type side struct {
+	want  time.Time // the deadline last set; zero for none
+	armed time.Time // the one set on the connection: never later than want, zero for none
+	exact bool      // arm every deadline set, as it is set (during ReadFrom)
+	past  bool      // armed was past when it was armed
+}
+
+// NewConn wraps tcp.
+func NewConn(tcp *net.TCPConn) *Conn { return &Conn{tcp: tcp} }
+
+// Listener wraps the TCP connections ln accepts in a Conn; others (a TLS
+// listener's) are returned as they are.
+func Listener(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tcp, ok := c.(*net.TCPConn); ok && err == nil {
+		return NewConn(tcp), nil
+	}
+	return c, err
+}
+
+func (c *Conn) SetReadDeadline(t time.Time) error  { return c.set(&c.read, t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.set(&c.write, t) }
+
+func (c *Conn) SetDeadline(t time.Time) error {
+	err := c.SetReadDeadline(t)
+	if werr := c.SetWriteDeadline(t); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// set asks for t on s, arming it on the connection unless it is zero or,
+// for reads, no sooner than what is armed. It runs on every request,
+// several times: no defer.
+func (c *Conn) set(s *side, t time.Time) error {
+	c.mu.Lock()
+	s.want = t
+	if !s.exact && (t.IsZero() || s == &c.read && !s.armed.IsZero() && !t.Before(s.armed)) {
+		if s.past && s == &c.read {
+			c.stale.Store(true)
+		}
+		c.mu.Unlock()
+		return nil // what is armed fires first, and retry arms t then
+	}
+	err := c.arm(s)
+	c.mu.Unlock()
+	return err
+}
+
+// arm sets s's deadline asked for on the connection; c.mu is held, so
+// that a deadline set meanwhile is armed after it, not before.
+func (c *Conn) arm(s *side) error {
+	s.armed = s.want
+	s.past = !s.want.IsZero() && !s.want.After(time.Now())
+	if s == &c.read {
+		c.stale.Store(false)
+		return c.tcp.SetReadDeadline(s.want)
+	}
+	return c.tcp.SetWriteDeadline(s.want)
+}
+
+// retry is called when s's armed deadline interrupted a read or a write
+// with err. It reports whether that deadline was an earlier one than the
+// deadline asked for, which it then arms so that the caller tries again;
+// false means the deadline asked for has passed (or the error is
+// another).
+func (c *Conn) retry(s *side, err error) bool {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.armed.Equal(s.want) || !s.want.IsZero() && !time.Now().Before(s.want) {
+		return false
+	}
+	return c.arm(s) == nil
+}
+
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.stale.Load() {
+		c.mu.Lock()
+		if c.stale.Load() {
+			_ = c.arm(&c.read)
+		}
+		c.mu.Unlock()
+	}
+	for {
+		n, err := c.tcp.Read(p)
+		if err == nil || n > 0 || !c.retry(&c.read, err) {
+			return n, err
+		}
+	}
+}
+
+func (c *Conn) Write(p []byte) (int, error) {
+	written := 0
+	for {
+		n, err := c.tcp.Write(p[written:])
+		written += n
+		if err == nil || !c.retry(&c.write, err) {
+			return written, err
+		}
+	}
+}
+
+// ReadFrom copies r to the connection as the TCP connection does (with
+// sendfile or splice where it can). It cannot go on after an early
+// deadline, as a write can: the copy may have read from r what it had not
+// written. So while it runs, the write deadline is armed as it is set.
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	c.mu.Lock()
+	c.write.exact = true
+	if !c.write.armed.Equal(c.write.want) {
+		_ = c.arm(&c.write)
+	}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.write.exact = false
+		c.mu.Unlock()
+	}()
+	return c.tcp.ReadFrom(r)
+}
+
+// NetConn is the TCP connection underneath (a *net.TCPConn), with the
+// deadlines asked for armed on it, for code that needs it (a hijacker's
+// TCP options); tls.Conn names its own the same way. Use it from then on
+// instead of c.
+func (c *Conn) NetConn() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range []*side{&c.read, &c.write} {
+		if !s.armed.Equal(s.want) {
+			_ = c.arm(s)
+		}
+	}
+	return c.tcp
+}
+
+func (c *Conn) Close() error         { return c.tcp.Close() }
+func (c *Conn) CloseWrite() error    { return c.tcp.CloseWrite() }
+func (c *Conn) CloseRead() error     { return c.tcp.CloseRead() }
+func (c *Conn) LocalAddr() net.Addr  { return c.tcp.LocalAddr() }
+func (c *Conn) RemoteAddr() net.Addr { return c.tcp.RemoteAddr() }
