@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow/plugins/burrowfx
 
-go 1.25.0
+go 1.25.2
 
 require (
 	github.com/burrow-go/burrow v0.0.0
