@@ -50,7 +50,7 @@ func (r *reply) beginStream() context.Context {
 		return ctx
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
-	sc := &streamClose{w: r.w, cancel: cancel}
+	sc := &streamClose{w: deadline.WriteTarget(r.w), cancel: cancel}
 	closing := r.closing
 	sc.stop = context.AfterFunc(closing, func() { sc.close(context.Cause(closing)) })
 	r.stream = sc
@@ -76,8 +76,12 @@ type streamClose struct {
 	cancel context.CancelCauseFunc
 
 	mu sync.Mutex
-	w  http.ResponseWriter // the stream's writer; nil once the stream ended
-	by time.Time           // the write deadline the close set; zero before
+	// w sets the write deadline of the stream's connection, found when
+	// the stream began (on the handler's goroutine: the callback must not
+	// walk the writers a middleware wraps, which it may be changing); nil
+	// once the stream ended, or when there is no connection.
+	w  deadline.WriteSetter
+	by time.Time // the write deadline the close set; zero before
 }
 
 // close is the callback: the write deadline, then the context's end.
@@ -85,7 +89,7 @@ func (sc *streamClose) close(cause error) {
 	sc.mu.Lock()
 	if sc.w != nil {
 		sc.by = time.Now().Add(closeGrace)
-		deadline.SetWrite(sc.w, sc.by)
+		_ = sc.w.SetWriteDeadline(sc.by)
 	}
 	sc.mu.Unlock()
 	sc.cancel(cause)

@@ -21,6 +21,28 @@ func SetRead(w http.ResponseWriter, t time.Time) bool { return set(w, t, false) 
 // and reports whether w, or a writer it unwraps to, could.
 func SetWrite(w http.ResponseWriter, t time.Time) bool { return set(w, t, true) }
 
+// WriteSetter is what sets a connection's write deadline.
+type WriteSetter = writeDeadliner
+
+// WriteTarget returns the writer SetWrite would set w's write deadline
+// through, or nil. Found on the goroutine that owns w, it lets another
+// goroutine set the deadline later without walking w's wrappers, whose
+// Unwrap may read what their owner is changing (a compressing
+// middleware's writer, as its request ends).
+func WriteTarget(w http.ResponseWriter) WriteSetter {
+	for w != nil {
+		if d, ok := w.(writeDeadliner); ok {
+			return d
+		}
+		u, ok := w.(unwrapper)
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
 type (
 	readDeadliner  interface{ SetReadDeadline(time.Time) error }
 	writeDeadliner interface{ SetWriteDeadline(time.Time) error }
