@@ -222,7 +222,7 @@ func TestRedisKilledFailsOpenOrClosed(t *testing.T) {
 	require.Equal(t, http.StatusOK, apptest.Get(t, open, "/").StatusCode)
 	require.Equal(t, http.StatusOK, apptest.Get(t, closed, "/").StatusCode)
 
-	require.NoError(t, r.cmd.Process.Kill())
+	r.Kill(t)
 	want := []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests}
 	for i, w := range want {
 		assert.Equal(t, w, apptest.Get(t, open, "/").StatusCode, "open, request %d: the local store's own budget", i+1)
