@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/testbin"
 )
 
 // browserLimit bounds a browser test: only a hang reaches it.
@@ -29,19 +30,7 @@ const browserLimit = 2 * time.Minute
 // skipped, unless CI is set.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed: apt-get install -y chromium")
-		}
-		t.Skip("chromium is not installed: apt-get install -y chromium")
-	}
+	path := testbin.LookPath(t, "chromium", "chromium", "chromium-browser", "google-chrome")
 	// Chromium's helpers may still write to the profile for a moment
 	// after the browser stops: its removal is retried, never a failure.
 	profile, err := os.MkdirTemp("", "todo-chromium-")

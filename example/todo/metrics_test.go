@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/internal/testbin"
 )
 
 // scrape reads the admin listener's GET /metrics: each sample by its
@@ -49,28 +49,7 @@ func series(metric, context, method, route, status string) string {
 
 // lookPath finds an external command, or skips the test (fails it when
 // CI is set) with the Debian package that has it.
-func lookPath(t *testing.T, name, pkg string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/bin", "/usr/sbin"} {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	msg := name + " is not installed: apt-get install -y " + pkg
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
+func lookPath(t *testing.T, name, pkg string) string { return testbin.LookPath(t, pkg, name) }
 
 // TestMetrics: the admin listener's GET /metrics has the public server's
 // request duration labelled by method, route pattern, status and

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burrow-go/burrow/internal/testbin"
 )
 
 // Server is a running PostgreSQL cluster whose superuser is postgres,
@@ -74,8 +76,8 @@ func binDir() (string, error) {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s, err := Launch(t.TempDir())
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
-		t.Skip(err)
+	if errors.Is(err, ErrNotInstalled) {
+		testbin.Missing(t, err.Error())
 	}
 	if err != nil {
 		t.Fatal(err)

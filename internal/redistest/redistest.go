@@ -12,13 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/burrow-go/burrow/internal/testbin"
 )
 
 // Server is a running redis-server.
@@ -32,13 +33,7 @@ type Server struct {
 // Start starts a redis-server for t.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("redis-server is not installed: apt-get install -y redis-server")
-		}
-		t.Skip("redis-server is not installed: apt-get install -y redis-server")
-	}
+	bin := testbin.LookPath(t, "redis-server", "redis-server")
 	dir := t.TempDir()
 	for range 5 { // a free port can be taken between the probe and the start
 		port := freePort(t)

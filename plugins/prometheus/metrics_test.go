@@ -20,6 +20,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/testbin"
 	"github.com/burrow-go/burrow/plugins/prometheus"
 )
 
@@ -247,30 +248,9 @@ func TestExpositionPassesPromtool(t *testing.T) {
 	assert.NoError(t, err, "promtool check metrics:\n%s", out)
 }
 
-// lookPath finds an external binary, or skips the test (fails under CI)
-// with the Debian package to install.
-func lookPath(t *testing.T, name, pkg string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/sbin", "/usr/bin"} {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	msg := name + " not found: apt-get install -y " + pkg
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
+// lookPath finds an external command, or skips the test (fails it when
+// CI is set) with the Debian package that has it.
+func lookPath(t *testing.T, name, pkg string) string { return testbin.LookPath(t, pkg, name) }
 
 // TestSkipAndGroupStatusCodes: skipped requests are not counted, in or
 // out; the status label is the class.
