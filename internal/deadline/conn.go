@@ -49,8 +49,16 @@ type side struct {
 	want  time.Time // the deadline last set; zero for none
 	armed time.Time // the one set on the connection: never later than want, zero for none
 	exact bool      // arm every deadline set, as it is set (during ReadFrom)
-	past  bool      // armed was past when it was armed
+	past  bool      // armed is long past (before longAgo)
 }
+
+// longAgo is the line before which a deadline is known to be past
+// without reading the clock: net/http aborts a read with time.Unix(1, 0).
+// A deadline past but later than this is not marked; the read it
+// interrupts then fails once and retry arms the one asked for, which is
+// only slower. Reading the clock on every arm cost about a tenth of the
+// deadlines' time under load.
+var longAgo = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // NewConn wraps tcp.
 func NewConn(tcp *net.TCPConn) *Conn { return &Conn{tcp: tcp} }
@@ -102,7 +110,7 @@ func (c *Conn) set(s *side, t time.Time) error {
 // that a deadline set meanwhile is armed after it, not before.
 func (c *Conn) arm(s *side) error {
 	s.armed = s.want
-	s.past = !s.want.IsZero() && !s.want.After(time.Now())
+	s.past = !s.want.IsZero() && s.want.Before(longAgo)
 	if s == &c.read {
 		c.stale.Store(false)
 		return c.tcp.SetReadDeadline(s.want)
