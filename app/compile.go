@@ -40,6 +40,7 @@ type route struct {
 	desc          *RouteInfo   // for Routes; nil for a mount
 	config        *routeConfig // WithConfig's values, and OnRoute hooks'; nil for none
 	observers     []Observer   // its context's and its ancestors', root first
+	steps         []stepFunc   // their Steps; nil for none
 	observedRoute string       // the pattern observers hear; "" for a not-found route
 }
 
@@ -194,9 +195,10 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 			}
 		}
 	}
+	rt.compileObservers(line)
 	if h, ok := stdHandler(handler); ok {
-		rt.handler = rt.serveStd(h)
-	} else if rt.handler, err = rt.planFunc(handler, withInput); err != nil {
+		rt.handler = stepped(rt.serveStd(h), rt.steps, handlerStep(handler))
+	} else if rt.handler, err = rt.planFunc(handler, withInput, handlerStep(handler)); err != nil {
 		if invalidShape(err) {
 			err = fmt.Errorf("has an invalid handler: %w", err)
 		}
@@ -209,8 +211,6 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		return nil, fail(err)
 	}
 	setSendHooks(&rt.plan, chain(line, PreSerialization, own), chain(line, OnSend, own))
-	rt.compileObservers(line)
-	rt.compileSteps(handler)
 	if rt.mw, err = wrapMiddleware(line, http.HandlerFunc(rt.next)); err != nil {
 		return nil, fail(err)
 	}
@@ -284,7 +284,7 @@ func (rt *route) compileErrorHandlers(line []*node) error {
 		if p.errorHandler == nil {
 			continue
 		}
-		inv, err := rt.planFunc(p.errorHandler.fn, planOptions{allowError: true, inputPhase: "in an error handler"})
+		inv, err := rt.planFunc(p.errorHandler.fn, planOptions{allowError: true, inputPhase: "in an error handler"}, Step{})
 		if err != nil {
 			return phraseHook("error handler from "+p.ctx.Path(), err)
 		}
@@ -300,7 +300,7 @@ func (rt *route) compileHooks(line []*node, kind Hook, own []hookDef, opt planOp
 	}
 	out := make([]invoker, len(defs))
 	for i, d := range defs {
-		inv, err := rt.planFunc(d.fn, opt)
+		inv, err := rt.planFunc(d.fn, opt, hookStep(kind, d.name))
 		if err != nil {
 			what := kind.String() + " hook"
 			if d.name != "" {

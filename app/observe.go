@@ -33,27 +33,43 @@ type Observer struct {
 	// from its context once the observers started (trace ids): the
 	// access log's, the request logger's, the error lines'.
 	LogFields func(context.Context) []zap.Field
-	// Step, when set, runs around each hook of the request lifecycle
-	// (onRequest to preHandler, onError, onResponse) and the handler, in
-	// the routes it observes: it may return the context the step runs
-	// with (a span's; nil keeps the request's), and a function told how
-	// the step ended (its error; nil on success, and on a panic, which
-	// the request's error path then reports). The context is the
-	// request's again after the step, unless the step set one itself.
-	// The routes of a context with no Step observer pay nothing for it:
-	// the wrapping is done at Ready.
+	// Step, when set, runs around each step of the requests of the
+	// routes it observes: each hook of the request lifecycle (onRequest
+	// to preHandler, onError, onResponse), the handler, and each request
+	// value's constructor and cleanup (see Step's Kind). It may return
+	// the context the step runs with (a span's; nil keeps the
+	// request's), and a function told how the step ended: its error; nil
+	// on success, and on a panic of a hook or the handler, which the
+	// request's error path then reports (a cleanup's panic is its
+	// error). The context is the request's again after the step, unless
+	// the step set one itself. The routes of a context with no Step
+	// observer pay nothing for it: the wrapping is done at Ready.
 	Step func(ctx context.Context, s Step) (context.Context, func(error))
 }
 
 // Step is a function of a request's lifecycle, as Observer.Step hears
 // of it.
 type Step struct {
-	// Kind is the hook's ("onRequest", "preHandler", "onError", …) or
-	// "handler".
+	// Kind is what the step is:
+	//   - a hook's kind: "onRequest", "preParsing", "preValidation",
+	//     "preHandler", "onError", "onResponse";
+	//   - "handler": the route's handler;
+	//   - "requestValue": the constructor of a request value
+	//     (ProvideRequest), run the first time a hook or the handler of
+	//     the request needs it, before that hook's or handler's step;
+	//   - "cleanup": the cleanup that constructor returned (a
+	//     transaction's commit or rollback), once the request is
+	//     answered or about to be.
 	Kind string
 	// Name is the function's Go name without its package ("authHook",
-	// "(*Todos).Get"), or "anonymous" for a function literal.
+	// "(*Todos).Get"), or "anonymous" for a function literal; for a
+	// request value and its cleanup, the value's type ("*sql.Tx"), and
+	// its name if it has one (`*sql.Tx named "ro"`).
 	Name string
+	// Failed is set for a cleanup told the request failed (a rollback
+	// rather than a commit): an error, a panic or a status of 400 or
+	// more, or a cleanup before it that failed.
+	Failed bool
 }
 
 // Observation is one request as an Observer sees it. It is passed by
@@ -95,11 +111,17 @@ func (s *Server) Observe(o Observer) error {
 	})
 }
 
-// compileObservers gives rt the observers of line, root first, and the
-// pattern they report.
+// compileObservers gives rt the observers of line, root first, their
+// steps, and the pattern they report. It runs before rt's functions are
+// planned: planFunc wraps them in the steps.
 func (rt *route) compileObservers(line []*node) {
 	for _, n := range line {
 		rt.observers = append(rt.observers, n.observers...)
+	}
+	for _, o := range rt.observers {
+		if o.Step != nil {
+			rt.steps = append(rt.steps, o.Step)
+		}
 	}
 	if rt.info.Method != "" {
 		rt.observedRoute = routepath.Braced(rt.info.Path, "*...")
@@ -177,62 +199,70 @@ func (rt *route) observeEnd(x *exchange, r *http.Request, allow string, began ti
 	}
 }
 
-// compileSteps wraps rt's hooks and its handler, whose function is
-// handler, in the Step of its observers that have one.
-func (rt *route) compileSteps(handler any) {
-	var steps []func(context.Context, Step) (context.Context, func(error))
-	for _, o := range rt.observers {
-		if o.Step != nil {
-			steps = append(steps, o.Step)
+// stepFunc is an Observer's Step.
+type stepFunc = func(context.Context, Step) (context.Context, func(error))
+
+// stepped is inv run as a step st of the observers' steps; inv itself
+// when the route has none, or st has no kind (a function that is not a
+// step: an error handler, an onTimeout hook).
+func stepped(inv invoker, steps []stepFunc, st Step) invoker {
+	if steps == nil || st.Kind == "" {
+		return inv
+	}
+	return func(x *exchange, in error) (v any, err error) {
+		end := beginStep(x, steps, st)
+		defer func() { end(err) }()
+		return inv(x, in)
+	}
+}
+
+// beginStep tells steps that st begins in x's request, which then runs
+// with the context they give it; the function it returns gives the
+// request its context back and tells them how st ended.
+func beginStep(x *exchange, steps []stepFunc, st Step) func(error) {
+	req := x.Request()
+	prev := req.Context()
+	ctx := prev
+	ends := make([]func(error), 0, len(steps))
+	for _, step := range steps {
+		c, end := step(ctx, st)
+		if c != nil {
+			ctx = c
+		}
+		if end != nil {
+			ends = append(ends, end)
 		}
 	}
-	if steps == nil {
-		return
+	if ctx != prev {
+		req.SetContext(ctx)
 	}
-	wrap := func(invs []invoker, kind Hook) {
-		for i := range invs {
-			invs[i] = stepped(invs[i], steps, Step{Kind: kind.String(), Name: rt.hookNames[kind][i]})
+	return func(err error) {
+		if ctx != prev && req.Context() == ctx {
+			req.SetContext(prev)
+		}
+		for _, end := range slices.Backward(ends) {
+			end(err)
 		}
 	}
-	for i, kind := range phases {
-		wrap(rt.phases[i], kind)
+}
+
+// hookStep is the step of a hook of kind named name ("" for a function
+// literal); no step for the hooks that run beside the handler.
+func hookStep(kind Hook, name string) Step {
+	if kind == OnTimeout || kind == OnRequestAbort {
+		return Step{}
 	}
-	wrap(rt.onError, OnError)
-	wrap(rt.onResponse, OnResponse)
-	name := funcName(handler)
+	if name == "" {
+		name = "anonymous"
+	}
+	return Step{Kind: kind.String(), Name: name}
+}
+
+// handlerStep is the step of the handler fn.
+func handlerStep(fn any) Step {
+	name := funcName(fn)
 	if name == "" {
 		name = "anonymous" // as hooks are named
 	}
-	rt.handler = stepped(rt.handler, steps, Step{Kind: "handler", Name: name})
-}
-
-// stepped is inv run as a step st of the observers' steps.
-func stepped(inv invoker, steps []func(context.Context, Step) (context.Context, func(error)), st Step) invoker {
-	return func(x *exchange, in error) (v any, err error) {
-		req := x.Request()
-		prev := req.Context()
-		ctx := prev
-		ends := make([]func(error), 0, len(steps))
-		for _, step := range steps {
-			c, end := step(ctx, st)
-			if c != nil {
-				ctx = c
-			}
-			if end != nil {
-				ends = append(ends, end)
-			}
-		}
-		if ctx != prev {
-			req.SetContext(ctx)
-		}
-		defer func() {
-			if ctx != prev && req.Context() == ctx {
-				req.SetContext(prev)
-			}
-			for _, end := range slices.Backward(ends) {
-				end(err)
-			}
-		}()
-		return inv(x, in)
-	}
+	return Step{Kind: "handler", Name: name}
 }

@@ -279,3 +279,87 @@ func stepAuth(req *httpx.Request) error {
 	}
 	return nil
 }
+
+// txn is a request value whose cleanup commits or rolls back.
+type txn struct{ step string }
+
+// TestObserverStepsRequestValues: a request value's constructor and its
+// cleanup are steps of their own in an observed context, the cleanup
+// told whether it rolls back and hearing its error; an unobserved
+// sibling has none.
+func TestObserverStepsRequestValues(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	s := app.New()
+	s.ProvideRequest(app.Provider(func(ctx context.Context, _ struct{}) (*txn, func(failed bool) error, error) {
+		tx := &txn{}
+		tx.step, _ = ctx.Value(stepKey{}).(string)
+		return tx, func(failed bool) error {
+			if !failed && tx.step == "fail commit" {
+				return errors.New("commit refused")
+			}
+			return nil
+		}, nil
+	}))
+	s.Register(func(api *app.Server) error {
+		api.Observe(app.Observer{Step: func(ctx context.Context, st app.Step) (context.Context, func(error)) {
+			return context.WithValue(ctx, stepKey{}, st.Kind), func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, fmt.Sprintf("%s %s failed=%v %v", st.Kind, st.Name, st.Failed, err))
+			}
+		}})
+		api.Get("/tx/:outcome", func(req *httpx.Request, tx *txn) (string, error) {
+			switch req.Param("outcome") {
+			case "fail":
+				return "", errors.New("handler failed")
+			case "refuse":
+				tx.step = "fail commit"
+			}
+			return tx.step, nil
+		})
+		return nil
+	}, app.Prefix("/api"))
+	s.Get("/plain", func(tx *txn) (string, error) { return tx.step, nil })
+	require.NoError(t, s.Ready())
+
+	for _, c := range []struct {
+		target string
+		status int
+		body   string
+		steps  []string
+	}{
+		{"/api/tx/ok", 200, "requestValue", []string{
+			"requestValue *app_test.txn failed=false <nil>",
+			"handler anonymous failed=false <nil>",
+			"cleanup *app_test.txn failed=false <nil>",
+		}},
+		{"/api/tx/fail", 500, "", []string{
+			"requestValue *app_test.txn failed=false <nil>",
+			"handler anonymous failed=false handler failed",
+			"cleanup *app_test.txn failed=true <nil>",
+		}},
+		{"/api/tx/refuse", 500, "", []string{
+			"requestValue *app_test.txn failed=false <nil>",
+			"handler anonymous failed=false <nil>",
+			"cleanup *app_test.txn failed=false commit refused",
+		}},
+		{"/plain", 200, "", nil},
+	} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		res, err := s.Inject(httptest.NewRequest("GET", c.target, nil))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		assert.Equal(t, c.status, res.StatusCode, c.target)
+		if c.status == 200 {
+			assert.Equal(t, c.body, string(body), "the constructor runs in its step's context")
+		}
+		mu.Lock()
+		assert.Equal(t, c.steps, got, c.target)
+		mu.Unlock()
+	}
+}

@@ -267,6 +267,7 @@ type provider struct {
 	// type alone (no As), so a cell may hold it.
 	release func(any)
 	single  bool
+	label   string      // name(), the Name of its steps
 	order   []*provider // what building it takes, its dependencies first, itself last
 	state   uint8       // planning: 0 not yet, 1 in progress, 2 done
 }
@@ -311,6 +312,7 @@ func (a *instance) planProvider(p *provider, path []*provider) error {
 		return errkind.New(ErrInvalidDecorator, "request-scoped constructors need each other: %s", strings.Join(names, " needs "))
 	}
 	p.state = 1
+	p.label = p.name()
 	c := p.decl.Context
 	opt := planOptions{inputPhase: "in a request-scoped constructor, which may run before the body is parsed", noReply: true}
 	var ft reflect.Type
@@ -422,12 +424,15 @@ func planRequestValue(t reflect.Type, name string, c *scope.Context, optional, b
 }
 
 // planFunc plans fn, a handler, hook or error handler of rt, like planHandler,
-// and makes it build the request values it needs before it runs.
-func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
+// runs it as the step st of rt's observers (see stepped), and makes it
+// build the request values it needs before it runs: each construction
+// a step of its own when rt has steps.
+func (rt *route) planFunc(fn any, opt planOptions, st Step) (invoker, error) {
 	inv, err := planHandler(fn, rt.node.ctx, opt)
 	if err != nil {
 		return nil, err
 	}
+	inv = stepped(inv, rt.steps, st)
 	if h, ok := fn.(Handler); ok {
 		fn = h.target()
 	}
@@ -444,6 +449,18 @@ func (rt *route) planFunc(fn any, opt planOptions) (invoker, error) {
 	}
 	rt.scoped = true
 	rt.values = appendNew(rt.values, order...)
+	if steps := rt.steps; steps != nil {
+		return func(x *exchange, herr error) (any, error) {
+			for _, p := range order {
+				if !x.isBuilt(p.decl.Slot) {
+					if err := p.runStepped(x, steps); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return inv(x, herr)
+		}, nil
+	}
 	return func(x *exchange, herr error) (any, error) {
 		for _, p := range order {
 			if !x.isBuilt(p.decl.Slot) {

@@ -49,13 +49,48 @@ func (x *exchange) popCleanup() func(failed bool) error {
 // run calls the constructor for x's request, whose dependencies are
 // built, and keeps the value and its cleanup on x.
 func (p *provider) run(x *exchange) error {
-	if p.build != nil {
-		v, cleanup, err := p.build(x)
-		if err != nil {
-			return err // the value and the cleanup are not kept
+	v, cleanup, err := p.construct(x)
+	if err != nil {
+		return err // the value and the cleanup are not kept
+	}
+	x.keep(p.decl.Slot, v, cleanup)
+	return nil
+}
+
+// runStepped is run as a step of steps, a "requestValue" one, and keeps
+// a cleanup that runs as a "cleanup" step. The constructor runs with the
+// step's context, the cleanup with the request's when it runs.
+func (p *provider) runStepped(x *exchange, steps []stepFunc) (err error) {
+	var (
+		v       any
+		cleanup func(bool) error
+	)
+	func() {
+		end := beginStep(x, steps, Step{Kind: "requestValue", Name: p.label})
+		defer func() { end(err) }() // a panic goes on to the request's error path
+		v, cleanup, err = p.construct(x)
+	}()
+	if err != nil {
+		return err
+	}
+	if cleanup != nil {
+		inner := cleanup
+		cleanup = func(failed bool) error {
+			end := beginStep(x, steps, Step{Kind: "cleanup", Name: p.label, Failed: failed})
+			err := protectCall(func() error { return inner(failed) })
+			end(err)
+			return err
 		}
-		x.keep(p.decl.Slot, v, cleanup)
-		return nil
+	}
+	x.keep(p.decl.Slot, v, cleanup)
+	return nil
+}
+
+// construct calls the constructor for x's request: the value, its
+// cleanup (or nil) and the constructor's error.
+func (p *provider) construct(x *exchange) (any, func(bool) error, error) {
+	if p.build != nil {
+		return p.build(x)
 	}
 	in := make([]reflect.Value, len(p.args))
 	for i := range p.args {
@@ -71,15 +106,14 @@ func (p *provider) run(x *exchange) error {
 	out := p.fn.Call(in)
 	if len(out) > 1 {
 		if err, _ := out[len(out)-1].Interface().(error); err != nil {
-			return err // the value and the cleanup are not kept
+			return nil, nil, err
 		}
 	}
 	var cleanup func(bool) error
 	if len(out) == 3 {
 		cleanup, _ = out[1].Interface().(func(bool) error)
 	}
-	x.keep(p.decl.Slot, out[0].Interface(), cleanup)
-	return nil
+	return out[0].Interface(), cleanup, nil
 }
 
 // slotArg is the value of a request value parameter: the slot's value, or

@@ -12,7 +12,7 @@ import (
 	"github.com/burrow-go/burrow/plugins/prometheus"
 )
 
-// flushTimeout bounds the export of the spans still buffered when the
+// flushTimeout bounds the export of the spans and metrics still buffered when the
 // service stops: a receiver that is down costs the shutdown this long,
 // not the exporter's minute of retries.
 const flushTimeout = 5 * time.Second
@@ -20,12 +20,13 @@ const flushTimeout = 5 * time.Second
 // observability is what the service tells its operators besides its
 // logs: the public server's request metrics, scraped at the admin
 // listener's GET /metrics (with -admin only, as there is nowhere else to
-// read them), and a trace per request, exported over OTLP/HTTP when the
-// environment names an exporter. The zero value observes nothing.
+// read them), and a trace per request and the OpenTelemetry request
+// metrics, exported over OTLP/HTTP when the environment names an
+// exporter. The zero value observes nothing.
 type observability struct {
 	metrics *prometheus.Metrics // nil without an admin listener
 	tracing bool
-	flush   func(context.Context) error // the tracer provider's shutdown
+	flush   func(context.Context) error // the tracer and meter providers' shutdown
 }
 
 // newObservability sets up what admin (an admin listener is configured)
@@ -36,7 +37,9 @@ type observability struct {
 // otherwise send them to the default localhost:4318 and log every
 // failure. otel.Setup then reads the OTEL_* variables from the process's
 // environment (getenv is os.Getenv in main) and sets OpenTelemetry's
-// global tracer provider and propagator.
+// global tracer provider, meter provider (http.server.request.duration
+// by route, exported every OTEL_METRIC_EXPORT_INTERVAL and at exit) and
+// propagator.
 func newObservability(ctx context.Context, admin bool, getenv func(string) string) (*observability, error) {
 	o := &observability{flush: func(context.Context) error { return nil }}
 	if admin {
@@ -95,13 +98,13 @@ func (o *observability) routes(admin *app.Server) {
 	}
 }
 
-// close exports the spans still buffered, once the servers have closed
-// and every request's span has ended. A failure is logged, not returned:
+// close exports the spans and metrics still buffered, once the servers
+// have closed and every request's span has ended. A failure is logged, not returned:
 // the service itself stopped as it should.
 func (o *observability) close(logger *zap.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	if err := o.flush(ctx); err != nil {
-		logger.Error("exporting the last spans", zap.Error(err))
+		logger.Error("exporting the last spans and metrics", zap.Error(err))
 	}
 }

@@ -20,30 +20,46 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	colmetric "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
-// otlpReceiver is an OTLP/HTTP trace receiver, as a collector serves
-// it: it decodes each protobuf export request and keeps its spans, and
-// the service names of their resources.
+// otlpReceiver is an OTLP/HTTP receiver of traces and metrics, as a
+// collector serves it: it decodes each protobuf export request and keeps
+// its spans, the service names of their resources, and the points of
+// http.server.request.duration.
 type otlpReceiver struct {
-	mu       sync.Mutex
-	spans    []*tracepb.Span
-	services map[string]bool
-	refused  []string // what it could not decode
+	mu        sync.Mutex
+	spans     []*tracepb.Span
+	services  map[string]bool
+	durations map[string]uint64 // "method route status": the count in the last export
+	refused   []string          // what it could not decode
 }
 
 func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
-	var req coltrace.ExportTraceServiceRequest
-	if err == nil && (r.Method != http.MethodPost || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf") {
+	if err == nil && (r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-protobuf") {
 		err = fmt.Errorf("%s %s as %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
 	}
+	var (
+		req     coltrace.ExportTraceServiceRequest
+		metrics colmetric.ExportMetricsServiceRequest
+		out     []byte
+	)
 	if err == nil {
-		err = proto.Unmarshal(body, &req)
+		switch r.URL.Path {
+		case "/v1/traces":
+			err = proto.Unmarshal(body, &req)
+			out, _ = proto.Marshal(&coltrace.ExportTraceServiceResponse{})
+		case "/v1/metrics":
+			err = proto.Unmarshal(body, &metrics)
+			out, _ = proto.Marshal(&colmetric.ExportMetricsServiceResponse{})
+		default:
+			err = fmt.Errorf("%s %s", r.Method, r.URL.Path)
+		}
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -51,6 +67,20 @@ func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.refused = append(rc.refused, err.Error())
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	for _, rm := range metrics.GetResourceMetrics() {
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				if m.GetName() != "http.server.request.duration" {
+					continue
+				}
+				for _, dp := range m.GetHistogram().GetDataPoints() {
+					a := attributeMap(dp.GetAttributes())
+					// Cumulative: each export counts every request so far.
+					rc.durations[a["http.request.method"]+" "+a["http.route"]+" "+a["http.response.status_code"]] = dp.GetCount()
+				}
+			}
+		}
 	}
 	for _, rs := range req.GetResourceSpans() {
 		for _, a := range rs.GetResource().GetAttributes() {
@@ -62,7 +92,6 @@ func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rc.spans = append(rc.spans, ss.GetSpans()...)
 		}
 	}
-	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
 }
@@ -81,7 +110,7 @@ func (rc *otlpReceiver) received() (spans []*tracepb.Span, services []string, re
 // t ends, and returns it with the environment that points the todo
 // command at it.
 func startReceiver(t *testing.T, extra ...string) (*otlpReceiver, []string) {
-	rc := &otlpReceiver{services: map[string]bool{}}
+	rc := &otlpReceiver{services: map[string]bool{}, durations: map[string]uint64{}}
 	srv := httptest.NewServer(rc)
 	t.Cleanup(srv.Close)
 	env := []string{
@@ -184,9 +213,11 @@ func (p *process) logLines() []map[string]any {
 }
 
 // attributes are a span's attributes, as strings.
-func attributes(sp *tracepb.Span) map[string]string {
+func attributes(sp *tracepb.Span) map[string]string { return attributeMap(sp.GetAttributes()) }
+
+func attributeMap(kvs []*commonpb.KeyValue) map[string]string {
 	got := map[string]string{}
-	for _, a := range sp.GetAttributes() {
+	for _, a := range kvs {
 		v := a.GetValue()
 		got[a.GetKey()] = v.GetStringValue()
 		if _, ok := v.GetValue().(*commonpb.AnyValue_IntValue); ok {
@@ -201,7 +232,8 @@ func attributes(sp *tracepb.Span) map[string]string {
 // named after its route, with its attributes; a request's traceparent
 // is continued, and its access log lines carry the trace id; spans reach
 // the receiver within 10 s while the service runs, and those still
-// buffered by the time the process has exited on SIGTERM.
+// buffered by the time the process has exited on SIGTERM, with the
+// http.server.request.duration points of every request by route.
 func TestTracesOverOTLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the todo command")
@@ -297,6 +329,7 @@ func TestTracesOverOTLP(t *testing.T) {
 			{"GET", "/no/such/path", "", "", http.StatusNotFound, "GET", ""},
 		}
 		want := map[string]int{}
+		wantDurations := map[string]uint64{}
 		for _, r := range requests {
 			header := []string{"Content-Type", jsonType}
 			if r.auth != "" {
@@ -306,6 +339,7 @@ func TestTracesOverOTLP(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, r.status, a.status, "%s %s: %s", r.method, r.path, a.body)
 			want[fmt.Sprintf("%s %s %d", r.name, r.route, r.status)]++
+			wantDurations[fmt.Sprintf("%s %s %d", r.method, r.route, r.status)]++
 		}
 		c.CloseIdleConnections()
 		p.stop(t)
@@ -322,6 +356,9 @@ func TestTracesOverOTLP(t *testing.T) {
 			got[fmt.Sprintf("%s %s %s", sp.GetName(), attrs["http.route"], attrs["http.response.status_code"])]++
 		}
 		assert.Equal(t, want, got, "a span per request, each exported")
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		assert.Equal(t, wantDurations, rc.durations, "http.server.request.duration by route, exported at exit")
 	})
 }
 

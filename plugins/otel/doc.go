@@ -2,7 +2,11 @@
 // request, named after its route ("GET /todos/{id}"), with the standard
 // HTTP attributes, http.route and burrow.context; errors recorded where
 // the error handler sees them; the http.server.request.duration metric;
-// and the trace and span ids in every log line of the request.
+// and the trace and span ids in every log line of the request. With
+// LifecycleSpans, each hook, the handler, and each request value's
+// constructor and cleanup (a transaction's commit) is a child span.
+// Setup configures the global tracer and meter providers from the
+// standard OTEL_* variables, exporting over OTLP/HTTP.
 //
 //	s.Register(otel.Plugin())  // the global TracerProvider, MeterProvider and propagator
 //

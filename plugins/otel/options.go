@@ -77,8 +77,11 @@ func NoLogIDs() Option { return func(c *config) { c.logIDs = false } }
 
 // LifecycleSpans makes each hook and the handler of a traced request a
 // span of its own, a child of the request's, named after the hook's kind
-// and function ("onRequest authHook", "handler (*Todos).Get"). Off by
-// default: a span per hook costs as much as the request's own.
+// and function ("onRequest authHook", "handler (*Todos).Get"); and each
+// request value's constructor and cleanup too ("requestValue *sql.Tx",
+// "cleanup *sql.Tx", with burrow.request.failed telling a rollback from
+// a commit). Off by default: a span per step costs as much as the
+// request's own.
 func LifecycleSpans() Option { return func(c *config) { c.steps = true } }
 
 // Skip leaves the requests fn reports true for untraced and unmeasured

@@ -221,16 +221,25 @@ func protocolVersion(r *http.Request) string {
 	return ""
 }
 
-// Attributes of a lifecycle span: the step's kind and function.
+// Attributes of a lifecycle span: the step's kind and function (or
+// request value), and on a request value's cleanup whether it was told
+// the request failed (a rollback rather than a commit).
 const (
-	StepKindKey = attribute.Key("burrow.step.kind")
-	StepNameKey = attribute.Key("burrow.step.name")
+	StepKindKey      = attribute.Key("burrow.step.kind")
+	StepNameKey      = attribute.Key("burrow.step.name")
+	RequestFailedKey = attribute.Key("burrow.request.failed")
 )
 
-// step starts the span of one hook or the handler.
+// step starts the span of one hook, the handler, or a request value's
+// constructor or cleanup.
 func (t *tracing) step(ctx context.Context, st app.Step) (context.Context, func(error)) {
+	attrs := make([]attribute.KeyValue, 0, 3)
+	attrs = append(attrs, StepKindKey.String(st.Kind), StepNameKey.String(st.Name))
+	if st.Kind == "cleanup" {
+		attrs = append(attrs, RequestFailedKey.Bool(st.Failed))
+	}
 	ctx, span := t.tracer.Start(ctx, st.Kind+" "+st.Name, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(StepKindKey.String(st.Kind), StepNameKey.String(st.Name)))
+		trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		if err != nil {
 			span.RecordError(err)
