@@ -23,6 +23,12 @@ import (
 // connection underneath (never later: a deadline moved sooner is armed at
 // once and interrupts a read or write under way).
 //
+// A read deadline moved sooner while no read is under way is armed by the
+// next read, before it waits: net/http sets the header deadline after the
+// first bytes of a request arrived, and the body's follows; both are
+// usually read from its buffer, never from the connection. A read under
+// way is interrupted at once, as on the connection underneath.
+//
 // A write deadline moved later is armed at once all the same. A write
 // that goes on after an earlier deadline tries the socket again at once,
 // where the write it stands for would have waited for the kernel to
@@ -36,12 +42,17 @@ type Conn struct {
 
 	mu          sync.Mutex
 	read, write side
-	// stale is set when a read deadline already past stays armed while
-	// a later one is asked for: net/http aborts its wait for the next
-	// request with a deadline long past, then clears it, on every
-	// request. The next read arms the deadline asked for first, instead
-	// of failing at once (which allocates the error) and retrying.
-	stale atomic.Bool
+	// pending is set when the next read must arm the read deadline asked
+	// for before it waits: one moved sooner while no read was under way,
+	// or one asked for while a deadline long past stays armed (net/http
+	// aborts its wait for the next request with a deadline long past,
+	// then clears it, on every request; the next read arms the deadline
+	// asked for instead of failing at once, which allocates the error,
+	// and retrying).
+	pending atomic.Bool
+	// readers counts the reads under way, which a deadline moved sooner
+	// must interrupt at once.
+	readers atomic.Int32
 }
 
 // side is one direction's deadlines; Conn.mu guards it.
@@ -95,11 +106,21 @@ func (c *Conn) set(s *side, t time.Time) error {
 	c.mu.Lock()
 	s.want = t
 	if !s.exact && (t.IsZero() || s == &c.read && !s.armed.IsZero() && !t.Before(s.armed)) {
-		if s.past && s == &c.read {
-			c.stale.Store(true)
+		if s == &c.read {
+			c.pending.Store(s.past)
 		}
 		c.mu.Unlock()
 		return nil // what is armed fires first, and retry arms t then
+	}
+	if s == &c.read {
+		// Stored before readers is read, as Read adds itself before it
+		// reads pending: a read starting now either is counted here or
+		// finds pending set.
+		c.pending.Store(true)
+		if c.readers.Load() == 0 {
+			c.mu.Unlock()
+			return nil // the next read arms t before it waits
+		}
 	}
 	err := c.arm(s)
 	c.mu.Unlock()
@@ -112,7 +133,7 @@ func (c *Conn) arm(s *side) error {
 	s.armed = s.want
 	s.past = !s.want.IsZero() && s.want.Before(longAgo)
 	if s == &c.read {
-		c.stale.Store(false)
+		c.pending.Store(false)
 		return c.tcp.SetReadDeadline(s.want)
 	}
 	return c.tcp.SetWriteDeadline(s.want)
@@ -136,9 +157,10 @@ func (c *Conn) retry(s *side, err error) bool {
 }
 
 func (c *Conn) Read(p []byte) (int, error) {
-	if c.stale.Load() {
+	c.readers.Add(1)
+	if c.pending.Load() {
 		c.mu.Lock()
-		if c.stale.Load() {
+		if c.pending.Load() {
 			_ = c.arm(&c.read)
 		}
 		c.mu.Unlock()
@@ -146,6 +168,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.tcp.Read(p)
 		if err == nil || n > 0 || !c.retry(&c.read, err) {
+			c.readers.Add(-1)
 			return n, err
 		}
 	}

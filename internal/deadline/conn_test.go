@@ -264,3 +264,39 @@ func TestAReadAfterAnAbortAllocatesNothing(t *testing.T) {
 		}
 	}))
 }
+
+// A read deadline moved sooner while no read is under way costs nothing
+// until a read: the next read arms it before it waits, so that read is
+// cut at it, and one that finds its bytes waiting returns them.
+func TestADeadlineMovedSoonerIsArmedByTheNextRead(t *testing.T) {
+	t.Parallel()
+	c, peer := pair(t)
+	armed := func() time.Time {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.read.armed
+	}
+	read := func(want string) {
+		t.Helper()
+		_, err := peer.Write([]byte(want))
+		require.NoError(t, err)
+		p := make([]byte, len(want))
+		r := await(t, readAsync(c, p))
+		require.NoError(t, r.err)
+		assert.Equal(t, want, string(p))
+	}
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, c.SetReadDeadline(later))
+	read("a")
+	require.True(t, armed().Equal(later), "a read arms the deadline asked for")
+	sooner := time.Now().Add(100 * time.Millisecond)
+	require.NoError(t, c.SetReadDeadline(sooner))
+	assert.True(t, armed().Equal(later), "no read under way: nothing armed yet")
+	read("x")
+	assert.True(t, armed().Equal(sooner), "the read armed the deadline asked for")
+
+	p := make([]byte, 1)
+	r := await(t, readAsync(c, p))
+	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
+	assert.False(t, r.at.Before(sooner), "cut %v before the deadline", sooner.Sub(r.at))
+}
