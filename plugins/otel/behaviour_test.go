@@ -232,11 +232,7 @@ func TestNotFoundLifecycleSpans(t *testing.T) {
 		return api.SetNotFoundHandler(func(rep *httpx.Reply) error { return rep.Code(404).Send("no") })
 	}, app.Prefix("/api"), app.Name("api"))
 	require.Equal(t, 404, send(t, "GET", listen(t, s)+"/api/nope"))
-	var names []string
-	for _, sp := range rec.Ended() {
-		names = append(names, sp.Name())
-	}
-	assert.Equal(t, []string{"onRequest notFoundHook", "handler anonymous", "GET"}, names)
+	assert.Equal(t, []string{"onRequest notFoundHook", "handler anonymous", "GET"}, spanNames(rec.Ended()))
 	assert.Equal(t, "root > api", attrs(rec.Ended()[2])[otel.ContextKey].AsString())
 }
 
@@ -292,10 +288,6 @@ func TestEveryHookKindIsASpan(t *testing.T) {
 		s.AddHook(app.OnRequest, authHook)
 		s.Post("/x", func() (string, error) { return "ok", nil })
 		require.Equal(t, 200, send(t, "POST", listen(t, s)+"/x"))
-		var names []string
-		for _, sp := range rec.Ended() {
-			names = append(names, sp.Name())
-		}
-		assert.Equal(t, c.spans, names, "steps %v", c.steps)
+		assert.Equal(t, c.spans, spanNames(rec.Ended()), "steps %v", c.steps)
 	}
 }

@@ -29,6 +29,15 @@ import (
 )
 
 // traced is a tracer provider recording every ended span.
+// spanNames are the names of spans, in their order.
+func spanNames(spans []sdktrace.ReadOnlySpan) []string {
+	names := make([]string, 0, len(spans))
+	for _, sp := range spans {
+		names = append(names, sp.Name())
+	}
+	return names
+}
+
 func traced(t *testing.T) (*sdktrace.TracerProvider, *tracetest.SpanRecorder) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -235,11 +244,7 @@ func TestScopedToItsContext(t *testing.T) {
 	for _, target := range []string{"/todos/1", "/other", "/nowhere", "/api/items/1", "/api/nope"} {
 		inject(t, s, "GET", target)
 	}
-	var names []string
-	for _, sp := range rec.Ended() {
-		names = append(names, sp.Name())
-	}
-	assert.Equal(t, []string{"GET /api/items/{id}", "GET"}, names)
+	assert.Equal(t, []string{"GET /api/items/{id}", "GET"}, spanNames(rec.Ended()))
 }
 
 // TestErrorsRecorded: the error the error handler answers is an
@@ -388,11 +393,7 @@ func TestLifecycleSpans(t *testing.T) {
 	status, _ = inject(t, s, "GET", "/x", "X-Deny", "1")
 	require.Equal(t, 401, status)
 	spans = rec.Ended()[3:]
-	var names []string
-	for _, sp := range spans {
-		names = append(names, sp.Name())
-	}
-	assert.Equal(t, []string{"onRequest authHook", "onError recordError", "GET /x"}, names)
+	assert.Equal(t, []string{"onRequest authHook", "onError recordError", "GET /x"}, spanNames(spans))
 	assert.Len(t, spans[0].Events(), 1, "the refusal is recorded on the hook's span")
 }
 
@@ -409,9 +410,5 @@ func TestSkip(t *testing.T) {
 	_, body := inject(t, s, "GET", "/healthz")
 	assert.Equal(t, trace.TraceID{}.String(), body)
 	inject(t, s, "GET", "/other")
-	var names []string
-	for _, sp := range rec.Ended() {
-		names = append(names, sp.Name())
-	}
-	assert.Equal(t, []string{"GET"}, names)
+	assert.Equal(t, []string{"GET"}, spanNames(rec.Ended()))
 }

@@ -156,11 +156,7 @@ func TestRequestValueSpansScoped(t *testing.T) {
 
 	status, _ = get(t, srv.URL+"/api/plain")
 	require.Equal(t, 200, status)
-	var names []string
-	for _, sp := range rec.Ended() {
-		names = append(names, sp.Name())
-	}
-	assert.Equal(t, []string{"handler anonymous", "GET /api/plain"}, names)
+	assert.Equal(t, []string{"handler anonymous", "GET /api/plain"}, spanNames(rec.Ended()))
 }
 
 // TestRequestValuesWithoutLifecycleSpans: without the option, a request
