@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -70,8 +71,16 @@ func BenchmarkRateLimitBurrow(b *testing.B) {
 	benchLimiter(b, l.Middleware)
 }
 
+// BenchmarkRateLimitHttprate keys httprate by the connection's address,
+// as Burrow's ByIP does with no trusted proxy.
 func BenchmarkRateLimitHttprate(b *testing.B) {
-	benchLimiter(b, httprate.LimitByIP(rateLimitMax, time.Minute))
+	benchLimiter(b, httprate.LimitBy(rateLimitMax, time.Minute, func(r *http.Request) (string, error) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		return httprate.CanonicalizeIP(host), nil
+	}))
 }
 
 func BenchmarkRateLimitXTimeRate(b *testing.B) {
