@@ -77,8 +77,9 @@ func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
 // returns an error wrapping ErrClosed when called once Close has begun.
 //
 // Listen, ListenTLS and Serve wrap each TCP connection they accept (not a
-// TLS listener's) in one whose deadlines cost nothing to move later: the
-// idle, header, body and reply time-outs are re-armed on every request.
+// TLS listener's) in one whose read deadlines cost nothing to move later,
+// or sooner until a read reaches the connection: the idle, header, body
+// and reply time-outs are set on every request.
 // It is a net.Conn like the one it wraps, down to its deadlines; a
 // handler that hijacks the connection and needs the *net.TCPConn itself
 // gets it from its NetConn() net.Conn method, as from a *tls.Conn's.
