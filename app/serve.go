@@ -18,9 +18,54 @@ var closeHeader = []string{"close"}
 // ServeHTTP serves one request. Before Ready (and after a failed Ready)
 // it answers 503; during Close's drain delay it serves with
 // "connection: close"; after it, 503 with "connection: close".
+//
+// The path from here to a route's handler is kept shallow, the rare
+// cases (not ready, 405, middleware, the access log, time-outs) in
+// functions of their own: a handler that goes deep (a database driver)
+// then stays within the goroutine's first stack, which every garbage
+// collection shrinks back and the next deep call grows again by copying.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer s.a.endAborted(r)
-	s.a.serveHTTP(w, r)
+	a := s.a
+	defer a.endAborted(r)
+	if state(a.state.Load()) != stateReady && !a.admit(w, r) {
+		return
+	}
+	x := a.pool.Get().(*exchange)
+	rt, match, ok := a.lookup(x, w, r)
+	switch {
+	case match == httpx.Found && rt.mw == nil:
+		rt.serve(x, w, r)
+	case ok && !a.serveOther(x, w, r, rt, match):
+		// x is a middleware's next to end, still running; net/http ends
+		// the response, and reads the body, once we return.
+		a.boundDrain(w, r)
+		return
+	}
+	// A body the route's parser read to its end leaves nothing to read,
+	// and costs no deadline. Behind middleware the parser read the copy of
+	// r that carries the pattern: the body is the same.
+	if d := x.DrainedBody(); d == nil || d.Body != r.Body {
+		a.boundDrain(w, r)
+	}
+	x.end()
+	a.pool.Put(x)
+	a.conns.requestEnded(r.Context())
+}
+
+// lookup finds r's route, with its path parameters in x. When r cannot
+// be routed at all, it answers 400 itself (see requestPath), and ok is
+// false.
+func (a *instance) lookup(x *exchange, w http.ResponseWriter, r *http.Request) (rt *route, match httpx.Match, ok bool) {
+	path, escaped, ok := a.requestPath(x, w, r)
+	switch {
+	case !ok:
+		return nil, httpx.NoRoute, false
+	case escaped:
+		rt, _, match = a.router.LookupEscaped(r.Method, path, x.Params())
+	default:
+		rt, _, match = a.router.Lookup(r.Method, path, x.Params())
+	}
+	return rt, match, true
 }
 
 // abortLeft is what serveThrough panics with for a middleware that
@@ -48,80 +93,76 @@ func (a *instance) endAborted(r *http.Request) {
 	panic(p)
 }
 
-func (a *instance) serveHTTP(w http.ResponseWriter, r *http.Request) {
+// admit is ServeHTTP's answer for a server that is not ready: during the
+// drain delay it lets r in, with "connection: close"; before Ready and
+// once closing, it answers 503 and reports false.
+func (a *instance) admit(w http.ResponseWriter, r *http.Request) bool {
 	switch state(a.state.Load()) {
 	case stateReady:
+		return true
 	case stateDraining:
 		w.Header()["Connection"] = closeHeader
+		return true
 	case stateClosing, stateClosed:
 		w.Header()["Connection"] = closeHeader
 		a.unavailable(w, r, "Server is closing")
-		return
 	default:
 		a.unavailable(w, r, "Server is not ready")
-		return
 	}
-	x := a.pool.Get().(*exchange)
-	ps := x.Params()
-	path, escaped, ok := a.requestPath(x, w, r)
-	var rt *route
-	var allow string
-	match := httpx.NoRoute
-	switch {
-	case ok && escaped:
-		rt, allow, match = a.router.LookupEscaped(r.Method, path, ps)
-	case ok:
-		rt, allow, match = a.router.Lookup(r.Method, path, ps)
-	}
+	return false
+}
+
+// serveOther serves a request the router matched (match) to a route
+// with middleware, or to no route: a 405 for a path with routes for other
+// methods, through the middleware of the context of rt, the route that
+// owns the path, or the not-found handler. It reports false when the
+// request is not ServeHTTP's to end: a middleware's next, on a goroutine
+// of its own, still serves it.
+func (a *instance) serveOther(x *exchange, w http.ResponseWriter, r *http.Request, rt *route, match httpx.Match) bool {
+	path, escaped, _ := routingPath(r.URL)
 	switch match {
 	case httpx.Found:
 	case httpx.MethodNotAllowed:
-		// rt owns the path: its context's middleware answers first (a
-		// CORS preflight), then the 405. A preflight naming a method the
-		// path serves is answered by the middleware of that method's
-		// route's context instead.
-		*ps = (*ps)[:0]
-		var target *route
-		if r.Method == http.MethodOptions {
-			if target = a.preflightTarget(r, path, escaped, ps); target != nil {
-				rt = target
-			}
-		}
-		if h := rt.node.notAllowed; h != nil {
-			if !rt.serveThrough(x, w, r, h, "", allow, target) {
-				a.boundDrain(w, r) // x is the middleware's next to end, still running
-				return
-			}
-		} else {
-			rt.answerNotAllowed(x, w, r, allow)
-		}
-		rt = nil
+		return a.serveNotAllowed(x, w, r, rt, path, escaped)
 	default:
-		if ok {
-			rt = a.findNotFound(path, escaped)
+		if rt = a.findNotFound(path, escaped); rt == nil {
+			return true
 		}
 	}
-	switch {
-	case rt == nil:
-	case rt.mw != nil:
-		if !rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "", rt) {
-			// x is the middleware's next to end, still running; net/http
-			// ends the response, and reads the body, once we return.
-			a.boundDrain(w, r)
-			return
-		}
-	default:
+	if rt.mw == nil {
 		rt.serve(x, w, r)
+		return true
 	}
-	// A body the route's parser read to its end leaves nothing to read,
-	// and costs no deadline. Behind middleware the parser read the copy of
-	// r that carries the pattern: the body is the same.
-	if d := x.DrainedBody(); d == nil || d.Body != r.Body {
-		a.boundDrain(w, r)
+	return rt.serveThrough(x, w, r, rt.mw, rt.stdPattern, "", rt)
+}
+
+// serveNotAllowed answers 405 for path, which rt owns: its context's
+// middleware answers first (a CORS preflight), then the 405. A preflight
+// naming a method the path serves is answered by the middleware of that
+// method's route's context instead. It reports false as serveOther does.
+func (a *instance) serveNotAllowed(x *exchange, w http.ResponseWriter, r *http.Request, rt *route, path string, escaped bool) bool {
+	// The methods the path has are looked up again: a 405 is rare, and
+	// carrying them from the first lookup costs every request stack room.
+	ps := x.Params()
+	*ps = (*ps)[:0]
+	var allow string
+	if escaped {
+		_, allow, _ = a.router.LookupEscaped(r.Method, path, ps)
+	} else {
+		_, allow, _ = a.router.Lookup(r.Method, path, ps)
 	}
-	x.end()
-	a.pool.Put(x)
-	a.conns.requestEnded(r.Context())
+	*ps = (*ps)[:0]
+	var target *route
+	if r.Method == http.MethodOptions {
+		if target = a.preflightTarget(r, path, escaped, ps); target != nil {
+			rt = target
+		}
+	}
+	if h := rt.node.notAllowed; h != nil {
+		return rt.serveThrough(x, w, r, h, "", allow, target)
+	}
+	rt.answerNotAllowed(x, w, r, allow)
+	return true
 }
 
 // boundDrain bounds the read net/http makes of what is left of r's body
@@ -144,9 +185,25 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve serves one request on rt, which has no middleware: its
+// lifecycle, then the onResponse hooks. A route whose requests are
+// logged or observed, or that needs a guard around its handler (see
+// guarded), is served by serveTraced; the others here, with as little
+// between ServeHTTP and the handler as can be.
+func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
+	if rt.observers != nil || rt.guarded() || rt.logging() {
+		rt.serveTraced(x, w, r)
+		return
+	}
+	seq, id := rt.a.number(w, r)
+	_, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
+	rep.SetWriteTimeout(rt.a.replyTimeout)
+	rt.onResponseHooks(x, rt.finish(x, rt.run(x), nil))
+}
+
+// serveTraced serves one request on rt, which has no middleware: its
 // lifecycle, between the two lines of the access log, then the
 // onResponse hooks.
-func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
+func (rt *route) serveTraced(x *exchange, w http.ResponseWriter, r *http.Request) {
 	var began time.Duration
 	logging, observed := rt.logging(), rt.observers != nil
 	if logging || observed {
@@ -156,11 +213,7 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	if observed {
 		r, log = rt.observeStart(r, "")
 	}
-	var seq uint64
-	id := rt.a.earlyID(w, r)
-	if id == "" {
-		seq = rt.a.seq.Add(1)
-	}
+	seq, id := rt.a.number(w, r)
 	failed := rt.lifecycle(x, w, r, seq, id, log, logging)
 	rt.onResponseHooks(x, failed)
 	if logging {
@@ -169,6 +222,16 @@ func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
 	if observed {
 		rt.observeEnd(x, r, "", began, x.Reply().Status(), x.Written())
 	}
+}
+
+// number is what Begin identifies a request by: the id known before it
+// begins (earlyID), or else its number, from which Request.ID makes one
+// when it is asked for.
+func (a *instance) number(w http.ResponseWriter, r *http.Request) (seq uint64, id string) {
+	if id = a.earlyID(w, r); id == "" {
+		seq = a.seq.Add(1)
+	}
+	return seq, id
 }
 
 // answerNotAllowed answers 405 for rt's path, whose context has no
@@ -284,6 +347,14 @@ var epoch = time.Now()
 
 func since() time.Duration { return max(time.Since(epoch), 1) }
 
+// guarded reports whether rt's handler runs under a guard that lifecycle
+// sets up and serve does not: the request time-out, onRequestAbort hooks,
+// request values to clean up, uploaded files to remove.
+func (rt *route) guarded() bool {
+	return rt.a.cfg.requestTimeout > 0 || len(rt.onAbort) > 0 || rt.scoped ||
+		rt.in != nil && rt.in.fields != nil && len(rt.in.fields.files) > 0
+}
+
 // lifecycle runs the hooks and the handler of one request on rt, numbered
 // seq, with id the client's request id (or empty). With logIncoming, it
 // writes the access log's first line. It reports whether the request
@@ -319,25 +390,27 @@ func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, 
 		// (http.ErrAbortHandler) skips those, and the files must go.
 		defer rt.in.fields.removeFiles(x, rt.node.log)
 	}
-	err := rt.run(x)
+	return rt.finish(x, rt.run(x), dw)
+}
+
+// finish answers what the hooks and the handler left unanswered, err
+// (their error) or a reply they did not send, unless dw, the request
+// time-out's writer, sent the time-out reply. It reports whether the
+// request failed.
+func (rt *route) finish(x *exchange, err error, dw *deadlineWriter) (failed bool) {
 	expired := dw != nil && dw.expire()
-	if expired {
+	switch {
+	case expired:
 		// The client has the time-out reply; what the handler says now is
 		// discarded.
-		req.Log().Error(errTimeout.Message,
-			zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
-	} else {
-		if err != nil {
-			rt.failSettled(x, err)
+		logExpired(x, err)
+	case err != nil:
+		rt.failSettled(x, err)
+		if !x.Reply().Sent() {
+			rt.sendEmpty(x)
 		}
-		if !rep.Sent() {
-			// The handler returned without answering: send what it set
-			// (status, headers) with an empty body, as net/http would.
-			rt.commitOnWrite(x)
-			if err := sendProtected(rep, nil); err != nil {
-				rt.failSettled(x, err)
-			}
-		}
+	case !x.Reply().Sent():
+		rt.sendEmpty(x)
 	}
 	if dw != nil && dw.timedOut() {
 		x.Answered(http.StatusServiceUnavailable) // what the client got
@@ -347,6 +420,22 @@ func (rt *route) lifecycle(x *exchange, w http.ResponseWriter, r *http.Request, 
 		rt.settleSent(x, failed)
 	}
 	return failed
+}
+
+// sendEmpty answers for a handler that returned without answering: what
+// it set (status, headers), with an empty body, as net/http would.
+func (rt *route) sendEmpty(x *exchange) {
+	rt.commitOnWrite(x)
+	if err := sendProtected(x.Reply(), nil); err != nil {
+		rt.failSettled(x, err)
+	}
+}
+
+// logExpired logs the error of a handler whose request the time-out
+// answered.
+func logExpired(x *exchange, err error) {
+	x.Request().Log().Error(errTimeout.Message,
+		zap.Int("statusCode", http.StatusServiceUnavailable), zap.NamedError("handlerError", err))
 }
 
 // closing reports whether a reply's headers close the connection: a
@@ -453,21 +542,39 @@ func (rt *route) runBeside(hooks []invoker, x *exchange, kind string) {
 // run runs the hooks before the handler, then the handler. A hook that
 // sends a reply ends the chain.
 func (rt *route) run(x *exchange) (err error) {
-	rep := x.Reply()
 	defer recoverError(&err, true)
+	if sent, err := rt.before(x); sent || err != nil {
+		return err
+	}
+	v, err := rt.handler(x, nil)
+	if err != nil {
+		return err
+	}
+	if rep := x.Reply(); (v != nil || rt.status != 0) && !rep.Sent() {
+		rt.commitOnWrite(x)
+		return rt.reply(rep, v)
+	}
+	return nil
+}
+
+// before runs the hooks of the phases before the handler, reading the
+// body after preParsing and validating the input after preValidation. It
+// reports whether a hook sent the reply. Called by run, it is done before
+// the handler is called, so its frame is not under the handler's.
+func (rt *route) before(x *exchange) (sent bool, err error) {
+	rep := x.Reply()
 	for i := range rt.phases {
 		for _, h := range rt.phases[i] {
 			if _, err := h(x, nil); err != nil {
-				return err
+				return false, err
 			}
 			if rep.Sent() {
-				return nil
+				return true, nil
 			}
 		}
 		if rt.in == nil {
 			continue
 		}
-		// The body is read after preParsing, validated after preValidation.
 		switch phases[i] {
 		case PreParsing:
 			err = rt.in.decode(x)
@@ -475,18 +582,10 @@ func (rt *route) run(x *exchange) (err error) {
 			err = rt.in.validate(x)
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
-	v, err := rt.handler(x, nil)
-	if err != nil {
-		return err
-	}
-	if (v != nil || rt.status != 0) && !rep.Sent() {
-		rt.commitOnWrite(x)
-		return rt.reply(rep, v)
-	}
-	return nil
+	return false, nil
 }
 
 // reply sends v, the handler's value, with the status its type (NoContent,

@@ -106,7 +106,9 @@ func (c *Conn) set(s *side, t time.Time) error {
 	c.mu.Lock()
 	s.want = t
 	if !s.exact && (t.IsZero() || s == &c.read && !s.armed.IsZero() && !t.Before(s.armed)) {
-		if s == &c.read {
+		// Stored only when it changes: this branch runs several times a
+		// request, and a store is a locked instruction where a load is not.
+		if s == &c.read && c.pending.Load() != s.past {
 			c.pending.Store(s.past)
 		}
 		c.mu.Unlock()
@@ -145,7 +147,7 @@ func (c *Conn) arm(s *side) error {
 // false means the deadline asked for has passed (or the error is
 // another).
 func (c *Conn) retry(s *side, err error) bool {
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
+	if !timedOut(err) {
 		return false
 	}
 	c.mu.Lock()
@@ -154,6 +156,18 @@ func (c *Conn) retry(s *side, err error) bool {
 		return false
 	}
 	return c.arm(s) == nil
+}
+
+// timedOut reports whether err, a TCP connection's, is a deadline's. The
+// connection returns it as a *net.OpError around os.ErrDeadlineExceeded,
+// which is checked first: net/http ends every request without a body by
+// interrupting its read with a deadline, and errors.Is would walk the
+// error's chain each time.
+func timedOut(err error) bool {
+	if op, ok := err.(*net.OpError); ok && op.Err == os.ErrDeadlineExceeded {
+		return true
+	}
+	return errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 func (c *Conn) Read(p []byte) (int, error) {
