@@ -238,7 +238,7 @@ type outerWriter call
 func (w *outerWriter) writing() *tracking.Writer {
 	c := (*call)(w)
 	if c.state.Load() == callIdle && c.reply > 0 {
-		deadline.SetWrite(c.tw.W, time.Now().Add(c.reply))
+		deadline.SetReply(c.tw.W, time.Now().Add(c.reply), c.reply)
 		c.reply = 0
 	}
 	return &c.tw

@@ -234,8 +234,13 @@ func WithBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTi
 // nothing. A handler that sends a very large reply may raise it
 // for that reply with Reply.SetWriteTimeout; writes through Reply.Raw are
 // not bounded, except a mounted or http.Handler route's, from its first
-// write (unless it set a write deadline of its own). A non-zero write time-out given to WithTimeouts replaces
-// it.
+// write (unless it set a write deadline of its own). A non-zero write
+// time-out given to WithTimeouts replaces it.
+//
+// A time-out of 8 s or more may end up to a second early: a connection
+// keeps the deadline it armed for the reply before when that one is at
+// most a second sooner, rather than re-arm its timer for every reply
+// (which costs a small request a few percent of its time).
 func WithReplyTimeout(d time.Duration) Option { return func(c *config) { c.replyTimeout = d } }
 
 // DefaultMaxHeaderBytes is the request header limit when none is set:

@@ -459,18 +459,24 @@ func (r *reply) write(body []byte, ctype []string) {
 //
 // Once the server began to close, a stream's deadline is no later than
 // the one the close set (streamClose): a last event gets that long.
+//
+// A time-out of deadline.LooseReply or more may end up to
+// deadline.ReplySlack early: the connection keeps the deadline of the
+// reply before rather than move it by microseconds.
 func (r *reply) armWrite() {
-	var t time.Time
-	if r.writeTimeout > 0 {
-		t = time.Now().Add(r.writeTimeout)
-	}
 	if r.stream != nil {
-		if by := r.stream.deadline(); !by.IsZero() && (t.IsZero() || by.Before(t)) {
-			t = by
+		if by := r.stream.deadline(); !by.IsZero() {
+			if r.writeTimeout > 0 {
+				if t := time.Now().Add(r.writeTimeout); t.Before(by) {
+					by = t
+				}
+			}
+			deadline.SetWrite(r.w, by)
+			return
 		}
 	}
-	if !t.IsZero() {
-		deadline.SetWrite(r.w, t)
+	if r.writeTimeout > 0 {
+		deadline.SetReply(r.w, time.Now().Add(r.writeTimeout), r.writeTimeout)
 	}
 }
 

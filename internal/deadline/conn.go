@@ -29,7 +29,10 @@ import (
 // usually read from its buffer, never from the connection. A read under
 // way is interrupted at once, as on the connection underneath.
 //
-// A write deadline moved later is armed at once all the same. A write
+// A write deadline moved later is armed at once all the same, except a
+// reply's (SetReply) that the deadline armed for a reply before comes at
+// most ReplySlack before: that one is kept, and is the deadline from
+// then on, as if it had been set. A write
 // that goes on after an earlier deadline tries the socket again at once,
 // where the write it stands for would have waited for the kernel to
 // report room: over a client that reads a byte now and then, each such
@@ -104,6 +107,12 @@ func (c *Conn) SetDeadline(t time.Time) error {
 // several times: no defer.
 func (c *Conn) set(s *side, t time.Time) error {
 	c.mu.Lock()
+	if t.Location() == replyZone && s == &c.write && !s.exact && s.armed.Location() == replyZone &&
+		!s.armed.After(t) && !s.armed.Before(t.Add(-ReplySlack)) {
+		s.want = s.armed // no later than t, and at least LooseReply less ReplySlack away
+		c.mu.Unlock()
+		return nil
+	}
 	s.want = t
 	if !s.exact && (t.IsZero() || s == &c.read && !s.armed.IsZero() && !t.Before(s.armed)) {
 		// Stored only when it changes: this branch runs several times a

@@ -300,3 +300,60 @@ func TestADeadlineMovedSoonerIsArmedByTheNextRead(t *testing.T) {
 	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
 	assert.False(t, r.at.Before(sooner), "cut %v before the deadline", sooner.Sub(r.at))
 }
+
+// A reply's deadline (SetReply) keeps the one armed for the reply before
+// when that one comes at most ReplySlack sooner; any other deadline is
+// armed as it is set.
+func TestAReplyKeepsTheDeadlineOfTheReplyBefore(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	reply := func(t time.Time) time.Time { return t.In(replyZone) }
+	tests := []struct {
+		name        string
+		armed, next time.Time
+		kept        bool
+	}{
+		{"a reply's, under the slack sooner", reply(now.Add(30 * time.Second)), reply(now.Add(30*time.Second + ReplySlack/2)), true},
+		{"a reply's, the slack sooner", reply(now.Add(30 * time.Second)), reply(now.Add(30*time.Second + ReplySlack)), true},
+		{"a reply's, more than the slack sooner", reply(now.Add(30 * time.Second)), reply(now.Add(30*time.Second + 2*ReplySlack)), false},
+		{"a reply's, later", reply(now.Add(30 * time.Second)), reply(now.Add(29 * time.Second)), false},
+		{"a handler's, under the slack sooner", now.Add(30 * time.Second), reply(now.Add(30*time.Second + ReplySlack/2)), false},
+		{"a reply's, before a handler's", reply(now.Add(30 * time.Second)), now.Add(30*time.Second + ReplySlack/2), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := pair(t)
+			require.NoError(t, c.SetWriteDeadline(tt.armed))
+			require.NoError(t, c.SetWriteDeadline(tt.next))
+			c.mu.Lock()
+			armed, want := c.write.armed, c.write.want
+			c.mu.Unlock()
+			if tt.kept {
+				assert.True(t, armed.Equal(tt.armed), "armed %v, want the one before, %v", armed, tt.armed)
+				assert.True(t, want.Equal(tt.armed), "the deadline is the one kept")
+				return
+			}
+			assert.True(t, armed.Equal(tt.next), "armed %v, want %v", armed, tt.next)
+			assert.True(t, want.Equal(tt.next))
+		})
+	}
+}
+
+// A write past a reply's deadline that was kept fails, as at any
+// deadline: the one kept is the deadline.
+func TestAKeptReplyDeadlineCutsAWrite(t *testing.T) {
+	t.Parallel()
+	c, _ := pair(t)
+	kept := time.Now().Add(100 * time.Millisecond).In(replyZone)
+	require.NoError(t, c.SetWriteDeadline(kept))
+	require.NoError(t, c.SetWriteDeadline(kept.Add(ReplySlack/2)))
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.Write(make([]byte, 64<<20))
+		done <- result{n, err, time.Now()}
+	}()
+	r := await(t, done)
+	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
+	assert.False(t, r.at.Before(kept), "cut %v before the deadline kept", kept.Sub(r.at))
+}

@@ -21,6 +21,34 @@ func SetRead(w http.ResponseWriter, t time.Time) bool { return set(w, t, false) 
 // and reports whether w, or a writer it unwraps to, could.
 func SetWrite(w http.ResponseWriter, t time.Time) bool { return set(w, t, true) }
 
+// SetReply sets the write deadline of w's connection for a reply that
+// has d to be written, until t (now plus d), and reports whether w, or a
+// writer it unwraps to, could. For d of at least LooseReply, a Conn keeps
+// the deadline it armed for a reply before if it comes no more than
+// ReplySlack before t: every reply sets one, and re-arming the
+// connection's timer for each would cost a small request a few percent
+// of its time, for a deadline tens of seconds out that moves by
+// microseconds. The reply then has at least d less ReplySlack.
+func SetReply(w http.ResponseWriter, t time.Time, d time.Duration) bool {
+	if d >= LooseReply {
+		t = t.In(replyZone)
+	}
+	return set(w, t, true)
+}
+
+const (
+	// ReplySlack is how much sooner than asked a reply's deadline may be.
+	ReplySlack = time.Second
+	// LooseReply is the shortest reply time-out whose deadline may be
+	// ReplySlack early: an eighth of it at most.
+	LooseReply = 8 * ReplySlack
+)
+
+// replyZone marks a deadline SetReply set, which a Conn may bring
+// forward. The mark goes through net/http's ResponseWriter untouched, as
+// the deadline's location, which no comparison of times reads.
+var replyZone = time.FixedZone("reply", 0)
+
 // WriteSetter is what sets a connection's write deadline.
 type WriteSetter = writeDeadliner
 

@@ -66,3 +66,23 @@ func TestSettingADeadlineAllocatesNothing(t *testing.T) {
 		SetRead(w, at)
 	}))
 }
+
+// SetReply marks a deadline the connection may keep only for a time-out
+// long enough that ReplySlack is at most an eighth of it.
+func TestSetReplyMarksOnlyLongTimeOuts(t *testing.T) {
+	t.Parallel()
+	at := time.Unix(1e9, 0)
+	for _, tt := range []struct {
+		d      time.Duration
+		marked bool
+	}{
+		{LooseReply - time.Nanosecond, false},
+		{LooseReply, true},
+		{30 * time.Second, true},
+	} {
+		c := &conn{}
+		assert.True(t, SetReply(&wrapped{c}, at, tt.d))
+		assert.True(t, c.write.Equal(at), "the deadline is the one given")
+		assert.Equal(t, tt.marked, c.write.Location() == replyZone, "%v marked", tt.d)
+	}
+}
