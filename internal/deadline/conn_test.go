@@ -55,6 +55,15 @@ func readAsync(c net.Conn, p []byte) <-chan result {
 	return done
 }
 
+func writeAsync(c net.Conn, p []byte) <-chan result {
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.Write(p)
+		done <- result{n, err, time.Now()}
+	}()
+	return done
+}
+
 func await(t *testing.T, done <-chan result) result {
 	t.Helper()
 	select {
@@ -189,12 +198,7 @@ func TestTheDeadlineLastSetCutsAWrite(t *testing.T) {
 	require.NoError(t, c.SetWriteDeadline(time.Now().Add(10*time.Millisecond)))
 	want := time.Now().Add(150 * time.Millisecond)
 	require.NoError(t, c.SetWriteDeadline(want))
-	done := make(chan result, 1)
-	go func() {
-		n, err := c.Write(make([]byte, 64<<20))
-		done <- result{n, err, time.Now()}
-	}()
-	r := await(t, done)
+	r := await(t, writeAsync(c, make([]byte, 64<<20)))
 	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
 	assert.False(t, r.at.Before(want), "cut %v before the deadline", want.Sub(r.at))
 }
@@ -348,12 +352,7 @@ func TestAKeptReplyDeadlineCutsAWrite(t *testing.T) {
 	kept := time.Now().Add(100 * time.Millisecond).In(replyZone)
 	require.NoError(t, c.SetWriteDeadline(kept))
 	require.NoError(t, c.SetWriteDeadline(kept.Add(ReplySlack/2)))
-	done := make(chan result, 1)
-	go func() {
-		n, err := c.Write(make([]byte, 64<<20))
-		done <- result{n, err, time.Now()}
-	}()
-	r := await(t, done)
+	r := await(t, writeAsync(c, make([]byte, 64<<20)))
 	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
 	assert.False(t, r.at.Before(kept), "cut %v before the deadline kept", kept.Sub(r.at))
 }
