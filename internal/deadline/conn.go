@@ -3,6 +3,7 @@ package deadline
 import (
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"sync"
@@ -58,21 +59,52 @@ type Conn struct {
 	readers atomic.Int32
 }
 
-// side is one direction's deadlines; Conn.mu guards it.
+// side is one direction's deadlines, as instants; Conn.mu guards it.
 type side struct {
-	want  time.Time // the deadline last set; zero for none
-	armed time.Time // the one set on the connection: never later than want, zero for none
-	exact bool      // arm every deadline set, as it is set (during ReadFrom)
-	past  bool      // armed is long past (before longAgo)
+	want       int64 // the deadline last set; 0 for none
+	armed      int64 // the one set on the connection: never later than want, 0 for none
+	wantReply  bool  // want was set by SetReply
+	armedReply bool  // armed was set by SetReply: a reply may keep it
+	exact      bool  // arm every deadline set, as it is set (during ReadFrom)
 }
 
-// longAgo is the line before which a deadline is known to be past
-// without reading the clock: net/http aborts a read with time.Unix(1, 0).
-// A deadline past but later than this is not marked; the read it
-// interrupts then fails once and retry arms the one asked for, which is
-// only slower. Reading the clock on every arm cost about a tenth of the
-// deadlines' time under load.
-var longAgo = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// past reports whether s's armed deadline is long past (before longAgo).
+func (s *side) past() bool { return s.armed != 0 && s.armed < longAgo }
+
+// longAgo is the instant before which a deadline is known to be past
+// without reading the clock (2000-01-01): net/http aborts a read with
+// time.Unix(1, 0). A deadline past but later than this is not marked;
+// the read it interrupts then fails once and retry arms the one asked
+// for, which is only slower. Reading the clock on every arm cost about a
+// tenth of the deadlines' time under load.
+const longAgo = 946684800 * int64(time.Second)
+
+// instant is t as Unix nanoseconds, the form a Conn keeps and compares
+// deadlines in (several times a request: integers, where times would
+// cost their monotonic and location handling and a write barrier): 0 for
+// the zero time, no deadline; 1 for any time up to the Unix epoch, long
+// past all the same; the largest int64 for one too far ahead to count
+// in nanoseconds (the year 2262).
+func instant(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	switch sec := t.Unix(); {
+	case sec <= 0:
+		return 1
+	case sec >= math.MaxInt64/int64(time.Second)-1:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// timeOf is the time of instant n, to arm on the connection.
+func timeOf(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
 
 // NewConn wraps tcp.
 func NewConn(tcp *net.TCPConn) *Conn { return &Conn{tcp: tcp} }
@@ -106,19 +138,20 @@ func (c *Conn) SetDeadline(t time.Time) error {
 // for reads, no sooner than what is armed. It runs on every request,
 // several times: no defer.
 func (c *Conn) set(s *side, t time.Time) error {
+	n, reply := instant(t), t.Location() == replyZone
 	c.mu.Lock()
-	if t.Location() == replyZone && s == &c.write && !s.exact && s.armed.Location() == replyZone &&
-		!s.armed.After(t) && !s.armed.Before(t.Add(-ReplySlack)) {
-		s.want = s.armed // no later than t, and at least LooseReply less ReplySlack away
+	if reply && s == &c.write && !s.exact && s.armedReply && s.armed <= n && n-s.armed <= int64(ReplySlack) {
+		// No later than t, and at least LooseReply less ReplySlack away.
+		s.want, s.wantReply = s.armed, true
 		c.mu.Unlock()
 		return nil
 	}
-	s.want = t
-	if !s.exact && (t.IsZero() || s == &c.read && !s.armed.IsZero() && !t.Before(s.armed)) {
+	s.want, s.wantReply = n, reply
+	if !s.exact && (n == 0 || s == &c.read && s.armed != 0 && n >= s.armed) {
 		// Stored only when it changes: this branch runs several times a
 		// request, and a store is a locked instruction where a load is not.
-		if s == &c.read && c.pending.Load() != s.past {
-			c.pending.Store(s.past)
+		if past := s.past(); s == &c.read && c.pending.Load() != past {
+			c.pending.Store(past)
 		}
 		c.mu.Unlock()
 		return nil // what is armed fires first, and retry arms t then
@@ -141,13 +174,12 @@ func (c *Conn) set(s *side, t time.Time) error {
 // arm sets s's deadline asked for on the connection; c.mu is held, so
 // that a deadline set meanwhile is armed after it, not before.
 func (c *Conn) arm(s *side) error {
-	s.armed = s.want
-	s.past = !s.want.IsZero() && s.want.Before(longAgo)
+	s.armed, s.armedReply = s.want, s.wantReply
 	if s == &c.read {
 		c.pending.Store(false)
-		return c.tcp.SetReadDeadline(s.want)
+		return c.tcp.SetReadDeadline(timeOf(s.want))
 	}
-	return c.tcp.SetWriteDeadline(s.want)
+	return c.tcp.SetWriteDeadline(timeOf(s.want))
 }
 
 // retry is called when s's armed deadline interrupted a read or a write
@@ -161,7 +193,7 @@ func (c *Conn) retry(s *side, err error) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s.armed.Equal(s.want) || !s.want.IsZero() && !time.Now().Before(s.want) {
+	if s.armed == s.want || s.want != 0 && time.Now().UnixNano() >= s.want {
 		return false
 	}
 	return c.arm(s) == nil
@@ -215,7 +247,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 	c.mu.Lock()
 	c.write.exact = true
-	if !c.write.armed.Equal(c.write.want) {
+	if c.write.armed != c.write.want {
 		_ = c.arm(&c.write)
 	}
 	c.mu.Unlock()
@@ -235,7 +267,7 @@ func (c *Conn) NetConn() net.Conn {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range []*side{&c.read, &c.write} {
-		if !s.armed.Equal(s.want) {
+		if s.armed != s.want {
 			_ = c.arm(s)
 		}
 	}

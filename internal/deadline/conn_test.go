@@ -3,6 +3,7 @@ package deadline
 import (
 	"bytes"
 	"io"
+	"math"
 	"net"
 	"os"
 	"testing"
@@ -278,7 +279,7 @@ func TestADeadlineMovedSoonerIsArmedByTheNextRead(t *testing.T) {
 	armed := func() time.Time {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return c.read.armed
+		return timeOf(c.read.armed)
 	}
 	read := func(want string) {
 		t.Helper()
@@ -331,7 +332,7 @@ func TestAReplyKeepsTheDeadlineOfTheReplyBefore(t *testing.T) {
 			require.NoError(t, c.SetWriteDeadline(tt.armed))
 			require.NoError(t, c.SetWriteDeadline(tt.next))
 			c.mu.Lock()
-			armed, want := c.write.armed, c.write.want
+			armed, want := timeOf(c.write.armed), timeOf(c.write.want)
 			c.mu.Unlock()
 			if tt.kept {
 				assert.True(t, armed.Equal(tt.armed), "armed %v, want the one before, %v", armed, tt.armed)
@@ -355,4 +356,32 @@ func TestAKeptReplyDeadlineCutsAWrite(t *testing.T) {
 	r := await(t, writeAsync(c, make([]byte, 64<<20)))
 	require.ErrorIs(t, r.err, os.ErrDeadlineExceeded)
 	assert.False(t, r.at.Before(kept), "cut %v before the deadline kept", kept.Sub(r.at))
+}
+
+// Deadlines are kept as instants: every time maps to one that compares
+// the same way, the zero time to none, and times beyond int64
+// nanoseconds to the nearest end.
+func TestInstants(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	tests := []struct {
+		name string
+		t    time.Time
+		want int64
+	}{
+		{"zero: no deadline", time.Time{}, 0},
+		{"net/http's abort", time.Unix(1, 0), int64(time.Second)},
+		{"the epoch", time.Unix(0, 0), 1},
+		{"before the epoch", time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), 1},
+		{"now", now, now.UnixNano()},
+		{"now, in a reply's zone", now.In(replyZone), now.UnixNano()},
+		{"past int64 nanoseconds", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), math.MaxInt64},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, instant(tt.t), tt.name)
+	}
+	assert.True(t, timeOf(instant(now)).Equal(now), "an instant is the time it was made from")
+	assert.True(t, timeOf(0).IsZero())
+	assert.Less(t, instant(time.Unix(1, 0)), longAgo, "net/http's abort is long past")
+	assert.Greater(t, instant(time.Date(2000, 1, 1, 0, 0, 0, 1, time.UTC)), longAgo)
 }
