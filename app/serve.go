@@ -33,8 +33,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := a.pool.Get().(*exchange)
 	rt, match, ok := a.lookup(x, w, r)
 	switch {
+	case match == httpx.Found && rt.mw == nil && rt.plain():
+		// serve's plain case, here: one frame less under the handler.
+		rt.begin(x, w, r)
+		rt.onResponseHooks(x, rt.finish(x, rt.run(x), nil))
 	case match == httpx.Found && rt.mw == nil:
-		rt.serve(x, w, r)
+		rt.serveTraced(x, w, r)
 	case ok && !a.serveOther(x, w, r, rt, match):
 		// x is a middleware's next to end, still running; net/http ends
 		// the response, and reads the body, once we return.
@@ -190,14 +194,26 @@ func (a *instance) boundDrain(w http.ResponseWriter, r *http.Request) {
 // guarded), is served by serveTraced; the others here, with as little
 // between ServeHTTP and the handler as can be.
 func (rt *route) serve(x *exchange, w http.ResponseWriter, r *http.Request) {
-	if rt.observers != nil || rt.guarded() || rt.logging() {
+	if !rt.plain() {
 		rt.serveTraced(x, w, r)
 		return
 	}
+	rt.begin(x, w, r)
+	rt.onResponseHooks(x, rt.finish(x, rt.run(x), nil))
+}
+
+// plain reports whether rt's requests are served without the access log,
+// observers or a guard (see guarded): by begin, run and finish alone.
+func (rt *route) plain() bool {
+	return rt.observers == nil && !rt.guarded() && !rt.logging()
+}
+
+// begin begins a plain request on rt. Its own function, so that the room
+// Begin's arguments take is not kept under the handler.
+func (rt *route) begin(x *exchange, w http.ResponseWriter, r *http.Request) {
 	seq, id := rt.a.number(w, r)
 	_, rep := x.Begin(w, r, &rt.info, &rt.plan, seq, id, rt.node.log)
 	rep.SetWriteTimeout(rt.a.replyTimeout)
-	rt.onResponseHooks(x, rt.finish(x, rt.run(x), nil))
 }
 
 // serveTraced serves one request on rt, which has no middleware: its
