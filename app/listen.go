@@ -79,10 +79,11 @@ func (s *Server) ListenTLS(addr, certFile, keyFile string) error {
 // Listen, ListenTLS and Serve wrap each TCP connection they accept (not a
 // TLS listener's) in one whose read deadlines cost nothing to move later,
 // or sooner until a read reaches the connection: the idle, header, body
-// and reply time-outs are set on every request.
-// It is a net.Conn like the one it wraps, down to its deadlines; a
-// handler that hijacks the connection and needs the *net.TCPConn itself
-// gets it from its NetConn() net.Conn method, as from a *tls.Conn's.
+// and reply time-outs are set on every request. It is a net.Conn like the
+// one it wraps, down to its deadlines, but for the reply time-out's own,
+// which may come up to a second early (see WithReplyTimeout); a handler
+// that hijacks the connection and needs the *net.TCPConn itself gets it
+// from its NetConn() net.Conn method, as from a *tls.Conn's.
 func (s *Server) Serve(ln net.Listener) error {
 	if err := s.a.reopened("Serve"); err != nil {
 		ln.Close()
