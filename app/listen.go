@@ -157,7 +157,9 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 	a.runOnListen(ln.Addr())
 	// Its TCP connections take the deadlines net/http and Burrow set on
 	// every request (idle, header, body, reply) at little cost: most
-	// move a deadline later or clear it, which arms nothing.
+	// move a deadline later or clear it, which arms nothing, and the idle
+	// one is armed by the listener's sweeper shortly before it comes.
+	// srv.Serve closes ln when it returns, which stops the sweeper.
 	ln = deadline.Listener(ln)
 	var err error
 	if tlsConfig != nil {

@@ -24,6 +24,12 @@ import (
 // connection underneath (never later: a deadline moved sooner is armed at
 // once and interrupts a read or write under way).
 //
+// A read deadline at least two seconds away, with nothing armed, is left
+// to the listener's sweeper (see sweeper), which arms it shortly before
+// it comes, so that it fires as exactly (unless the sweeper is starved of
+// CPU for longer than its half-second tick): net/http's idle time-out,
+// set after every request, then takes no timer.
+//
 // A read deadline moved sooner while no read is under way is armed by the
 // next read, before it waits: net/http sets the header deadline after the
 // first bytes of a request arrived, and the body's follows; both are
@@ -57,6 +63,11 @@ type Conn struct {
 	// readers counts the reads under way, which a deadline moved sooner
 	// must interrupt at once.
 	readers atomic.Int32
+
+	// sweeper, while watched, arms the read deadlines far ahead (loose)
+	// that the connection leaves to it; watched is guarded by mu.
+	sweeper *sweeper
+	watched bool
 }
 
 // side is one direction's deadlines, as instants; Conn.mu guards it.
@@ -110,17 +121,34 @@ func timeOf(n int64) time.Time {
 func NewConn(tcp *net.TCPConn) *Conn { return &Conn{tcp: tcp} }
 
 // Listener wraps the TCP connections ln accepts in a Conn; others (a TLS
-// listener's) are returned as they are.
-func Listener(ln net.Listener) net.Listener { return listener{ln} }
+// listener's) are returned as they are. Its connections leave the read
+// deadlines far ahead to a sweeper, which runs while the listener is open
+// and has connections open; closing the listener stops it.
+func Listener(ln net.Listener) net.Listener { return listen(ln, sweepEvery) }
 
-type listener struct{ net.Listener }
+func listen(ln net.Listener, every time.Duration) *listener {
+	return &listener{Listener: ln, sweeper: newSweeper(every)}
+}
 
-func (l listener) Accept() (net.Conn, error) {
+type listener struct {
+	net.Listener
+	sweeper *sweeper
+}
+
+func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if tcp, ok := c.(*net.TCPConn); ok && err == nil {
-		return NewConn(tcp), nil
+		return l.sweeper.watch(tcp), nil
 	}
 	return c, err
+}
+
+// Close closes the listener and stops its sweeper: the connections still
+// open arm their deadlines themselves from then on.
+func (l *listener) Close() error {
+	err := l.Listener.Close()
+	l.sweeper.stop()
+	return err
 }
 
 func (c *Conn) SetReadDeadline(t time.Time) error  { return c.set(&c.read, t) }
@@ -147,6 +175,15 @@ func (c *Conn) set(s *side, t time.Time) error {
 		return nil
 	}
 	s.want, s.wantReply = n, reply
+	if s == &c.read && s.armed == 0 && c.loose(n) {
+		// Nothing armed to interrupt a read sooner, and the sweeper arms
+		// t before it comes.
+		if c.pending.Load() {
+			c.pending.Store(false)
+		}
+		c.mu.Unlock()
+		return nil
+	}
 	if !s.exact && (n == 0 || s == &c.read && s.armed != 0 && n >= s.armed) {
 		// Stored only when it changes: this branch runs several times a
 		// request, and a store is a locked instruction where a load is not.
@@ -169,6 +206,32 @@ func (c *Conn) set(s *side, t time.Time) error {
 	err := c.arm(s)
 	c.mu.Unlock()
 	return err
+}
+
+// loose reports whether read deadline n is far enough ahead to be left to
+// the sweeper; c.mu is held.
+func (c *Conn) loose(n int64) bool {
+	return c.watched && n-c.sweeper.now.Load() >= c.sweeper.loose
+}
+
+// sweep arms the read deadline left to the sweeper if it comes by the
+// instant by.
+func (c *Conn) sweep(by int64) {
+	c.mu.Lock()
+	if c.read.armed == 0 && c.read.want != 0 && c.read.want <= by {
+		_ = c.arm(&c.read)
+	}
+	c.mu.Unlock()
+}
+
+// unwatch arms the read deadline left to the sweeper, which is done.
+func (c *Conn) unwatch() {
+	c.mu.Lock()
+	c.watched = false
+	if c.read.armed == 0 && c.read.want != 0 {
+		_ = c.arm(&c.read)
+	}
+	c.mu.Unlock()
 }
 
 // arm sets s's deadline asked for on the connection; c.mu is held, so
@@ -216,7 +279,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if c.pending.Load() {
 		c.mu.Lock()
 		if c.pending.Load() {
-			_ = c.arm(&c.read)
+			c.armRead()
 		}
 		c.mu.Unlock()
 	}
@@ -226,6 +289,21 @@ func (c *Conn) Read(p []byte) (int, error) {
 			c.readers.Add(-1)
 			return n, err
 		}
+	}
+}
+
+// armRead arms the read deadline asked for before a read waits; one the
+// sweeper will arm is left to it, and what is armed is cleared instead,
+// which takes neither a timer nor the clock. c.mu is held.
+func (c *Conn) armRead() {
+	if !c.loose(c.read.want) {
+		_ = c.arm(&c.read)
+		return
+	}
+	c.pending.Store(false)
+	if c.read.armed != 0 {
+		c.read.armed = 0
+		_ = c.tcp.SetReadDeadline(time.Time{})
 	}
 }
 
@@ -264,8 +342,12 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 // TCP options); tls.Conn names its own the same way. Use it from then on
 // instead of c.
 func (c *Conn) NetConn() net.Conn {
+	if c.sweeper != nil {
+		c.sweeper.forget(c)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.watched = false
 	for _, s := range []*side{&c.read, &c.write} {
 		if s.armed != s.want {
 			_ = c.arm(s)
@@ -274,7 +356,13 @@ func (c *Conn) NetConn() net.Conn {
 	return c.tcp
 }
 
-func (c *Conn) Close() error         { return c.tcp.Close() }
+func (c *Conn) Close() error {
+	if c.sweeper != nil {
+		c.sweeper.forget(c)
+	}
+	return c.tcp.Close()
+}
+
 func (c *Conn) CloseWrite() error    { return c.tcp.CloseWrite() }
 func (c *Conn) CloseRead() error     { return c.tcp.CloseRead() }
 func (c *Conn) LocalAddr() net.Addr  { return c.tcp.LocalAddr() }

@@ -14,14 +14,22 @@ import (
 )
 
 // pair is a loopback TCP connection: c, the server's end wrapped, and
-// peer, the client's.
+// peer, the client's. The listener is closed once c is accepted, which
+// stops its sweeper: c then arms every deadline itself.
 func pair(t *testing.T) (c *Conn, peer net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer ln.Close()
 	ln = Listener(ln)
-	peer, err = net.Dial("tcp", ln.Addr().String())
+	defer ln.Close()
+	return dial(t, ln)
+}
+
+// dial connects to ln and accepts the connection: c, the server's end,
+// and peer, the client's; both are closed at the end of the test.
+func dial(t *testing.T, ln net.Listener) (c *Conn, peer net.Conn) {
+	t.Helper()
+	peer, err := net.Dial("tcp", ln.Addr().String())
 	require.NoError(t, err)
 	t.Cleanup(func() { peer.Close() })
 	accepted, err := ln.Accept()
