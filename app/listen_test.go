@@ -307,6 +307,36 @@ func TestConnectionTimeouts(t *testing.T) {
 	}
 }
 
+// A header or idle time-out two seconds or more away is armed by the
+// listener's sweeper shortly before it comes, not by a timer per request:
+// it cuts a silent connection and an idle kept-alive one all the same,
+// and not before it.
+func TestLongConnectionTimeoutsCutToo(t *testing.T) {
+	t.Parallel()
+	const d = 2500 * time.Millisecond
+	s := app.New(app.WithTimeouts(d, 0, 0, d))
+	s.Get("/", func() (string, error) { return "ok", nil })
+	addr := serve(t, s)
+	t.Run("a silent new connection", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		require.NoError(t, c.SetDeadline(time.Now().Add(15*time.Second)))
+		closedWithin(t, c, d-500*time.Millisecond, 12*time.Second)
+	})
+	t.Run("an idle kept-alive connection", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		require.NoError(t, c.SetDeadline(time.Now().Add(15*time.Second)))
+		br := bufio.NewReader(c)
+		_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		res, b := readAnswer(t, br)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		require.Equal(t, "ok", b)
+		closedWithin(t, br, d-500*time.Millisecond, 12*time.Second)
+	})
+}
+
 // closedWithin reads r until the server closes the connection, and checks
 // that it took between lo and hi: not before the time-out, not much after.
 func closedWithin(t *testing.T, r io.Reader, lo, hi time.Duration) {
