@@ -1,0 +1,182 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/health"
+)
+
+// ErrClosed is the error of a request that needs a transaction once the
+// server has closed the pool.
+var ErrClosed = errors.New("the database is closed")
+
+// Plugin returns a wrapped plugin that registers, in the context it is
+// registered in:
+//
+//   - db as a service (*sql.DB);
+//   - the request's transaction as a request value (*sql.Tx): begun the
+//     first time something in a request takes it, with the request's
+//     context, committed right before a successful reply is written and
+//     rolled back when the request failed (an error, a panic, a status of
+//     400 or more, the request time-out) or its client went away;
+//   - an OnClose hook closing db once the server has drained and every
+//     transaction has ended (see Close).
+//
+// A commit that fails is the request's answer (a 500 by default): the
+// client never reads a success that did not happen.
+func Plugin(db *sql.DB, opts ...Option) *app.Plugin {
+	p := &pool{db: db, ended: make(chan struct{})}
+	for _, o := range opts {
+		o(p)
+	}
+	return app.Wrap(func(s *app.Server) error {
+		if db == nil {
+			return errors.New("the sqldb plugin needs a *sql.DB, not nil")
+		}
+		if err := s.Decorate(db); err != nil {
+			return err
+		}
+		if err := s.ProvideRequest(app.Provider(p.begin)); err != nil {
+			return err
+		}
+		if p.checks != nil {
+			if err := s.Register(p.checks.Check(p.checkName, db.PingContext)); err != nil {
+				return err
+			}
+		}
+		if p.keepOpen {
+			return nil
+		}
+		return s.OnClose(p.close)
+	}, app.Name("sqldb"))
+}
+
+// Option configures the plugin.
+type Option func(*pool)
+
+// Check adds a readiness check called name to checks: a ping of the
+// pool, which fails while the database cannot be reached.
+func Check(checks *health.Checks, name string) Option {
+	return func(p *pool) { p.checks, p.checkName = checks, name }
+}
+
+// TxOptions sets the options each request's transaction begins with,
+// from its request; nil (the default) begins every one with the driver's
+// defaults. ReadOnlyReads is one such function.
+func TxOptions(fn func(*httpx.Request) *sql.TxOptions) Option {
+	return func(p *pool) { p.txOptions = fn }
+}
+
+// ReadOnlyReads begins the transactions of GET and HEAD requests read-only
+// and the others read-write, for TxOptions: a database that knows it
+// takes no write lock for them (SQLite in WAL mode, a PostgreSQL
+// replica).
+func ReadOnlyReads(req *httpx.Request) *sql.TxOptions {
+	if m := req.Method(); m == http.MethodGet || m == http.MethodHead {
+		return &sql.TxOptions{ReadOnly: true}
+	}
+	return nil
+}
+
+// KeepOpen leaves closing the pool to the caller: the plugin does not
+// close it when the server closes.
+func KeepOpen() Option { return func(p *pool) { p.keepOpen = true } }
+
+// pool is one registration of the plugin: the pool and the transactions
+// open on it.
+type pool struct {
+	db        *sql.DB
+	txOptions func(*httpx.Request) *sql.TxOptions
+	checks    *health.Checks
+	checkName string
+	keepOpen  bool
+
+	mu      sync.Mutex
+	open    int           // transactions begun and not yet ended
+	closing bool          // the server closed: no transaction begins
+	ended   chan struct{} // closed when closing and open reaches 0
+}
+
+type txIn struct {
+	app.In
+	Req *httpx.Request
+}
+
+// begin is the request value's constructor.
+func (p *pool) begin(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, error) {
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		return nil, nil, httpx.NewError(http.StatusServiceUnavailable, "DATABASE_CLOSED", ErrClosed.Error())
+	}
+	p.open++
+	p.mu.Unlock()
+	var opts *sql.TxOptions
+	if p.txOptions != nil {
+		opts = p.txOptions(in.Req)
+	}
+	tx, err := p.db.BeginTx(ctx, opts)
+	if err != nil {
+		p.end()
+		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
+	}
+	return tx, func(failed bool) error {
+		defer p.end()
+		if failed {
+			// A transaction whose context ended (the client went away)
+			// was rolled back by database/sql already.
+			if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+				return fmt.Errorf("rolling back the request's transaction: %w", err)
+			}
+			return nil
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("committing the request's transaction: %w", err)
+		}
+		return nil
+	}, nil
+}
+
+// end counts a transaction ended, and closes the pool if it was the last
+// one the closing server waited for.
+func (p *pool) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.open--
+	if p.closing && p.open == 0 {
+		close(p.ended)
+	}
+}
+
+// close is the OnClose hook: the server has drained its requests, but a
+// handler that outlived Close's context may still hold a transaction.
+// The pool closes when the last one has ended; if ctx ends first, close
+// returns an error saying so and the pool closes after that transaction
+// (database/sql's Close would not cut it, but a driver's may).
+func (p *pool) close(ctx context.Context) error {
+	p.mu.Lock()
+	if !p.closing {
+		p.closing = true
+		if p.open == 0 {
+			close(p.ended)
+		}
+	}
+	p.mu.Unlock()
+	select {
+	case <-p.ended:
+		return p.db.Close()
+	case <-ctx.Done():
+		go func() {
+			<-p.ended
+			_ = p.db.Close()
+		}()
+		return fmt.Errorf("closing the database: transactions still open when the server closed; the pool closes when they end: %w", ctx.Err())
+	}
+}

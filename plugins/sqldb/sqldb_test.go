@@ -1,0 +1,287 @@
+package sqldb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/health"
+	"github.com/burrow-go/burrow/plugins/sqldb"
+)
+
+// hangLimit is how long a step may take before the test calls it a hang.
+const hangLimit = time.Minute
+
+func createTable(t *testing.T, db *sql.DB) {
+	t.Helper()
+	_, err := db.Exec(`CREATE TABLE items (name TEXT PRIMARY KEY)`)
+	require.NoError(t, err)
+}
+
+func count(t *testing.T, db *sql.DB, name string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM items WHERE name = $1`, name).Scan(&n))
+	return n
+}
+
+type insertIn struct {
+	app.In
+	Tx   *sql.Tx
+	Name string `path:"name"`
+}
+
+func insert(ctx context.Context, in insertIn) error {
+	_, err := in.Tx.ExecContext(ctx, `INSERT INTO items (name) VALUES ($1)`, in.Name)
+	return err
+}
+
+// inserted is insert as a typed handler.
+func inserted(ctx context.Context, in insertIn) (string, error) { return "inserted", insert(ctx, in) }
+
+// The request's transaction commits what a request that succeeds wrote,
+// and rolls back what one that fails wrote: an error, a panic, a status
+// of 400 or more, a reply that a send hook fails.
+func TestTransactionFollowsTheOutcome(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			db := b.open(t)
+			createTable(t, db)
+			s := apptest.New(t, app.WithoutRequestLogging())
+			s.Register(sqldb.Plugin(db))
+			app.Post(s, "/ok/:name", func(ctx context.Context, in insertIn) (string, error) {
+				return "created", insert(ctx, in)
+			}, app.Status(http.StatusCreated))
+			app.Post(s, "/error/:name", func(ctx context.Context, in insertIn) (string, error) {
+				if err := insert(ctx, in); err != nil {
+					return "", err
+				}
+				return "", httpx.NewError(http.StatusConflict, "TAKEN", "refused after the write")
+			})
+			app.Post(s, "/panic/:name", func(ctx context.Context, in insertIn) (string, error) {
+				if err := insert(ctx, in); err != nil {
+					return "", err
+				}
+				panic("after the write")
+			})
+			type statusIn struct {
+				insertIn
+				Rep *httpx.Reply
+			}
+			app.Post(s, "/status/:name", func(ctx context.Context, in statusIn) (string, error) {
+				in.Rep.Code(http.StatusUnprocessableEntity)
+				return "refused", insert(ctx, in.insertIn)
+			})
+			app.Post(s, "/send/:name", func(ctx context.Context, in insertIn) (string, error) {
+				return "never sent", insert(ctx, in)
+			}, app.WithHook(app.OnSend, func(*httpx.Request, *httpx.Reply, []byte) ([]byte, error) {
+				return nil, errors.New("the send hook fails")
+			}))
+			require.NoError(t, s.Ready())
+
+			tests := []struct {
+				path   string
+				status int
+				kept   bool
+			}{
+				{"/ok/a", http.StatusCreated, true},
+				{"/error/b", http.StatusConflict, false},
+				{"/panic/c", http.StatusInternalServerError, false},
+				{"/status/d", http.StatusUnprocessableEntity, false},
+				{"/send/e", http.StatusInternalServerError, false},
+			}
+			for _, tt := range tests {
+				res := apptest.Do(t, s, "POST", tt.path, nil)
+				assert.Equal(t, tt.status, res.StatusCode, tt.path)
+				name := tt.path[strings.LastIndexByte(tt.path, '/')+1:]
+				want := 0
+				if tt.kept {
+					want = 1
+				}
+				assert.Equal(t, want, count(t, db, name), "rows of %s", tt.path)
+			}
+		})
+	}
+}
+
+// A request whose client goes away while its handler runs is rolled
+// back, even when the handler then returns as if it succeeded.
+func TestClientThatLeavesRollsBack(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			db := b.open(t)
+			createTable(t, db)
+			wrote, ended := make(chan struct{}), make(chan struct{})
+			s := app.New(app.WithoutRequestLogging())
+			s.Register(sqldb.Plugin(db))
+			app.Post(s, "/items/:name", func(ctx context.Context, in insertIn) (string, error) {
+				if err := insert(ctx, in); err != nil {
+					return "", err
+				}
+				close(wrote)
+				<-ctx.Done() // the client is gone
+				return "created", nil
+			}, app.WithHook(app.OnResponse, func() { close(ended) }))
+			base := apptest.Serve(t, s)
+
+			ctx, cancel := context.WithCancel(t.Context())
+			req, err := http.NewRequestWithContext(ctx, "POST", base+"/items/gone", nil)
+			require.NoError(t, err)
+			go func() {
+				<-wrote
+				cancel()
+			}()
+			_, err = http.DefaultClient.Do(req)
+			require.Error(t, err)
+			select {
+			case <-ended:
+			case <-time.After(hangLimit):
+				t.Fatal("the request did not end")
+			}
+			assert.Equal(t, 0, count(t, db, "gone"))
+		})
+	}
+}
+
+// The pool stays open while a request is being drained, so that its
+// handler and its commit go through, and is closed once the server is.
+func TestPoolClosesAfterTheDrain(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			db, reopen := b.openTwice(t)
+			createTable(t, db)
+			started, release := make(chan struct{}), make(chan struct{})
+			s := app.New(app.WithoutRequestLogging())
+			s.Register(sqldb.Plugin(db))
+			type drainIn struct {
+				insertIn
+				DB *sql.DB
+			}
+			app.Post(s, "/items/:name", func(ctx context.Context, in drainIn) (string, error) {
+				close(started)
+				<-release
+				if err := in.DB.PingContext(ctx); err != nil { // the service, still open
+					return "", err
+				}
+				return "created", insert(ctx, in.insertIn)
+			}, app.Status(http.StatusCreated))
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ln) }()
+			require.NoError(t, s.Ready())
+
+			answered := make(chan *http.Response, 1)
+			go func() {
+				res, err := http.Post("http://"+ln.Addr().String()+"/items/late", "", nil)
+				if err == nil {
+					res.Body.Close()
+				}
+				answered <- res
+			}()
+			<-started
+			closed := make(chan error, 1)
+			go func() { closed <- s.Close(context.Background()) }()
+			// Close is draining once the listener refuses connections.
+			require.Eventually(t, func() bool {
+				c, err := net.Dial("tcp", ln.Addr().String())
+				if err == nil {
+					c.Close()
+				}
+				return err != nil
+			}, hangLimit, 10*time.Millisecond)
+			close(release)
+			res := <-answered
+			require.NotNil(t, res)
+			assert.Equal(t, http.StatusCreated, res.StatusCode)
+			require.NoError(t, <-closed)
+			<-served
+			assert.ErrorContains(t, db.Ping(), "database is closed")
+
+			other := reopen()
+			assert.Equal(t, 1, count(t, other, "late"), "the drained request committed")
+		})
+	}
+}
+
+// A handler that outlives Close's context keeps the pool open until its
+// transaction ends: Close says so, and the pool closes after it.
+func TestPoolOutlivesAnUnfinishedHandler(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	createTable(t, db)
+	started, release, pinged := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	s := app.New(app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db))
+	app.Post(s, "/items/:name", func(ctx context.Context, in insertIn) (string, error) {
+		close(started)
+		<-release
+		pinged <- db.PingContext(context.Background())
+		return "created", nil
+	})
+	base := apptest.Serve(t, s)
+	go func() {
+		res, err := http.Post(base+"/items/x", "", nil)
+		if err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Close(ctx)
+	require.ErrorContains(t, err, "transactions still open")
+	assert.NoError(t, db.Ping(), "open while the handler runs")
+	close(release)
+	assert.NoError(t, <-pinged)
+	require.Eventually(t, func() bool { return db.Ping() != nil }, hangLimit, 10*time.Millisecond)
+}
+
+// The readiness check pings the pool.
+func TestCheckPingsThePool(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	checks := health.New()
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.Check(checks, "db"), sqldb.KeepOpen()))
+	s.Register(checks.Routes())
+	require.NoError(t, s.Ready())
+	require.NoError(t, checks.Wait(t.Context()))
+	res := apptest.Get(t, s, "/readyz")
+	assert.Equal(t, http.StatusOK, res.StatusCode, res.Body)
+	assert.NoError(t, db.Ping(), "KeepOpen leaves the pool open")
+}
+
+// ReadOnlyReads begins GET requests' transactions read-only: a write in
+// one fails and nothing is kept.
+func TestReadOnlyReads(t *testing.T) {
+	t.Parallel()
+	db := openPostgres(t)
+	createTable(t, db)
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.TxOptions(sqldb.ReadOnlyReads)))
+	app.Get(s, "/items/:name", inserted)
+	app.Post(s, "/items/:name", inserted)
+	require.NoError(t, s.Ready())
+	assert.Equal(t, http.StatusInternalServerError, apptest.Do(t, s, "GET", "/items/r", nil).StatusCode)
+	assert.Equal(t, http.StatusOK, apptest.Do(t, s, "POST", "/items/w", nil).StatusCode)
+	assert.Equal(t, 0, count(t, db, "r"))
+	assert.Equal(t, 1, count(t, db, "w"))
+}
