@@ -174,4 +174,3 @@ func lockID(key string) int64 {
 	h.Write([]byte(Table + "\x00" + key))
 	return int64(binary.BigEndian.Uint64(h.Sum(nil))) // #nosec G115 -- a hash, any bits will do
 }
-

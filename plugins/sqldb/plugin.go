@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/lease"
 	"github.com/burrow-go/burrow/plugins/health"
 )
 
@@ -32,7 +32,7 @@ var ErrClosed = errors.New("the database is closed")
 // A commit that fails is the request's answer (a 500 by default): the
 // client never reads a success that did not happen.
 func Plugin(db *sql.DB, opts ...Option) *app.Plugin {
-	p := &pool{db: db, ended: make(chan struct{})}
+	p := &pool{db: db, leases: lease.New()}
 	for _, o := range opts {
 		o(p)
 	}
@@ -97,11 +97,7 @@ type pool struct {
 	checks    *health.Checks
 	checkName string
 	keepOpen  bool
-
-	mu      sync.Mutex
-	open    int           // transactions begun and not yet ended
-	closing bool          // the server closed: no transaction begins
-	ended   chan struct{} // closed when closing and open reaches 0
+	leases    *lease.Holder // one per open transaction
 }
 
 type txIn struct {
@@ -111,24 +107,20 @@ type txIn struct {
 
 // begin is the request value's constructor.
 func (p *pool) begin(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, error) {
-	p.mu.Lock()
-	if p.closing {
-		p.mu.Unlock()
+	if err := p.leases.Take(); err != nil {
 		return nil, nil, httpx.NewError(http.StatusServiceUnavailable, "DATABASE_CLOSED", ErrClosed.Error())
 	}
-	p.open++
-	p.mu.Unlock()
 	var opts *sql.TxOptions
 	if p.txOptions != nil {
 		opts = p.txOptions(in.Req)
 	}
 	tx, err := p.db.BeginTx(ctx, opts)
 	if err != nil {
-		p.end()
+		p.leases.Give()
 		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
 	}
 	return tx, func(failed bool) error {
-		defer p.end()
+		defer p.leases.Give()
 		if failed {
 			// A transaction whose context ended (the client went away)
 			// was rolled back by database/sql already.
@@ -144,39 +136,10 @@ func (p *pool) begin(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) e
 	}, nil
 }
 
-// end counts a transaction ended, and closes the pool if it was the last
-// one the closing server waited for.
-func (p *pool) end() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.open--
-	if p.closing && p.open == 0 {
-		close(p.ended)
-	}
-}
-
 // close is the OnClose hook: the server has drained its requests, but a
 // handler that outlived Close's context may still hold a transaction.
 // The pool closes when the last one has ended; if ctx ends first, close
-// returns an error saying so and the pool closes after that transaction
-// (database/sql's Close would not cut it, but a driver's may).
+// returns an error saying so, and the pool closes after that transaction.
 func (p *pool) close(ctx context.Context) error {
-	p.mu.Lock()
-	if !p.closing {
-		p.closing = true
-		if p.open == 0 {
-			close(p.ended)
-		}
-	}
-	p.mu.Unlock()
-	select {
-	case <-p.ended:
-		return p.db.Close()
-	case <-ctx.Done():
-		go func() {
-			<-p.ended
-			_ = p.db.Close()
-		}()
-		return fmt.Errorf("closing the database: transactions still open when the server closed; the pool closes when they end: %w", ctx.Err())
-	}
+	return p.leases.Close(ctx, p.db.Close)
 }
