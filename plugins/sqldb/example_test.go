@@ -22,7 +22,7 @@ type note struct {
 type addNote struct {
 	app.In
 	Tx   *sql.Tx // the request's transaction
-	Body note   `body:""`
+	Body note    `body:""`
 }
 
 // Each request that takes a *sql.Tx gets one: what a request that
