@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/lease"
@@ -51,10 +53,23 @@ func Plugin(db *sql.DB, opts ...Option) *app.Plugin {
 				return err
 			}
 		}
-		if p.keepOpen {
-			return nil
+		var metrics metric.Registration
+		if p.meters != nil {
+			var err error
+			if metrics, err = observe(p.meters, p.poolName, db); err != nil {
+				return err
+			}
 		}
-		return s.OnClose(p.close)
+		return s.OnClose(func(ctx context.Context) error {
+			var err error
+			if metrics != nil {
+				err = metrics.Unregister()
+			}
+			if p.keepOpen {
+				return err
+			}
+			return errors.Join(err, p.close(ctx))
+		})
 	}, app.Name("sqldb"))
 }
 
@@ -65,6 +80,13 @@ type Option func(*pool)
 // pool, which fails while the database cannot be reached.
 func Check(checks *health.Checks, name string) Option {
 	return func(p *pool) { p.checks, p.checkName = checks, name }
+}
+
+// Metrics reports the pool's connections through mp, as the
+// OpenTelemetry gauges of a database client's pool, named pool (the
+// db.client.connection.pool.name attribute).
+func Metrics(mp metric.MeterProvider, name string) Option {
+	return func(p *pool) { p.meters, p.poolName = mp, name }
 }
 
 // TxOptions sets the options each request's transaction begins with,
@@ -96,6 +118,8 @@ type pool struct {
 	txOptions func(*httpx.Request) *sql.TxOptions
 	checks    *health.Checks
 	checkName string
+	meters    metric.MeterProvider
+	poolName  string
 	keepOpen  bool
 	leases    *lease.Holder // one per open transaction
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
@@ -284,4 +286,41 @@ func TestReadOnlyReads(t *testing.T) {
 	assert.Equal(t, http.StatusOK, apptest.Do(t, s, "POST", "/items/w", nil).StatusCode)
 	assert.Equal(t, 0, count(t, db, "r"))
 	assert.Equal(t, 1, count(t, db, "w"))
+}
+
+// Metrics reports the pool's connections.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	db.SetMaxOpenConns(3)
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { mp.Shutdown(context.Background()) })
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.Metrics(mp, "main")))
+	require.NoError(t, s.Ready())
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(t.Context(), &rm))
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if sum, ok := m.Data.(metricdata.Sum[int64]); ok {
+				for _, dp := range sum.DataPoints {
+					if st, ok := dp.Attributes.Value("db.client.connection.state"); ok {
+						got[m.Name+"/"+st.AsString()] = dp.Value
+					} else {
+						got[m.Name] = dp.Value
+					}
+				}
+			}
+		}
+	}
+	assert.Equal(t, int64(3), got["db.client.connection.max"])
+	assert.Contains(t, got, "db.client.connection.count/idle")
+	require.NoError(t, s.Close(t.Context()))
+	rm = metricdata.ResourceMetrics{}
+	require.NoError(t, reader.Collect(t.Context(), &rm))
+	for _, sm := range rm.ScopeMetrics {
+		assert.Empty(t, sm.Metrics, "unregistered at Close")
+	}
 }
