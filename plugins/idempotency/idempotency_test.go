@@ -47,7 +47,7 @@ type service struct {
 // newService serves POST /items on db: the handler inserts the item in
 // the request's transaction and answers 201 with a serial number of the
 // server's, which only a replay repeats. The identity is X-User.
-func newService(t *testing.T, db *sql.DB, d idempotency.Dialect) *service {
+func newService(t testing.TB, db *sql.DB, d idempotency.Dialect) *service {
 	t.Helper()
 	sv := &service{}
 	s := app.New(app.WithoutRequestLogging())
@@ -84,7 +84,7 @@ func newService(t *testing.T, db *sql.DB, d idempotency.Dialect) *service {
 	return sv
 }
 
-func setup(t *testing.T, db *sql.DB, d idempotency.Dialect) {
+func setup(t testing.TB, db *sql.DB, d idempotency.Dialect) {
 	t.Helper()
 	_, err := db.Exec(`CREATE TABLE items (name TEXT PRIMARY KEY)`)
 	require.NoError(t, err)

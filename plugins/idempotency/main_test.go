@@ -62,12 +62,12 @@ func (c *shared) stop() {
 // test did not.
 type backend struct {
 	name string
-	open func(t *testing.T) *sql.DB
+	open func(t testing.TB) *sql.DB
 	// dsn makes a fresh database and names it.
-	dsn func(t *testing.T) (driver, dsn string)
+	dsn func(t testing.TB) (driver, dsn string)
 }
 
-func (b backend) openTwice(t *testing.T) (db *sql.DB, reopen func() *sql.DB) {
+func (b backend) openTwice(t testing.TB) (db *sql.DB, reopen func() *sql.DB) {
 	driver, dsn := b.dsn(t)
 	open := func() *sql.DB {
 		db, err := sql.Open(driver, dsn)
@@ -85,13 +85,13 @@ var backends = []backend{
 	{"postgres", openPostgres, postgresDSN},
 }
 
-func sqliteDSN(t *testing.T) (driver, dsn string) {
+func sqliteDSN(t testing.TB) (driver, dsn string) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	return "sqlite", "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate"
 }
 
-func openSQLite(t *testing.T) *sql.DB {
+func openSQLite(t testing.TB) *sql.DB {
 	db, err := sql.Open(sqliteDSN(t))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func openSQLite(t *testing.T) *sql.DB {
 	return db
 }
 
-func openPostgres(t *testing.T) *sql.DB {
+func openPostgres(t testing.TB) *sql.DB {
 	db, err := sql.Open(postgresDSN(t))
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func openPostgres(t *testing.T) *sql.DB {
 	return db
 }
 
-func postgresDSN(t *testing.T) (driver, dsn string) {
+func postgresDSN(t testing.TB) (driver, dsn string) {
 	cluster.once.Do(func() {
 		cluster.dir, cluster.err = os.MkdirTemp("", "idempotency-postgres-")
 		if cluster.err == nil {
