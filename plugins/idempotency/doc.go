@@ -13,7 +13,8 @@
 // anything else is refused 400. Keys expire (TTL, a day by default).
 //
 // Records are kept by a Store. With SQL, the record is written in the
-// request's own transaction (the *sql.Tx of plugins/sqldb): the claim of
+// request's own transaction (the *sql.Tx of plugins/sqldb; the pgx.Tx of
+// plugins/pgxdb with plugins/idempotency/pgxstore): the claim of
 // the key, the handler's writes and the answer commit together, or
 // vanish together — a request that failed leaves no record, so a retry
 // runs again, and no crash can leave the writes without the record.

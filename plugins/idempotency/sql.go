@@ -83,7 +83,7 @@ func DeleteExpired(ctx context.Context, db *sql.DB) (int64, error) {
 // together.
 func SQL(d Dialect) Store {
 	return NewStore(func(_ context.Context, in sqlIn) (Records, error) {
-		return &sqlRecords{tx: in.Tx, d: d}, nil
+		return SQLRecords(sqlTx{in.Tx}, d), nil
 	})
 }
 
@@ -92,15 +92,48 @@ type sqlIn struct {
 	Tx *sql.Tx
 }
 
+// Querier is what the SQL records need of a transaction, whatever its
+// client: pgx's (plugins/idempotency/pgxstore) or database/sql's.
+type Querier interface {
+	// Exec runs a statement and returns how many rows it changed.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryRow runs a query that returns one row.
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// Row is one row of a query's result.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// SQLRecords is the SQL store's Records over q, the request's
+// transaction, for a store of another client's transaction (NewStore).
+func SQLRecords(q Querier, d Dialect) Records { return &sqlRecords{tx: q, d: d} }
+
+// sqlTx is a *sql.Tx as a Querier.
+type sqlTx struct{ tx *sql.Tx }
+
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) Row {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
 type sqlRecords struct {
-	tx *sql.Tx
+	tx Querier
 	d  Dialect
 }
 
 func (r *sqlRecords) Claim(ctx context.Context, key, fingerprint string, ttl time.Duration) (*Record, error) {
 	if r.d.lock {
 		var locked bool
-		if err := r.tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, lockID(key)).Scan(&locked); err != nil {
+		if err := r.tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, lockID(key)).Scan(&locked); err != nil {
 			return nil, err
 		}
 		if !locked {
@@ -109,12 +142,9 @@ func (r *sqlRecords) Claim(ctx context.Context, key, fingerprint string, ttl tim
 	}
 	now := time.Now()
 	expires := now.Add(ttl).UnixMilli()
-	res, err := r.tx.ExecContext(ctx, `INSERT INTO `+Table+` (key, fingerprint, expires_at) VALUES ($1, $2, $3)
+	n, err := r.tx.Exec(ctx, `INSERT INTO `+Table+` (key, fingerprint, expires_at) VALUES ($1, $2, $3)
 ON CONFLICT (key) DO NOTHING`, key, fingerprint, expires)
-	if err != nil {
-		return nil, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
+	if err != nil || n == 1 {
 		return nil, err
 	}
 	var (
@@ -123,13 +153,13 @@ ON CONFLICT (key) DO NOTHING`, key, fingerprint, expires)
 		header sql.NullString
 		until  int64
 	)
-	err = r.tx.QueryRowContext(ctx, `SELECT fingerprint, status, header, body, expires_at FROM `+Table+` WHERE key = $1`, key).
+	err = r.tx.QueryRow(ctx, `SELECT fingerprint, status, header, body, expires_at FROM `+Table+` WHERE key = $1`, key).
 		Scan(&rec.Fingerprint, &status, &header, &rec.Body, &until)
 	if err != nil {
 		return nil, err
 	}
 	if until <= now.UnixMilli() {
-		_, err := r.tx.ExecContext(ctx, `UPDATE `+Table+` SET fingerprint = $2, status = NULL, header = NULL, body = NULL, expires_at = $3
+		_, err := r.tx.Exec(ctx, `UPDATE `+Table+` SET fingerprint = $2, status = NULL, header = NULL, body = NULL, expires_at = $3
 WHERE key = $1`, key, fingerprint, expires)
 		return nil, err
 	}
@@ -157,7 +187,7 @@ func (r *sqlRecords) Complete(ctx context.Context, key string, rec *Record) erro
 	if body == nil {
 		body = []byte{} // an empty body, not an answer still to come
 	}
-	_, err := r.tx.ExecContext(ctx, `UPDATE `+Table+` SET status = $2, header = $3, body = $4 WHERE key = $1`,
+	_, err := r.tx.Exec(ctx, `UPDATE `+Table+` SET status = $2, header = $3, body = $4 WHERE key = $1`,
 		key, rec.Status, header, body)
 	return err
 }
