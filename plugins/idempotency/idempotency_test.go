@@ -349,3 +349,37 @@ func TestRouteNeedsThePlugin(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "needs service *idempotency.call, which no context provides")
 }
+
+// userOf is the request's user, a request value built from X-User.
+type userOf string
+
+// IdentityOf takes the identity from a request value: two users' keys
+// are two keys.
+func TestIdentityOfARequestValue(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	setup(t, db, idempotency.SQLite)
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.KeepOpen()))
+	type userIn struct {
+		app.In
+		Req *httpx.Request
+	}
+	s.ProvideRequest(app.Provider(func(_ context.Context, in userIn) (userOf, func(bool) error, error) {
+		return userOf(in.Req.Header("X-User")), nil, nil
+	}))
+	s.Register(idempotency.Plugin(idempotency.SQL(idempotency.SQLite), idempotency.IdentityOf(func(u userOf) string { return string(u) })))
+	var serial atomic.Int64
+	app.Post(s, "/items", func(ctx context.Context, in createIn) (item, error) {
+		return item{Name: in.Body.Name, Serial: serial.Add(1)}, nil
+	}, idempotency.Route())
+	require.NoError(t, s.Ready())
+	send := func(user string) *apptest.Response {
+		return apptest.Do(t, s, "POST", "/items", strings.NewReader(`{"name":"a"}`),
+			"Content-Type", "application/json", "X-User", user, idempotency.Header, "k")
+	}
+	ann1, bob, ann2 := send("ann"), send("bob"), send("ann")
+	assert.NotEqual(t, ann1.Body, bob.Body, "another user's key")
+	assert.Equal(t, ann1.Body, ann2.Body)
+	assert.Equal(t, "true", ann2.Header.Get(idempotency.ReplayedHeader))
+}

@@ -44,7 +44,31 @@ type Option func(*config)
 // client shares one space of keys: set it wherever requests are
 // authenticated.
 func Identity(fn func(*httpx.Request) (string, error)) Option {
-	return func(c *config) { c.identity = fn }
+	return func(c *config) { c.identity, c.provide = fn, nil }
+}
+
+// IdentityOf tells whose a request is from a value of type T the route
+// can see — a request value or a service, such as the authenticated
+// user that the authentication provides: fn returns the identity. The
+// value is taken when the route's preHandler hook runs, after the
+// context's hooks.
+func IdentityOf[T any](fn func(T) string) Option {
+	return func(c *config) {
+		c.identity = nil
+		c.provide = func(s *app.Server) error {
+			return s.ProvideRequest(app.Provider(func(_ context.Context, in identityIn[T]) (*call, func(bool) error, error) {
+				k := &call{cfg: c, records: in.Records, req: in.Req, who: fn(in.Identity), known: true}
+				return k, k.cleanup, nil
+			}))
+		}
+	}
+}
+
+type identityIn[T any] struct {
+	app.In
+	Records  Records
+	Req      *httpx.Request
+	Identity T
 }
 
 // TTL sets how long a key is kept after its first request
@@ -57,6 +81,9 @@ func MaxBody(n int64) Option { return func(c *config) { c.maxBody = n } }
 
 type config struct {
 	identity func(*httpx.Request) (string, error)
+	// provide provides the request's call; nil for the default, which
+	// takes no identity value.
+	provide func(s *app.Server) error
 	ttl      time.Duration
 	maxBody  int64
 }
@@ -85,7 +112,10 @@ func Plugin(store Store, opts ...Option) *app.Plugin {
 		if err := s.DecorateRequest(decorator, (*call)(nil)); err != nil {
 			return err
 		}
-		return s.ProvideRequest(app.Provider(func(ctx context.Context, in callIn) (*call, func(bool) error, error) {
+		if c.provide != nil {
+			return c.provide(s)
+		}
+		return s.ProvideRequest(app.Provider(func(_ context.Context, in callIn) (*call, func(bool) error, error) {
 			k := &call{cfg: c, records: in.Records, req: in.Req}
 			return k, k.cleanup, nil
 		}))
@@ -129,6 +159,8 @@ type call struct {
 	records Records
 	req     *httpx.Request
 	rep     *httpx.Reply // set by check
+	who     string       // the identity, when known (IdentityOf)
+	known   bool
 
 	fp    *fingerprint // set by fingerprintBody when the request has a key
 	key   string       // the stored key: the client's, hashed with its identity
@@ -171,8 +203,8 @@ func check(ctx context.Context, in checkIn) error {
 	if err != nil {
 		return err
 	}
-	id := ""
-	if k.cfg.identity != nil {
+	id := k.who
+	if !k.known && k.cfg.identity != nil {
 		if id, err = k.cfg.identity(req); err != nil {
 			return err
 		}
