@@ -84,8 +84,8 @@ type config struct {
 	// provide provides the request's call; nil for the default, which
 	// takes no identity value.
 	provide func(s *app.Server) error
-	ttl      time.Duration
-	maxBody  int64
+	ttl     time.Duration
+	maxBody int64
 }
 
 // Plugin returns a wrapped plugin that keeps Idempotency-Key records in
