@@ -7,7 +7,7 @@ replace github.com/burrow-go/burrow => ../..
 require (
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
 	github.com/golang-jwt/jwt/v5 v5.3.1
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	golang.org/x/crypto v0.59.0
@@ -16,7 +16,10 @@ require (
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 )
 
 require (
@@ -41,3 +44,7 @@ require (
 )
 
 replace github.com/burrow-go/burrow/plugins/compress => ../../plugins/compress
+
+require github.com/burrow-go/burrow/plugins/sqldb v0.0.0-00010101000000-000000000000
+
+replace github.com/burrow-go/burrow/plugins/sqldb => ../../plugins/sqldb
