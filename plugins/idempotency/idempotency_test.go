@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -382,4 +383,36 @@ func TestIdentityOfARequestValue(t *testing.T) {
 	assert.NotEqual(t, ann1.Body, bob.Body, "another user's key")
 	assert.Equal(t, ann1.Body, ann2.Body)
 	assert.Equal(t, "true", ann2.Header.Get(idempotency.ReplayedHeader))
+}
+
+// A route whose handler reads the body itself: the plugin reads it first
+// (at most MaxBody), fingerprints it, and hands it on.
+func TestBodyTheHandlerReads(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	setup(t, db, idempotency.SQLite)
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.KeepOpen()))
+	s.Register(idempotency.Plugin(idempotency.SQL(idempotency.SQLite), idempotency.MaxBody(8)))
+	var runs atomic.Int64
+	type rawIn struct {
+		app.In
+		Tx  *sql.Tx
+		Req *httpx.Request
+	}
+	app.Post(s, "/raw", func(_ context.Context, in rawIn) (string, error) {
+		b, err := io.ReadAll(in.Req.Raw().Body)
+		return fmt.Sprintf("%d: %s", runs.Add(1), b), err
+	}, idempotency.Route())
+	require.NoError(t, s.Ready())
+	send := func(body string) *apptest.Response {
+		return apptest.Do(t, s, "POST", "/raw", strings.NewReader(body), idempotency.Header, "k")
+	}
+	first := send("12345678")
+	assert.Equal(t, http.StatusOK, first.StatusCode)
+	assert.Equal(t, "1: 12345678", first.Body, "the handler read the whole body")
+	assert.Equal(t, first.Body, send("12345678").Body, "replayed")
+	assert.Equal(t, http.StatusUnprocessableEntity, send("1234567X").StatusCode, "the body is fingerprinted")
+	assert.Equal(t, http.StatusRequestEntityTooLarge, send("123456789").StatusCode)
+	assert.Equal(t, int64(1), runs.Load())
 }
