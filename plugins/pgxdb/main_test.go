@@ -1,12 +1,9 @@
 package pgxdb_test
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,12 +16,7 @@ import (
 // stops the PostgreSQL cluster the tests shared.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cluster.pg != nil {
-		cluster.pg.Stop()
-	}
-	if cluster.dir != "" {
-		os.RemoveAll(cluster.dir)
-	}
+	cluster.Stop()
 	if code == 0 {
 		http.DefaultClient.CloseIdleConnections()
 		if err := goleak.Find(); err != nil {
@@ -35,33 +27,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// cluster is one PostgreSQL cluster for the package, started by the
-// first test that needs it.
-var cluster struct {
-	once sync.Once
-	dir  string
-	pg   *pgtest.Server
-	err  error
-	dbs  atomic.Int64
-}
+// cluster is one PostgreSQL cluster for the package.
+var cluster pgtest.Shared
 
 // database makes a fresh database and returns its pool's configuration.
 func database(t *testing.T) *pgxpool.Config {
 	t.Helper()
-	cluster.once.Do(func() {
-		cluster.dir, cluster.err = os.MkdirTemp("", "pgxdb-postgres-")
-		if cluster.err == nil {
-			cluster.pg, cluster.err = pgtest.Launch(cluster.dir)
-		}
-	})
-	if cluster.err != nil {
-		if os.Getenv("CI") == "" && errors.Is(cluster.err, pgtest.ErrNotInstalled) {
-			t.Skip(cluster.err)
-		}
-		t.Fatal(cluster.err)
-	}
-	url := cluster.pg.CreateDB(t, fmt.Sprintf("db%d", cluster.dbs.Add(1)))
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, err := pgxpool.ParseConfig(cluster.DB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

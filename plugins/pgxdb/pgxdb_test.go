@@ -2,7 +2,6 @@ package pgxdb_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/draintest"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/pgxdb"
 )
@@ -153,35 +153,10 @@ func TestPoolClosesAfterTheDrain(t *testing.T) {
 		}
 		return "created", insert(ctx, in.insertIn)
 	}, app.Status(http.StatusCreated))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	require.NoError(t, s.Ready())
-	answered := make(chan int, 1)
-	go func() {
-		res, err := http.Post("http://"+ln.Addr().String()+"/items/late", "", nil)
-		if err != nil {
-			answered <- 0
-			return
-		}
-		res.Body.Close()
-		answered <- res.StatusCode
-	}()
-	<-started
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close(context.Background()) }()
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			c.Close()
-		}
-		return err != nil
-	}, hangLimit, 10*time.Millisecond)
+	status, closed := draintest.InFlight(t, s, "/items/late", started)
 	close(release)
-	assert.Equal(t, http.StatusCreated, <-answered)
+	assert.Equal(t, http.StatusCreated, <-status)
 	require.NoError(t, <-closed)
-	<-served
 	assert.Error(t, pool.Ping(t.Context()), "closed")
 	assert.Equal(t, 1, count(t, other, "late"))
 }

@@ -2,10 +2,8 @@ package redisdb_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -17,12 +15,11 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/internal/draintest"
 	"github.com/burrow-go/burrow/internal/redistest"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/redisdb"
 )
-
-const hangLimit = time.Minute
 
 type countIn struct {
 	app.In
@@ -89,34 +86,9 @@ func TestClientClosesAfterTheDrain(t *testing.T) {
 		<-release
 		return incr(ctx, in)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	require.NoError(t, s.Ready())
-	answered := make(chan int, 1)
-	go func() {
-		res, err := http.Post("http://"+ln.Addr().String()+"/hits", "", nil)
-		if err != nil {
-			answered <- 0
-			return
-		}
-		res.Body.Close()
-		answered <- res.StatusCode
-	}()
-	<-started
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close(context.Background()) }()
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			c.Close()
-		}
-		return err != nil
-	}, hangLimit, 10*time.Millisecond)
+	status, closed := draintest.InFlight(t, s, "/hits", started)
 	close(release)
-	assert.Equal(t, http.StatusOK, <-answered)
+	assert.Equal(t, http.StatusOK, <-status)
 	require.NoError(t, <-closed)
-	<-served
 	assert.ErrorIs(t, client.Ping(t.Context()).Err(), redis.ErrClosed)
 }

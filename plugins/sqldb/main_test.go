@@ -2,14 +2,11 @@ package sqldb_test
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
@@ -24,7 +21,7 @@ import (
 // tests shared, if one started.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	cluster.stop()
+	cluster.Stop()
 	if code == 0 {
 		http.DefaultClient.CloseIdleConnections()
 		if err := goleak.Find(); err != nil {
@@ -35,39 +32,27 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// cluster is one PostgreSQL cluster for the package, started by the
-// first test that needs it.
-var cluster shared
+// cluster is one PostgreSQL cluster for the package.
+var cluster pgtest.Shared
 
-type shared struct {
-	once sync.Once
-	dir  string
-	pg   *pgtest.Server
-	err  error
-	dbs  atomic.Int64
-}
-
-func (c *shared) stop() {
-	if c.pg != nil {
-		c.pg.Stop()
-	}
-	if c.dir != "" {
-		os.RemoveAll(c.dir)
-	}
-}
-
-// backend opens a fresh database of the kind named: "sqlite" (a file in
-// a temporary directory) or "postgres" (a database of its own on the
-// package's cluster). The pool is closed when the test ends, if the
-// test did not.
+// backend opens fresh databases of one kind: "sqlite" (a file in a
+// temporary directory) or "postgres" (a database of its own on the
+// package's cluster). A pool is closed when the test ends, if the test
+// did not.
 type backend struct {
 	name string
-	open func(t *testing.T) *sql.DB
-	// dsn makes a fresh database and names it.
-	dsn func(t *testing.T) (driver, dsn string)
+	dsn  func(t testing.TB) (driver, dsn string) // a fresh database
 }
 
-func (b backend) openTwice(t *testing.T) (db *sql.DB, reopen func() *sql.DB) {
+// open opens a pool on a fresh database.
+func (b backend) open(t testing.TB) *sql.DB {
+	db, _ := b.openTwice(t)
+	return db
+}
+
+// openTwice opens a pool on a fresh database, and returns what opens
+// another on the same one.
+func (b backend) openTwice(t testing.TB) (db *sql.DB, reopen func() *sql.DB) {
 	driver, dsn := b.dsn(t)
 	open := func() *sql.DB {
 		db, err := sql.Open(driver, dsn)
@@ -81,47 +66,13 @@ func (b backend) openTwice(t *testing.T) (db *sql.DB, reopen func() *sql.DB) {
 }
 
 var backends = []backend{
-	{"sqlite", openSQLite, sqliteDSN},
-	{"postgres", openPostgres, postgresDSN},
+	{"sqlite", func(t testing.TB) (string, string) {
+		path := filepath.Join(t.TempDir(), "test.db")
+		return "sqlite", "file:" + (&url.URL{Path: path}).EscapedPath() +
+			"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate"
+	}},
+	{"postgres", func(t testing.TB) (string, string) { return "pgx", cluster.DB(t) }},
 }
 
-func sqliteDSN(t *testing.T) (driver, dsn string) {
-	path := filepath.Join(t.TempDir(), "test.db")
-	return "sqlite", "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate"
-}
-
-func openSQLite(t *testing.T) *sql.DB {
-	db, err := sql.Open(sqliteDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func openPostgres(t *testing.T) *sql.DB {
-	db, err := sql.Open(postgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func postgresDSN(t *testing.T) (driver, dsn string) {
-	cluster.once.Do(func() {
-		cluster.dir, cluster.err = os.MkdirTemp("", "sqldb-postgres-")
-		if cluster.err == nil {
-			cluster.pg, cluster.err = pgtest.Launch(cluster.dir)
-		}
-	})
-	if cluster.err != nil {
-		if os.Getenv("CI") == "" && errors.Is(cluster.err, pgtest.ErrNotInstalled) {
-			t.Skip(cluster.err)
-		}
-		t.Fatal(cluster.err)
-	}
-	name := fmt.Sprintf("db%d", cluster.dbs.Add(1))
-	return "pgx", cluster.pg.CreateDB(t, name)
-}
+func openSQLite(t testing.TB) *sql.DB   { return backends[0].open(t) }
+func openPostgres(t testing.TB) *sql.DB { return backends[1].open(t) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/draintest"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/sqldb"
 )
@@ -184,37 +184,10 @@ func TestPoolClosesAfterTheDrain(t *testing.T) {
 				}
 				return "created", insert(ctx, in.insertIn)
 			}, app.Status(http.StatusCreated))
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ln) }()
-			require.NoError(t, s.Ready())
-
-			answered := make(chan *http.Response, 1)
-			go func() {
-				res, err := http.Post("http://"+ln.Addr().String()+"/items/late", "", nil)
-				if err == nil {
-					res.Body.Close()
-				}
-				answered <- res
-			}()
-			<-started
-			closed := make(chan error, 1)
-			go func() { closed <- s.Close(context.Background()) }()
-			// Close is draining once the listener refuses connections.
-			require.Eventually(t, func() bool {
-				c, err := net.Dial("tcp", ln.Addr().String())
-				if err == nil {
-					c.Close()
-				}
-				return err != nil
-			}, hangLimit, 10*time.Millisecond)
+			status, closed := draintest.InFlight(t, s, "/items/late", started)
 			close(release)
-			res := <-answered
-			require.NotNil(t, res)
-			assert.Equal(t, http.StatusCreated, res.StatusCode)
+			assert.Equal(t, http.StatusCreated, <-status)
 			require.NoError(t, <-closed)
-			<-served
 			assert.ErrorContains(t, db.Ping(), "database is closed")
 
 			other := reopen()
