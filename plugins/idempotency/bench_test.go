@@ -17,12 +17,12 @@ import (
 //	cd plugins/idempotency && go test -run '^$' -bench Post -benchmem
 func BenchmarkPost(b *testing.B) {
 	for _, be := range backends {
-		b.Run(be.name, func(b *testing.B) {
+		b.Run(be.Name, func(b *testing.B) {
 			for _, mode := range []string{"none", "new", "replay"} {
 				b.Run(mode, func(b *testing.B) {
-					db := be.open(b)
-					setup(b, db, dialects[be.name])
-					sv := newService(b, db, dialects[be.name])
+					db := be.Open(b)
+					setup(b, db, dialects[be.Name])
+					sv := newService(b, db, dialects[be.Name])
 					b.ReportAllocs()
 					b.ResetTimer()
 					for i := range b.N {

@@ -117,11 +117,11 @@ func rows(t *testing.T, db *sql.DB, table string) int {
 func TestRepeatIsReplayed(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
-			setup(t, db, dialects[b.name])
-			sv := newService(t, db, dialects[b.name])
+			db := b.Open(t)
+			setup(t, db, dialects[b.Name])
+			sv := newService(t, db, dialects[b.Name])
 
 			first := sv.post(t, "alice", "k1", `{"name":"milk"}`)
 			require.Equal(t, http.StatusCreated, first.StatusCode, first.Body)
@@ -158,11 +158,11 @@ func TestRepeatIsReplayed(t *testing.T) {
 func TestFailedRequestLeavesNoRecord(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
-			setup(t, db, dialects[b.name])
-			sv := newService(t, db, dialects[b.name])
+			db := b.Open(t)
+			setup(t, db, dialects[b.Name])
+			sv := newService(t, db, dialects[b.Name])
 			_, err := db.Exec(`INSERT INTO items (name) VALUES ('milk')`)
 			require.NoError(t, err)
 
@@ -221,11 +221,11 @@ func TestInvalidKeysAreRefused(t *testing.T) {
 func TestExpiredKeyRunsAgain(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
-			setup(t, db, dialects[b.name])
-			sv := newService(t, db, dialects[b.name])
+			db := b.Open(t)
+			setup(t, db, dialects[b.Name])
+			sv := newService(t, db, dialects[b.Name])
 			require.Equal(t, http.StatusCreated, sv.post(t, "alice", "k1", `{"name":"milk"}`).StatusCode)
 			_, err := db.Exec(`UPDATE ` + idempotency.Table + ` SET expires_at = 0`)
 			require.NoError(t, err)
@@ -245,17 +245,17 @@ func TestExpiredKeyRunsAgain(t *testing.T) {
 func TestRepeatWhileTheFirstRuns(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
-			setup(t, db, dialects[b.name])
-			sv := newService(t, db, dialects[b.name])
+			db := b.Open(t)
+			setup(t, db, dialects[b.Name])
+			sv := newService(t, db, dialects[b.Name])
 			sv.gate, sv.started = make(chan struct{}), make(chan struct{})
 
 			first := make(chan *apptest.Response, 1)
 			go func() { first <- sv.post(t, "alice", "k1", `{"name":"slow"}`) }()
 			<-sv.started
-			if b.name == "postgres" {
+			if b.Name == "postgres" {
 				res := sv.post(t, "alice", "k1", `{"name":"slow"}`)
 				assert.Equal(t, http.StatusConflict, res.StatusCode)
 				assert.Contains(t, res.Body, `"code":"IDEMPOTENCY_KEY_IN_USE"`)
@@ -279,7 +279,7 @@ func TestRepeatWhileTheFirstRuns(t *testing.T) {
 // 409.
 func TestTwoInstancesOneCreation(t *testing.T) {
 	t.Parallel()
-	db, reopen := backends[1].openTwice(t)
+	db, reopen := backends[1].OpenTwice(t)
 	setup(t, db, idempotency.Postgres)
 	a, b := newService(t, db, idempotency.Postgres), newService(t, reopen(), idempotency.Postgres)
 	const keys = 20
@@ -314,7 +314,7 @@ func TestTwoInstancesOneCreation(t *testing.T) {
 // creates.
 func TestWritesAndRecordCommitTogether(t *testing.T) {
 	t.Parallel()
-	db, reopen := backends[1].openTwice(t)
+	db, reopen := backends[1].OpenTwice(t)
 	setup(t, db, idempotency.Postgres)
 	sv := newService(t, reopen(), idempotency.Postgres)
 	var killed atomic.Bool

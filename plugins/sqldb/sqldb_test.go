@@ -58,9 +58,9 @@ func inserted(ctx context.Context, in insertIn) (string, error) { return "insert
 func TestTransactionFollowsTheOutcome(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
+			db := b.Open(t)
 			createTable(t, db)
 			s := apptest.New(t, app.WithoutRequestLogging())
 			s.Register(sqldb.Plugin(db))
@@ -124,9 +124,9 @@ func TestTransactionFollowsTheOutcome(t *testing.T) {
 func TestClientThatLeavesRollsBack(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db := b.open(t)
+			db := b.Open(t)
 			createTable(t, db)
 			wrote, ended := make(chan struct{}), make(chan struct{})
 			s := app.New(app.WithoutRequestLogging())
@@ -165,9 +165,9 @@ func TestClientThatLeavesRollsBack(t *testing.T) {
 func TestPoolClosesAfterTheDrain(t *testing.T) {
 	t.Parallel()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			db, reopen := b.openTwice(t)
+			db, reopen := b.OpenTwice(t)
 			createTable(t, db)
 			started, release := make(chan struct{}), make(chan struct{})
 			s := app.New(app.WithoutRequestLogging())
