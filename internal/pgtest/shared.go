@@ -3,10 +3,13 @@ package pgtest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/burrow-go/burrow/internal/testbin"
 )
@@ -50,4 +53,20 @@ func (sh *Shared) Stop() {
 	if sh.dir != "" {
 		os.RemoveAll(sh.dir)
 	}
+}
+
+// Main runs a package's tests, stops cluster, and fails the package if
+// a goroutine is left running after them (a pool's connection, a
+// server). Call it from TestMain.
+func Main(m *testing.M, cluster *Shared) {
+	code := m.Run()
+	cluster.Stop()
+	if code == 0 {
+		http.DefaultClient.CloseIdleConnections()
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on a successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

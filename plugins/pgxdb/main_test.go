@@ -1,31 +1,17 @@
 package pgxdb_test
 
 import (
-	"fmt"
-	"net/http"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.uber.org/goleak"
 
 	"github.com/burrow-go/burrow/internal/pgtest"
 )
 
-// TestMain fails the package if a test leaves a goroutine behind, and
-// stops the PostgreSQL cluster the tests shared.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	cluster.Stop()
-	if code == 0 {
-		http.DefaultClient.CloseIdleConnections()
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// TestMain fails the package if a test leaves a goroutine behind (a
+// pool's connection, a server), and stops the PostgreSQL cluster the
+// tests shared, if one started.
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
 // cluster is one PostgreSQL cluster for the package.
 var cluster pgtest.Shared

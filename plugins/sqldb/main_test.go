@@ -2,14 +2,10 @@ package sqldb_test
 
 import (
 	"database/sql"
-	"fmt"
-	"net/http"
-	"os"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	"go.uber.org/goleak"
-	_ "modernc.org/sqlite" // registers "sqlite"
+	_ "modernc.org/sqlite"             // registers "sqlite"
 
 	"github.com/burrow-go/burrow/internal/pgtest"
 	"github.com/burrow-go/burrow/internal/sqltest"
@@ -18,18 +14,7 @@ import (
 // TestMain fails the package if a test leaves a goroutine behind (a
 // pool's connection, a server), and stops the PostgreSQL cluster the
 // tests shared, if one started.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	cluster.Stop()
-	if code == 0 {
-		http.DefaultClient.CloseIdleConnections()
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
 // cluster is one PostgreSQL cluster for the package.
 var cluster pgtest.Shared
