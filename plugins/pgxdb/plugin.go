@@ -49,7 +49,7 @@ func Plugin(pool *pgxpool.Pool, opts ...Option) *app.Plugin {
 			return err
 		}
 		if p.checks != nil {
-			if err := s.Register(p.checks.Check(p.checkName, pool.Ping)); err != nil {
+			if err := s.Register(p.checks.Check(p.checkName, pool.Ping, p.checkOpts...)); err != nil {
 				return err
 			}
 		}
@@ -77,9 +77,10 @@ func Plugin(pool *pgxpool.Pool, opts ...Option) *app.Plugin {
 type Option func(*plugin)
 
 // Check adds a readiness check called name to checks: a ping of the
-// pool, which fails while the database cannot be reached.
-func Check(checks *health.Checks, name string) Option {
-	return func(p *plugin) { p.checks, p.checkName = checks, name }
+// pool, which fails while the database cannot be reached; opts set its
+// interval and time-out.
+func Check(checks *health.Checks, name string, opts ...health.CheckOption) Option {
+	return func(p *plugin) { p.checks, p.checkName, p.checkOpts = checks, name, opts }
 }
 
 // Metrics reports the pool's connections through mp, as the
@@ -113,6 +114,7 @@ type plugin struct {
 	txOptions func(*httpx.Request) pgx.TxOptions
 	checks    *health.Checks
 	checkName string
+	checkOpts []health.CheckOption
 	meters    metric.MeterProvider
 	poolName  string
 	keepOpen  bool

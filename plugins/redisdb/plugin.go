@@ -32,7 +32,7 @@ func Plugin(client *redis.Client, opts ...Option) *app.Plugin {
 		}
 		if p.checks != nil {
 			ping := func(ctx context.Context) error { return client.Ping(ctx).Err() }
-			if err := s.Register(p.checks.Check(p.checkName, ping)); err != nil {
+			if err := s.Register(p.checks.Check(p.checkName, ping, p.checkOpts...)); err != nil {
 				return err
 			}
 		}
@@ -67,6 +67,7 @@ type Option func(*plugin)
 type plugin struct {
 	checks    *health.Checks
 	checkName string
+	checkOpts []health.CheckOption
 	tracer    trace.TracerProvider
 	meters    metric.MeterProvider
 	poolName  string
@@ -74,9 +75,10 @@ type plugin struct {
 }
 
 // Check adds a readiness check called name to checks: a PING, which
-// fails while Redis cannot be reached.
-func Check(checks *health.Checks, name string) Option {
-	return func(p *plugin) { p.checks, p.checkName = checks, name }
+// fails while Redis cannot be reached; opts set its interval and
+// time-out.
+func Check(checks *health.Checks, name string, opts ...health.CheckOption) Option {
+	return func(p *plugin) { p.checks, p.checkName, p.checkOpts = checks, name, opts }
 }
 
 // Tracing makes an OpenTelemetry span of each command through tp

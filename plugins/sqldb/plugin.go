@@ -49,7 +49,7 @@ func Plugin(db *sql.DB, opts ...Option) *app.Plugin {
 			return err
 		}
 		if p.checks != nil {
-			if err := s.Register(p.checks.Check(p.checkName, db.PingContext)); err != nil {
+			if err := s.Register(p.checks.Check(p.checkName, db.PingContext, p.checkOpts...)); err != nil {
 				return err
 			}
 		}
@@ -77,9 +77,10 @@ func Plugin(db *sql.DB, opts ...Option) *app.Plugin {
 type Option func(*pool)
 
 // Check adds a readiness check called name to checks: a ping of the
-// pool, which fails while the database cannot be reached.
-func Check(checks *health.Checks, name string) Option {
-	return func(p *pool) { p.checks, p.checkName = checks, name }
+// pool, which fails while the database cannot be reached; opts set its
+// interval and time-out.
+func Check(checks *health.Checks, name string, opts ...health.CheckOption) Option {
+	return func(p *pool) { p.checks, p.checkName, p.checkOpts = checks, name, opts }
 }
 
 // Metrics reports the pool's connections through mp, as the
@@ -118,6 +119,7 @@ type pool struct {
 	txOptions func(*httpx.Request) *sql.TxOptions
 	checks    *health.Checks
 	checkName string
+	checkOpts []health.CheckOption
 	meters    metric.MeterProvider
 	poolName  string
 	keepOpen  bool

@@ -297,3 +297,11 @@ func TestMetrics(t *testing.T) {
 		assert.Empty(t, sm.Metrics, "unregistered at Close")
 	}
 }
+
+// The check's options reach the check.
+func TestCheckOptions(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(openSQLite(t), sqldb.Check(health.New(), "db", health.Interval(0)), sqldb.KeepOpen()))
+	assert.ErrorContains(t, s.Ready(), "interval and time-out must be positive")
+}
