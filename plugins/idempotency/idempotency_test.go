@@ -416,3 +416,23 @@ func TestBodyTheHandlerReads(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, send("123456789").StatusCode)
 	assert.Equal(t, int64(1), runs.Load())
 }
+
+// Route declares the answers it adds, 409 and 422.
+func TestRouteDeclaresItsAnswers(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	setup(t, db, idempotency.SQLite)
+	sv := newService(t, db, idempotency.SQLite)
+	for _, r := range sv.s.Routes() {
+		if r.Method != "POST" || r.Path != "/items" {
+			continue
+		}
+		var statuses []int
+		for _, res := range r.Responses {
+			statuses = append(statuses, res.Status)
+		}
+		assert.Subset(t, statuses, []int{http.StatusCreated, http.StatusConflict, http.StatusUnprocessableEntity})
+		return
+	}
+	t.Fatal("no route POST /items")
+}

@@ -127,12 +127,15 @@ func Plugin(store Store, opts ...Option) *app.Plugin {
 // three route-level hooks, which run after the context's: one that
 // fingerprints the body as it is read (preParsing), one that claims the
 // key or answers from its record (preHandler), and one that keeps the
-// answer the handler sends, for the record (onSend).
+// answer the handler sends, for the record (onSend); and it declares the
+// route's answers 409 and 422 (in the error shape) for its description.
 func Route() app.RouteOption {
 	return joined(
 		app.WithHook(app.PreParsing, fingerprintBody),
 		app.WithHook(app.PreHandler, check),
 		app.WithHook(app.OnSend, app.OnSendFunc(keepAnswer)),
+		app.Responds(http.StatusConflict, httpx.ErrorBody{}),
+		app.Responds(http.StatusUnprocessableEntity, httpx.ErrorBody{}),
 	)
 }
 
