@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -90,6 +93,15 @@ func Metrics(mp metric.MeterProvider, name string) Option {
 	return func(p *pool) { p.meters, p.poolName = mp, name }
 }
 
+// Tracing makes an OpenTelemetry span of each request's transaction,
+// through tp: from its beginning to its commit or rollback, which its
+// db.transaction.outcome attribute says. It is a child of the request's
+// span (plugins/otel). The queries' own spans are the driver's: pgx's
+// (plugins/pgxdb's Tracer, through pgx's database/sql driver), for one.
+func Tracing(tp trace.TracerProvider) Option {
+	return func(p *pool) { p.tracer = tp.Tracer("github.com/burrow-go/burrow/plugins/sqldb") }
+}
+
 // TxOptions sets the options each request's transaction begins with,
 // from its request; nil (the default) begins every one with the driver's
 // defaults. ReadOnlyReads is one such function.
@@ -120,6 +132,7 @@ type pool struct {
 	checks    *health.Checks
 	checkName string
 	checkOpts []health.CheckOption
+	tracer    trace.Tracer
 	meters    metric.MeterProvider
 	poolName  string
 	keepOpen  bool
@@ -140,10 +153,13 @@ func (p *pool) begin(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) e
 	if p.txOptions != nil {
 		opts = p.txOptions(in.Req)
 	}
+	ctx, span := p.startSpan(ctx)
 	tx, err := p.db.BeginTx(ctx, opts)
 	if err != nil {
 		p.leases.Give()
-		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
+		err = fmt.Errorf("beginning the request's transaction: %w", err)
+		endSpan(span, "none", err)
+		return nil, nil, err
 	}
 	return tx, func(failed bool) error {
 		defer p.leases.Give()
@@ -151,15 +167,44 @@ func (p *pool) begin(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) e
 			// A transaction whose context ended (the client went away)
 			// was rolled back by database/sql already.
 			if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-				return fmt.Errorf("rolling back the request's transaction: %w", err)
+				err = fmt.Errorf("rolling back the request's transaction: %w", err)
+				endSpan(span, "rollback", err)
+				return err
 			}
+			endSpan(span, "rollback", nil)
 			return nil
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("committing the request's transaction: %w", err)
+			err = fmt.Errorf("committing the request's transaction: %w", err)
+			endSpan(span, "rollback", err)
+			return err
 		}
+		endSpan(span, "commit", nil)
 		return nil
 	}, nil
+}
+
+// startSpan starts the span of a request's transaction, when the plugin
+// traces them; nil otherwise.
+func (p *pool) startSpan(ctx context.Context) (context.Context, trace.Span) {
+	if p.tracer == nil {
+		return ctx, nil
+	}
+	return p.tracer.Start(ctx, "transaction", trace.WithSpanKind(trace.SpanKindClient))
+}
+
+// endSpan ends span, if not nil, with the transaction's outcome: commit,
+// rollback, or none when it did not begin.
+func endSpan(span trace.Span, outcome string, err error) {
+	if span == nil {
+		return
+	}
+	span.SetAttributes(attribute.String("db.transaction.outcome", outcome))
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
 
 // close is the OnClose hook: the server has drained its requests, but a

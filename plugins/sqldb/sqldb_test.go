@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
@@ -304,4 +306,39 @@ func TestCheckOptions(t *testing.T) {
 	s := apptest.New(t, app.WithoutRequestLogging())
 	s.Register(sqldb.Plugin(openSQLite(t), sqldb.Check(health.New(), "db", health.Interval(0)), sqldb.KeepOpen()))
 	assert.ErrorContains(t, s.Ready(), "interval and time-out must be positive")
+}
+
+// Tracing makes a span of each request's transaction, saying how it
+// ended.
+func TestTracing(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	createTable(t, db)
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	s := apptest.New(t, app.WithoutRequestLogging())
+	s.Register(sqldb.Plugin(db, sqldb.Tracing(tp)))
+	app.Post(s, "/items/:name", func(ctx context.Context, in insertIn) (string, error) {
+		if err := insert(ctx, in); err != nil {
+			return "", err
+		}
+		if in.Name == "refused" {
+			return "", httpx.NewError(http.StatusConflict, "REFUSED", "refused")
+		}
+		return "created", nil
+	})
+	require.NoError(t, s.Ready())
+	require.Equal(t, http.StatusOK, apptest.Do(t, s, "POST", "/items/a", nil).StatusCode)
+	require.Equal(t, http.StatusConflict, apptest.Do(t, s, "POST", "/items/refused", nil).StatusCode)
+	var outcomes []string
+	for _, sp := range spans.Ended() {
+		require.Equal(t, "transaction", sp.Name())
+		for _, kv := range sp.Attributes() {
+			if kv.Key == "db.transaction.outcome" {
+				outcomes = append(outcomes, kv.Value.AsString())
+			}
+		}
+	}
+	assert.Equal(t, []string{"commit", "rollback"}, outcomes)
 }
