@@ -37,7 +37,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
-	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0 // indirect
@@ -88,6 +87,7 @@ replace github.com/burrow-go/burrow/plugins/prometheus => ../../plugins/promethe
 require (
 	github.com/burrow-go/burrow/plugins/idempotency v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/sqldb v0.0.0-00010101000000-000000000000
+	go.opentelemetry.io/otel v1.47.0
 )
 
 replace github.com/burrow-go/burrow/plugins/idempotency => ../../plugins/idempotency

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/example/todo/ui"
@@ -82,7 +84,7 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
 	// document of every route, bearer's requirement on the todos.
 	s.Register(openapi.Plugin(apiInfo))
-	s.Register(dbPlugin(db))
+	s.Register(dbPlugin(db, st.obs))
 	st.keys = idempotency.SQL(keysDialect(db))
 	s.Register(apiPlugin(st, ids), app.Name("api"), app.DependsOn("db"))
 	return s, nil
@@ -121,9 +123,16 @@ func health(context.Context, struct{}) (status, error) { return status{Status: "
 // IMMEDIATE (the pool's _txlock), so two writers queue instead of failing
 // on an upgrade. It is wrapped, so what it provides is visible beside it.
 // The pool stays the caller's to close (run closes it after the server).
-func dbPlugin(db *sql.DB) *app.Plugin {
+//
+// With tracing on, each transaction is a span of its request's trace,
+// and the pool's connections are OpenTelemetry metrics.
+func dbPlugin(db *sql.DB, obs *observability) *app.Plugin {
+	opts := []sqldb.Option{sqldb.TxOptions(sqldb.ReadOnlyReads), sqldb.KeepOpen()}
+	if obs != nil && obs.tracing {
+		opts = append(opts, sqldb.Tracing(otel.GetTracerProvider()), sqldb.Metrics(otel.GetMeterProvider(), "todo"))
+	}
 	return app.Wrap(func(s *app.Server) error {
-		if err := s.Register(sqldb.Plugin(db, sqldb.TxOptions(sqldb.ReadOnlyReads), sqldb.KeepOpen())); err != nil {
+		if err := s.Register(sqldb.Plugin(db, opts...)); err != nil {
 			return err
 		}
 		return s.Decorate(dialect(postgres(db)))
