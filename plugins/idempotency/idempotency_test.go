@@ -436,3 +436,27 @@ func TestRouteDeclaresItsAnswers(t *testing.T) {
 	}
 	t.Fatal("no route POST /items")
 }
+
+// A plugin without a store, or with a TTL or MaxBody that is not
+// positive, fails Ready.
+func TestInvalidOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		store idempotency.Store
+		opts  []idempotency.Option
+		err   string
+	}{
+		{"no store", idempotency.Store{}, nil, "needs a store"},
+		{"TTL", idempotency.SQL(idempotency.SQLite), []idempotency.Option{idempotency.TTL(0)}, "TTL 0s is not positive"},
+		{"MaxBody", idempotency.SQL(idempotency.SQLite), []idempotency.Option{idempotency.MaxBody(-1)}, "MaxBody -1 is not positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.New(t)
+			s.Register(idempotency.Plugin(tt.store, tt.opts...))
+			assert.ErrorContains(t, s.Ready(), tt.err)
+		})
+	}
+}
