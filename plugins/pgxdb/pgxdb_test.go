@@ -216,3 +216,11 @@ func TestTracerMetricsAndCheck(t *testing.T) {
 }
 
 func attributeOf(k, v string) attribute.KeyValue { return attribute.String(k, v) }
+
+// A nil pool fails Ready.
+func TestNilPool(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(pgxdb.Plugin(nil))
+	assert.ErrorContains(t, s.Ready(), "needs a *pgxpool.Pool, not nil")
+}

@@ -92,3 +92,11 @@ func TestClientClosesAfterTheDrain(t *testing.T) {
 	require.NoError(t, <-closed)
 	assert.ErrorIs(t, client.Ping(t.Context()).Err(), redis.ErrClosed)
 }
+
+// A nil client fails Ready.
+func TestNilClient(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(redisdb.Plugin(nil))
+	assert.ErrorContains(t, s.Ready(), "needs a *redis.Client, not nil")
+}

@@ -342,3 +342,11 @@ func TestTracing(t *testing.T) {
 	}
 	assert.Equal(t, []string{"commit", "rollback"}, outcomes)
 }
+
+// A nil pool fails Ready.
+func TestNilPool(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(sqldb.Plugin(nil))
+	assert.ErrorContains(t, s.Ready(), "needs a *sql.DB, not nil")
+}
