@@ -460,3 +460,25 @@ func TestInvalidOptions(t *testing.T) {
 		})
 	}
 }
+
+// A replay carries its own request id, not the first answer's.
+func TestReplayKeepsItsOwnRequestID(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	setup(t, db, idempotency.SQLite)
+	s := apptest.New(t, app.WithoutRequestLogging(), app.WithRequestIDResponseHeader("X-Request-Id"))
+	s.Register(sqldb.Plugin(db, sqldb.KeepOpen()))
+	s.Register(idempotency.Plugin(idempotency.SQL(idempotency.SQLite)))
+	app.Post(s, "/items", func(ctx context.Context, in createIn) (item, error) { return in.Body, nil }, idempotency.Route())
+	require.NoError(t, s.Ready())
+	send := func() *apptest.Response {
+		return apptest.Do(t, s, "POST", "/items", strings.NewReader(`{"name":"a"}`),
+			"Content-Type", "application/json", idempotency.Header, "k")
+	}
+	first, again := send(), send()
+	require.Equal(t, "true", again.Header.Get(idempotency.ReplayedHeader))
+	assert.NotEmpty(t, first.Header.Get("X-Request-Id"))
+	assert.NotEmpty(t, again.Header.Get("X-Request-Id"))
+	assert.NotEqual(t, first.Header.Get("X-Request-Id"), again.Header.Get("X-Request-Id"))
+	assert.Equal(t, first.Header.Get("Content-Type"), again.Header.Get("Content-Type"))
+}

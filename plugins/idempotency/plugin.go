@@ -261,11 +261,14 @@ func validKey(values []string) (string, error) {
 	return key, nil
 }
 
-// replay answers with a recorded answer.
+// replay answers with a recorded answer. A header the reply has already
+// is this request's (its request id, a header a hook set) and stays.
 func replay(rep *httpx.Reply, rec *Record) error {
 	h := rep.Header()
 	for name, values := range rec.Header {
-		h[name] = values
+		if _, set := h[name]; !set {
+			h[name] = values
+		}
 	}
 	h.Set(ReplayedHeader, "true")
 	rep.Code(rec.Status)
