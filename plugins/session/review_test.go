@@ -173,3 +173,48 @@ func TestAnAnswerSettingTheCookieIsNotCached(t *testing.T) {
 	require.NotEmpty(t, res.Header.Get("Set-Cookie"))
 	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
 }
+
+// Destroy then Set in one request starts a new session under a new
+// token: the old one is forgotten.
+func TestDestroyThenSetStartsANewSession(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(func(s *app.Server) error {
+		s.Register(session.Plugin[user](session.NewMemoryStore(), session.Cookie("sid")))
+		app.Post(s, "/login", func(_ context.Context, in loginIn) (app.NoContent, error) {
+			in.Session.Regenerate()
+			in.Session.Set(user{Name: in.Name})
+			return app.NoContent{}, nil
+		})
+		app.Get(s, "/me", func(_ context.Context, in sessIn) (user, error) { u, _ := in.Session.Get(); return u, nil })
+		app.Post(s, "/switch", func(_ context.Context, in loginIn) (app.NoContent, error) {
+			in.Session.Destroy()
+			in.Session.Set(user{Name: in.Name})
+			return app.NoContent{}, nil
+		})
+		return nil
+	})
+	require.NoError(t, s.Ready())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	sid := sidOf(t, call(t, srv, "POST", "/login?name=alice", ""))
+	fresh := sidOf(t, call(t, srv, "POST", "/switch?name=bob", sid))
+	assert.NotEqual(t, sid, fresh)
+	assert.JSONEq(t, `{"name":"bob"}`, call(t, srv, "GET", "/me", fresh).body)
+	assert.JSONEq(t, `{"name":""}`, call(t, srv, "GET", "/me", sid).body)
+}
+
+// A memory store's Delete does not report a session that expired.
+func TestMemoryStoreDeleteOfAnExpiredSession(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	store := session.NewMemoryStore()
+	store.SetClock(clk.now)
+	tok, err := store.Save(t.Context(), "", []byte("x"), time.Minute)
+	require.NoError(t, err)
+	clk.add(time.Minute)
+	lived, err := store.Delete(t.Context(), tok)
+	require.NoError(t, err)
+	assert.False(t, lived)
+	assert.Equal(t, 0, store.Len())
+}
