@@ -120,7 +120,7 @@ type NotFoundBody struct {
 // target as the client sent it, cut after its first 1 KiB.
 func NotFound(r *http.Request) NotFoundBody {
 	return NotFoundBody{
-		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not found",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, echo.Max) + " not found",
 		Error:      http.StatusText(http.StatusNotFound),
 		StatusCode: http.StatusNotFound,
 	}
@@ -132,15 +132,9 @@ func NotAllowed(r *http.Request) ErrorBody {
 	return ErrorBody{
 		StatusCode: http.StatusMethodNotAllowed,
 		Error:      http.StatusText(http.StatusMethodNotAllowed),
-		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not allowed",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, echo.Max) + " not allowed",
 	}
 }
-
-// maxEcho is how much of a request target an error message repeats. A
-// target may be as long as the header limit allows; repeated whole, it
-// would double what each client that never reads its answer pins, and
-// what goes to logs.
-const maxEcho = 1 << 10
 
 // Sentinel errors of the request and reply API.
 var (

@@ -130,7 +130,7 @@ func instance(r *http.Request) string {
 	if p == "" && r.URL != nil {
 		p = r.URL.EscapedPath()
 	}
-	return echo.Cut(p, maxEcho)
+	return echo.Cut(p, echo.Max)
 }
 
 // appendJSON appends p as Send's encoder writes it, without reflection,
