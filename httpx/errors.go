@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/burrow-go/burrow/internal/echo"
 )
@@ -18,7 +19,9 @@ type Error struct {
 	// Code is a stable identifier such as "FST_ERR_NOT_FOUND"; omitted
 	// from the body when empty.
 	Code string
-	// Message is what the client sees.
+	// Message is what the client sees; a 5xx whose message repeats the
+	// text of its cause (as Errorf's %w makes it) sends its status text
+	// instead, unless the server sends server error text (ErrorFormat).
 	Message string
 	// Err is the cause, kept for logs and errors.Is; never sent.
 	Err error
@@ -46,10 +49,34 @@ func NewError(status int, code, message string) *Error {
 }
 
 // Errorf returns an *Error with status and a formatted message; a %w verb
-// wraps its operand as the cause.
+// wraps its operand as the cause (several %w verbs, all of them). The
+// message then holds the cause's text, written for logs: a 4xx sends it
+// (strconv's words on a bad number tell the client what to fix), a 5xx
+// does not (a driver's name a table or a host) and says its status text,
+// while the log keeps the whole message. A 5xx meant to tell the client
+// something gives the message and the cause apart:
+//
+//	&httpx.Error{StatusCode: 503, Message: "database unavailable", Err: err}
 func Errorf(status int, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
-	return &Error{StatusCode: status, Message: err.Error(), Err: errors.Unwrap(err)}
+	var cause error
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		cause = u.Unwrap()
+	case interface{ Unwrap() []error }:
+		cause = err // unwraps to every operand
+	}
+	return &Error{StatusCode: status, Message: err.Error(), Err: cause}
+}
+
+// repeatsCause reports whether e's message holds the text of its cause:
+// text written for logs, which a 5xx does not send.
+func (e *Error) repeatsCause() bool {
+	if e.Err == nil {
+		return false
+	}
+	c := e.Err.Error()
+	return c != "" && strings.Contains(e.Message, c)
 }
 
 func (e *Error) Error() string {
