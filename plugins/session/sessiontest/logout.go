@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/burrow-go/burrow/app"
@@ -40,6 +41,9 @@ func logOutIsFinal(t *testing.T, newStore func(t *testing.T) session.Store) {
 				<-release
 				tc.act(s)
 			})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(free) // before the server's Close, which waits for the request
 			_, cookies, err := call(srv, "POST", "/login", "")
 			must(t, err)
 			sid := sidIn(cookies)
@@ -55,14 +59,19 @@ func logOutIsFinal(t *testing.T, newStore func(t *testing.T) session.Store) {
 				_, cookies, err := call(srv, "POST", "/slow", sid)
 				done <- answer{cookies, err}
 			}()
-			<-loaded
+			var a answer
+			select {
+			case <-loaded:
+			case a = <-done: // it never reached the handler
+				t.Fatalf("the request in flight ended first: %v", a.err)
+			}
 			status, _, err := call(srv, "DELETE", "/session", sid)
 			must(t, err)
 			if status != http.StatusNoContent {
 				t.Fatalf("log-out answered %d", status)
 			}
-			close(release)
-			a := <-done
+			free()
+			a = <-done
 			must(t, a.err)
 			if s := sidIn(a.cookies); s != "" {
 				t.Errorf("a session ended meanwhile came back under a new cookie (%q)", a.cookies)
