@@ -138,7 +138,7 @@ func callBody(srv *httptest.Server, method, path, sid string) (int, []string, st
 		return 0, nil, "", err
 	}
 	if sid != "" {
-		req.AddCookie(&http.Cookie{Name: "sid", Value: sid})
+		req.Header.Set("Cookie", "sid="+sid)
 	}
 	res, err := srv.Client().Do(req)
 	if err != nil {
