@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app/internal/inputfields"
+	"github.com/burrow-go/burrow/internal/echo"
 	"github.com/burrow-go/burrow/internal/errkind"
 
 	"github.com/burrow-go/burrow/httpx"
@@ -23,6 +24,15 @@ const (
 // codeBadForm is the code of the 400 answering a form body that cannot
 // be read.
 const codeBadForm = "ERR_BAD_FORM"
+
+// errBadForm is that 400: what cannot be read, then why in the parser's
+// words, cut after their first 1 KiB as every echo of the client's text
+// is: they may repeat a line of the body whole (a part header of 300 KB
+// made an answer of 1.5 MB).
+func errBadForm(what string, err error) error {
+	return &httpx.Error{StatusCode: http.StatusBadRequest, Code: codeBadForm,
+		Message: what + ": " + echo.Cut(err.Error(), echo.Max), Err: err}
+}
 
 // readForm reads the body of a route whose In struct has form fields,
 // after the onRequest and preParsing hooks (an authentication hook
@@ -83,8 +93,7 @@ func (p *inputPlan) readForm(x *exchange) (url.Values, error) {
 	x.Drained()
 	form, err := url.ParseQuery(buf.String())
 	if err != nil {
-		return nil, &httpx.Error{StatusCode: http.StatusBadRequest, Code: codeBadForm,
-			Message: "form body is malformed: " + err.Error(), Err: err}
+		return nil, errBadForm("form body is malformed", err)
 	}
 	return form, nil
 }

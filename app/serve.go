@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -637,6 +638,20 @@ func (rt *route) failSettled(x *exchange, err error) {
 	rt.fail(x, err)
 }
 
+// logServerError logs err, answered with 5xx status, at error level,
+// and the cause of the *httpx.Error it holds when the line does not
+// already say it: the client was not told, so the log is where the
+// driver's or the dial's words are read.
+func logServerError(req *httpx.Request, err error, status int) {
+	text := err.Error()
+	fields := []zap.Field{zap.Int("statusCode", status), zap.Error(err)}
+	var he *httpx.Error
+	if errors.As(err, &he) && he.Err != nil && !strings.Contains(text, he.Err.Error()) {
+		fields = append(fields, zap.NamedError("cause", he.Err))
+	}
+	req.Log().Error(text, fields...)
+}
+
 // fail answers err: onError hooks first, then the route's error handlers,
 // each falling back to its parent's when it fails, then the default.
 func (rt *route) fail(x *exchange, err error) {
@@ -680,7 +695,7 @@ func (rt *route) fail(x *exchange, err error) {
 	status, body := rt.a.cfg.errors.Body(err, req.Raw())
 	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			req.Log().Error(err.Error(), zap.Int("statusCode", status), zap.Error(err))
+			logServerError(req, err, status)
 		}
 	} else if rt.node.log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at

@@ -262,6 +262,31 @@ func TestRedisUnreachable(t *testing.T) {
 	assert.Contains(t, err.Error(), "connecting to Redis at "+redis.Addr)
 }
 
+// TestCSRFExemptsBearerOnly: a browser adds cached Basic credentials
+// (or another scheme's) by itself, so only a Bearer token exempts a
+// request from the CSRF check: behind a Basic-auth gate, a cross-site
+// form cannot log the visitor into another account.
+func TestCSRFExemptsBearerOnly(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	cookie := logIn(t, s, "alice", "tokenA")
+	crossSite := []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}
+	for _, auth := range []string{"Basic Z2F0ZTpzZWNyZXQ=", `Digest username="gate"`, "Negotiate YII=", "Token tokenB", "BearerX tokenB", ""} {
+		t.Run("log-in with "+auth, func(t *testing.T) {
+			a := s.exchange(t, "POST", "/session", "user=bob&token=tokenB",
+				append([]string{"Content-Type", formType, "Authorization", auth, "Cookie", cookie}, crossSite...)...)
+			assert.Equal(t, 403, a.status)
+			assert.Equal(t, csrfRefused, a.body)
+			assert.Empty(t, a.header.Values("Set-Cookie"), "no session for the attacker's account")
+		})
+	}
+	for i, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		a := s.exchange(t, "POST", "/todos", fmt.Sprintf(`{"title":"cross-site %d"}`, i),
+			append([]string{"Content-Type", jsonType, "Authorization", scheme + " tokenA"}, crossSite...)...)
+		assert.Equal(t, 201, a.status, "%s: %s", scheme, a.body)
+	}
+}
+
 // TestCSRF: a request a cookie authenticates — or could: the log-in and
 // log-out — is refused when another site sent it: Sec-Fetch-Site
 // cross-site or same-site, or, without it, an Origin other than the
