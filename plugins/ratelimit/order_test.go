@@ -155,3 +155,20 @@ func TestPerUserLimitInOrderDoesNotWarn(t *testing.T) {
 	assert.Equal(t, http.StatusOK, get(t, s, "/me").StatusCode, "anonymous: not limited by the user policy")
 	assert.Empty(t, logs.All())
 }
+
+// An authentication plugin registered after the per-user limit has not
+// loaded when the limit does: Ready says to register it first.
+func TestPerUserLimitBeforeTheAuthPluginFailsReady(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	s.Register(ratelimit.Plugin(ratelimit.AsHook(app.OnRequest), ratelimit.Limit(ratelimit.Policy{
+		Name: "key", Limit: 1, Window: time.Minute,
+		Key: ratelimit.ByDecorator("key", func(id bearer.Identity) string { return strconv.Itoa(id.Index) }),
+	})))
+	s.Register(bearer.Plugin(bearer.Keys("k1"), bearer.ExposeIdentity("key")))
+	s.Get("/", ok)
+	err := s.Ready()
+	require.ErrorIs(t, err, app.ErrMissingDecorator)
+	assert.EqualError(t, err, `plugin ratelimit:key (root) needs request decorator "key", which no context provides before it: `+
+		`register what provides it before this plugin, in root or an ancestor`)
+}
