@@ -14,7 +14,14 @@ import (
 	"github.com/burrow-go/burrow/plugins/cors"
 	"github.com/burrow-go/burrow/plugins/csrf"
 	"github.com/burrow-go/burrow/plugins/ratelimit"
+	"github.com/burrow-go/burrow/plugins/shed"
 )
+
+// pressure is a shed.Source that always reports a starved scheduler: the
+// shedder samples it at Ready, so every request is shed from the first.
+type pressure struct{}
+
+func (pressure) Sample() shed.Signals { return shed.Signals{SchedLatency: time.Second} }
 
 const origin = "https://app.example"
 
@@ -48,6 +55,9 @@ func TestAncestorsRefusalsCarryTheChildsCORSHeaders(t *testing.T) {
 				})
 			})
 		}, http.MethodGet, "", []string{"X-Deny", "1"}, http.StatusForbidden},
+		{"load shedding", func(s *app.Server) error {
+			return s.Register(shed.New(shed.WithSource(pressure{}), shed.MaxSchedLatency(time.Millisecond)).Plugin())
+		}, http.MethodGet, "", nil, http.StatusServiceUnavailable},
 		{"csrf", func(s *app.Server) error { return s.Register(csrf.Plugin()) },
 			http.MethodPost, "", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
 		{"body limit", func(s *app.Server) error { return s.SetBodyLimit(4) },
