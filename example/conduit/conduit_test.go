@@ -273,4 +273,3 @@ func TestProductionPlugins(t *testing.T) {
 	status, _ := anon.do("GET", "/api/articles", nil)
 	assert.Equal(t, 200, status, "the limit is log-in's only")
 }
-
