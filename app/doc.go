@@ -106,6 +106,10 @@
 //	validate:"required,min=1,max=64,len=8,enum=a|b,format=email"
 //	pattern:"^[a-z]+$"
 //
+// A URL others will see as a link or an image takes format=weblink (http
+// or https, with a host), not format=uri, which is JSON Schema's and takes
+// any scheme, javascript: included.
+//
 // A value that does not convert or breaks a rule is a 400 listing every
 // failing field (the first 100), and the handler does not run. The body is
 // read only for routes that take one, after the OnRequest and PreParsing

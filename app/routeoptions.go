@@ -160,9 +160,9 @@ func (r *routeDef) fail(err error) {
 
 // WithHook adds a route-level hook, which runs after every context hook of
 // the same kind.
-func WithHook(kind Hook, fn any) RouteOption {
+func WithHook(kind Hook, fn any, opts ...HookOption) RouteOption {
 	return func(r *routeDef) {
-		d, err := newHookDef(kind, fn)
+		d, err := newHookDef(kind, fn, opts)
 		if err != nil {
 			r.fail(fmt.Errorf("has an invalid %v hook: %w", kind, err))
 			return

@@ -117,6 +117,12 @@ func Plugin(opts ...Option) *app.Plugin {
 		if err := s.DeclareSecurity(app.SecurityScheme{Name: schemeName(scheme), Type: "http", Scheme: scheme}); err != nil {
 			return err
 		}
-		return s.AddHook(app.OnRequest, v.authenticate)
+		// Declared: a hook reading the identity (a per-user rate limit)
+		// must run after this one, which Ready checks.
+		var sets []app.HookOption
+		if v.identity != "" {
+			sets = append(sets, app.SetsDecorators(v.identity))
+		}
+		return s.AddHook(app.OnRequest, v.authenticate, sets...)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

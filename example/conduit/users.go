@@ -68,7 +68,7 @@ type updateUserIn struct {
 			Email    *string `json:"email" validate:"min=1,format=email,max=256"`
 			Password *string `json:"password" validate:"min=8,max=72"`
 			Bio      *string `json:"bio" validate:"max=4096"`
-			Image    *string `json:"image" validate:"max=2048"`
+			Image    *string `json:"image" validate:"max=2048,format=weblink"` // rendered as an img src: http or https only
 		} `json:"user"`
 	} `body:""`
 	Viewer viewer

@@ -307,7 +307,7 @@ func Plugin[T any](store Store, opts ...Option) *app.Plugin {
 		m.err = errors.New("session.Plugin: nil store")
 	}
 	if m.idle <= 0 || m.absolute <= 0 {
-		m.err = errors.New("session: time-outs must be positive")
+		m.err = fmt.Errorf("session.IdleTimeout and session.AbsoluteTimeout take positive durations, not %v and %v", m.idle, m.absolute)
 	}
 	exp := m.cookie("") // #nosec G124 -- made by manager.cookie
 	exp.MaxAge = -1
