@@ -337,6 +337,56 @@ func TestDocumentationLinks(t *testing.T) {
 	}
 }
 
+// Every page of docs/ is linked from both indexes, README.md and
+// docs/README.md: a page no index names is a page no reader finds.
+func TestEveryPageIsLinked(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	pages, err := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	require.NoError(t, err)
+	var names []string
+	for _, p := range pages {
+		if name := filepath.Base(p); name != "README.md" {
+			names = append(names, name)
+		}
+	}
+	require.NotEmpty(t, names)
+	for _, index := range []struct{ file, prefix string }{{"README.md", "docs/"}, {"docs/README.md", ""}} {
+		md, err := os.ReadFile(filepath.Join(dir, index.file))
+		require.NoError(t, err)
+		assert.Empty(t, unlinked(string(md), index.prefix, names), "pages of docs/ that %s does not link to", index.file)
+	}
+}
+
+// TestUnlinked: the check above finds a page an index forgets, and
+// counts neither a link inside code nor a page named in plain text.
+func TestUnlinked(t *testing.T) {
+	t.Parallel()
+	names := []string{"a.md", "b.md", "c.md", "d.md"}
+	index := "- [A](docs/a.md): one\n- [B](docs/b.md#part)\n`[C](docs/c.md)` and docs/d.md\n"
+	assert.Equal(t, []string{"c.md", "d.md"}, unlinked(index, "docs/", names))
+	assert.Equal(t, names, unlinked(index, "", names), "links with another prefix")
+}
+
+// unlinked returns the names, in order, that no relative link of md
+// names as prefix+name (an anchor after it allowed); links inside code
+// spans do not count.
+func unlinked(md, prefix string, names []string) []string {
+	link := regexp.MustCompile(`\]\(([^)\s#]+)(#[^)\s]*)?\)`)
+	code := regexp.MustCompile("`[^`]*`")
+	linked := map[string]bool{}
+	for _, m := range link.FindAllStringSubmatch(code.ReplaceAllString(md, ""), -1) {
+		linked[m[1]] = true
+	}
+	var out []string
+	for _, n := range names {
+		if !linked[prefix+n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // anchors returns the anchors GitHub gives a Markdown text's headings:
 // lower case, spaces as hyphens, punctuation but - and _ dropped.
 func anchors(md string) []string {
