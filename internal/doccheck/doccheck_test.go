@@ -387,6 +387,55 @@ func unlinked(md, prefix string, names []string) []string {
 	return out
 }
 
+// No paragraph of the documentation repeats the one before it, an
+// editing slip a reader trips on.
+func TestNoRepeatedParagraph(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	for _, f := range docs(t, dir) {
+		md, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Empty(t, repeated(string(md)), "%s repeats a paragraph", f)
+	}
+	assert.Equal(t, []string{"b"}, repeated("a\n\nb\n\nb\n\nc\n\na\n"), "only the one right after its twin")
+	assert.Empty(t, repeated("```\n}\n\n}\n```\n"), "code blocks are not prose")
+}
+
+// repeated returns the paragraphs of md, outside code fences, that are
+// the same as the paragraph before them.
+func repeated(md string) []string {
+	var out []string
+	var prev, cur strings.Builder
+	fenced := false
+	end := func() {
+		if p := cur.String(); p != "" {
+			if p == prev.String() {
+				out = append(out, strings.TrimSpace(p))
+			}
+			prev.Reset()
+			prev.WriteString(p)
+		}
+		cur.Reset()
+	}
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(line, "```") {
+			end()
+			prev.Reset()
+			fenced = !fenced
+			continue
+		}
+		switch {
+		case fenced:
+		case strings.TrimSpace(line) == "":
+			end()
+		default:
+			cur.WriteString(line)
+		}
+	}
+	end()
+	return out
+}
+
 // anchors returns the anchors GitHub gives a Markdown text's headings:
 // lower case, spaces as hyphens, punctuation but - and _ dropped.
 func anchors(md string) []string {
