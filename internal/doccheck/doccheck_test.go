@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -433,6 +434,34 @@ func repeated(md string) []string {
 		}
 	}
 	end()
+	return out
+}
+
+// A page that says to go get a plugin's module, which is not published,
+// also gives the replace line that makes the go get work meanwhile.
+func TestGoGetHasReplace(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	for _, f := range docs(t, dir) {
+		md, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Empty(t, withoutReplace(string(md)), "%s says go get for these modules without their replace line", f)
+	}
+	assert.Equal(t, []string{"plugins/b"}, withoutReplace(
+		"go get github.com/burrow-go/burrow/plugins/a\ngo get github.com/burrow-go/burrow/plugins/b@latest\n"+
+			"go mod edit -replace=github.com/burrow-go/burrow/plugins/a=../burrow/plugins/a\n"))
+}
+
+// withoutReplace returns the plugin modules md says to go get and gives
+// no -replace for.
+func withoutReplace(md string) []string {
+	get := regexp.MustCompile(`go get github\.com/burrow-go/burrow/(plugins/[a-z0-9/]+)`)
+	var out []string
+	for _, m := range get.FindAllStringSubmatch(md, -1) {
+		if !strings.Contains(md, "-replace=github.com/burrow-go/burrow/"+m[1]+"=") && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
 	return out
 }
 
