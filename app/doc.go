@@ -60,8 +60,8 @@
 //	})
 //	app.Put(s, "/jobs/:id", putJob, app.Status(202))
 //
-// Out is sent with 200, or as [Status], [NoContent] or [Created] say; an
-// error goes to the error handler. The flexible form, [Server.Get] and
+// Out is sent with 200, or as [Status], [NoContent], [Created] or
+// [Redirect] say; an error goes to the error handler. The flexible form, [Server.Get] and
 // [Server.Route], takes any function whose parameters Burrow can supply; it
 // is for handlers that write the reply themselves (streams), hooks and
 // http.Handler routes:
