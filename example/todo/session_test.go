@@ -86,8 +86,11 @@ func TestLogIn(t *testing.T) {
 		{"a token's prefix", formType, "user=alice&token=token", 401, loginFailed},
 		{"no token", formType, "user=alice", 400, invalid("body/token", "required", "is required")},
 		{"no user", jsonType, `{"token":"tokenA"}`, 400, invalid("body/user", "required", "is required")},
-		{"no body", "", "", 400, invalid("body", "required", "is required")},
-		{"a bad form", formType, "user=%zz", 400, `{"statusCode":400,"code":"TODO_INVALID_FORM","error":"Bad Request","message":"the form body is not URL-encoded"}`},
+		{"no body", "", "", 400, `{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"body/user is required, body/token is required",` +
+			`"validation":[{"path":"body/user","rule":"required","message":"is required"},{"path":"body/token","rule":"required","message":"is required"}]}`},
+		{"an empty JSON body", jsonType, "", 400, `{"statusCode":400,"code":"FST_ERR_CTP_EMPTY_JSON_BODY","error":"Bad Request","message":"Body cannot be empty when content-type is set to 'application/json'"}`},
+		{"a bad form", formType, "user=%zz", 400, `{"statusCode":400,"code":"ERR_BAD_FORM","error":"Bad Request","message":"form body is malformed: invalid URL escape \"%zz\""}`},
+		{"a token as a JSON object", jsonType, `{"user":"alice","token":{"value":"tokenA"}}`, 400, invalid("body/token", "type", "must be a string, a number, a boolean, or an array of them")},
 		{"text", "text/plain", "alice tokenA", 415, `{"statusCode":415,"code":"FST_ERR_CTP_INVALID_MEDIA_TYPE","error":"Unsupported Media Type","message":"Unsupported Media Type: text/plain"}`},
 		{"too large", formType, "user=alice&token=" + strings.Repeat("x", maxLoginBody), 413, tooLarge},
 	}
