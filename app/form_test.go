@@ -66,15 +66,31 @@ func send(t *testing.T, s *app.Server, method, target, ct string, body io.Reader
 	return res, res.Body
 }
 
+// formCase is a request with a form body and the answer it gets.
+type formCase struct {
+	name, target, ct, body string
+	status                 int
+	want                   string // a substring of the reply
+}
+
+// postForms posts each case's body to s and checks the answer.
+func postForms(t *testing.T, s *app.Server, tests []formCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, body := send(t, s, "POST", tt.target, tt.ct, strings.NewReader(tt.body))
+			assert.Equal(t, tt.status, res.StatusCode, body)
+			assert.Contains(t, body, tt.want)
+		})
+	}
+}
+
 func TestFormURLEncoded(t *testing.T) {
 	t.Parallel()
 	s := formServer(t, app.WithMaxBodyBytes(256))
 	const form = "application/x-www-form-urlencoded"
-	tests := []struct {
-		name, target, ct, body string
-		status                 int
-		want                   string // a substring of the reply
-	}{
+	tests := []formCase{
 		{"values", "/login?next=/home", form, "user=ann&token=s3cr%C3%A9t&remember=true&tries=2&scope=a&scope=b",
 			200, `user=ann token=s3crét remember=true tries=2 scopes=[a b] next=/home`},
 		{"media type parameters", "/login", form + "; charset=UTF-8", "user=ann&token=t",
@@ -92,14 +108,7 @@ func TestFormURLEncoded(t *testing.T) {
 		{"group default", "/prefs", form, "", 200, `theme=light size=0`},
 		{"group rule", "/prefs", form, "theme=pink", 400, `"path":"body/theme"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res, body := send(t, s, "POST", tt.target, tt.ct, strings.NewReader(tt.body))
-			assert.Equal(t, tt.status, res.StatusCode, body)
-			assert.Contains(t, body, tt.want)
-		})
-	}
+	postForms(t, s, tests)
 }
 
 // TestFormAsJSON: a route reading a form takes the same values as a JSON
@@ -110,11 +119,7 @@ func TestFormAsJSON(t *testing.T) {
 	t.Parallel()
 	s := formServer(t, app.WithMaxBodyBytes(256))
 	const js = "application/json"
-	tests := []struct {
-		name, target, ct, body string
-		status                 int
-		want                   string // a substring of the reply
-	}{
+	tests := []formCase{
 		{"values", "/login?next=/home", js, `{"user":"ann","token":"s3cr\u00e9t","remember":true,"tries":2,"scope":["a","b"]}`,
 			200, `user=ann token=s3crét remember=true tries=2 scopes=[a b] next=/home`},
 		{"defaults", "/login", js + "; charset=utf-8", `{"user":"ann","token":"t"}`, 200, `user=ann token=t remember=false tries=1 scopes=[] next=`},
@@ -141,14 +146,7 @@ func TestFormAsJSON(t *testing.T) {
 		{"group", "/prefs", js, `{"theme":"dark","Size":3}`, 200, `theme=dark size=3`},
 		{"group rule", "/prefs", js, `{"theme":"pink"}`, 400, `"path":"body/theme"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res, body := send(t, s, "POST", tt.target, tt.ct, strings.NewReader(tt.body))
-			assert.Equal(t, tt.status, res.StatusCode, body)
-			assert.Contains(t, body, tt.want)
-		})
-	}
+	postForms(t, s, tests)
 }
 
 // TestFormWithFileTakesNoJSON: JSON cannot carry a file, so a route with

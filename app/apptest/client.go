@@ -55,7 +55,7 @@ func (c *Client) Do(tb testing.TB, method, target string, body io.Reader, header
 	if !strings.HasPrefix(target, "/") {
 		tb.Fatalf("apptest: a Client's target is a path, not %q", target)
 	}
-	c.once.Do(func() { c.jar, _ = cookiejar.New(nil) }) // #nosec G104 -- New never fails without options
+	c.once.Do(c.init)
 	var req *http.Request
 	switch {
 	case c.Server != nil:
@@ -98,7 +98,7 @@ func (c *Client) Get(tb testing.TB, target string, header ...string) *Response {
 // Cookies returns the cookies the client would send to path, by name
 // and value (as a request carries them).
 func (c *Client) Cookies(path string) []*http.Cookie {
-	c.once.Do(func() { c.jar, _ = cookiejar.New(nil) }) // #nosec G104 -- New never fails without options
+	c.once.Do(c.init)
 	// The host of httptest.NewRequest, which Do uses in process.
 	host := "example.com"
 	if c.Server == nil {
@@ -119,3 +119,7 @@ func jarURL(u *url.URL, host string) *url.URL {
 	}
 	return &url.URL{Scheme: "https", Host: host, Path: u.Path}
 }
+
+// init makes the cookie jar, at the first request; cookiejar.New fails
+// only on options, and takes none here.
+func (c *Client) init() { c.jar, _ = cookiejar.New(nil) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// pages yields the Markdown files of docs, by name, with their text.
+func pages(t *testing.T) iter.Seq2[string, string] {
+	t.Helper()
+	dir := root(t)
+	files := docs(t, dir)
+	return func(yield func(string, string) bool) {
+		for _, f := range files {
+			md, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err)
+			if !yield(f, string(md)) {
+				return
+			}
+		}
+	}
+}
 
 // root is the main module's directory.
 func root(t *testing.T) string {
@@ -392,11 +409,8 @@ func unlinked(md, prefix string, names []string) []string {
 // editing slip a reader trips on.
 func TestNoRepeatedParagraph(t *testing.T) {
 	t.Parallel()
-	dir := root(t)
-	for _, f := range docs(t, dir) {
-		md, err := os.ReadFile(filepath.Join(dir, f))
-		require.NoError(t, err)
-		assert.Empty(t, repeated(string(md)), "%s repeats a paragraph", f)
+	for f, md := range pages(t) {
+		assert.Empty(t, repeated(md), "%s repeats a paragraph", f)
 	}
 	assert.Equal(t, []string{"b"}, repeated("a\n\nb\n\nb\n\nc\n\na\n"), "only the one right after its twin")
 	assert.Empty(t, repeated("```\n}\n\n}\n```\n"), "code blocks are not prose")
@@ -441,11 +455,8 @@ func repeated(md string) []string {
 // also gives the replace line that makes the go get work meanwhile.
 func TestGoGetHasReplace(t *testing.T) {
 	t.Parallel()
-	dir := root(t)
-	for _, f := range docs(t, dir) {
-		md, err := os.ReadFile(filepath.Join(dir, f))
-		require.NoError(t, err)
-		assert.Empty(t, withoutReplace(string(md)), "%s says go get for these modules without their replace line", f)
+	for f, md := range pages(t) {
+		assert.Empty(t, withoutReplace(md), "%s says go get for these modules without their replace line", f)
 	}
 	assert.Equal(t, []string{"plugins/b"}, withoutReplace(
 		"go get github.com/burrow-go/burrow/plugins/a\ngo get github.com/burrow-go/burrow/plugins/b@latest\n"+
