@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/internal/redistest"
 )
 
@@ -384,4 +385,28 @@ func TestConcurrentSessionRequests(t *testing.T) {
 	require.Equal(t, 200, a.status)
 	assert.Equal(t, n, strings.Count(a.body, `"title":"t`))
 	assert.Equal(t, 200, s.exchange(t, "GET", "/todos", "", "Cookie", cookie).status, "the session lives on")
+}
+
+// TestBrowserSessionAcrossRequests: a client that keeps cookies, as a
+// browser does, logs in with the page's form and is then served the
+// todos with nothing but the session cookie the log-in set (Secure, as
+// production sets it), until it logs out.
+func TestBrowserSessionAcrossRequests(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	c := &apptest.Client{URL: s.base}
+	assert.Equal(t, 401, c.Get(t, "/todos").StatusCode, "no session yet")
+	res := c.Do(t, "POST", "/session", strings.NewReader("user=alice&token=tokenA"), "Content-Type", formType)
+	require.Equal(t, 204, res.StatusCode, res.Body)
+	kept := c.Cookies("/todos")
+	require.Len(t, kept, 1)
+	assert.Equal(t, sessionCookie, kept[0].Name)
+	created := c.Do(t, "POST", "/todos", strings.NewReader(`{"title":"Milk"}`), "Content-Type", jsonType)
+	assert.Equal(t, 201, created.StatusCode, created.Body)
+	list := c.Get(t, "/todos")
+	assert.Equal(t, 200, list.StatusCode)
+	assert.Equal(t, `[{"id":1,"title":"Milk","done":false}]`, list.Body)
+	assert.Equal(t, 204, c.Do(t, "DELETE", "/session", nil).StatusCode)
+	assert.Empty(t, c.Cookies("/todos"), "the cleared cookie is forgotten")
+	assert.Equal(t, 401, c.Get(t, "/todos").StatusCode)
 }
