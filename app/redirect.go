@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"unicode/utf8"
 
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/internal/errkind"
@@ -19,7 +20,8 @@ import (
 //	app.Get(s, "/old/:id", moved, app.Status(http.StatusPermanentRedirect)) // 308: for good
 //
 // Location is a path of this site, with its query and fragment if any:
-// "/todos?page=2". A path is what a redirect after a form post wants,
+// "/todos?page=2"; a byte outside ASCII is sent percent-encoded, as a
+// URI holds it ("/tags/café" goes as "/tags/caf%C3%A9"). A path is what a redirect after a form post wants,
 // and it keeps a Location built from the request (a ?next= parameter)
 // from sending the client to another site, an open redirect. External
 // lets Location also be an absolute http or https URL, to another site
@@ -62,12 +64,36 @@ func (r Redirect) reply(rep *httpx.Reply, status int) error {
 		status = defaultRedirect
 	}
 	h := rep.Header()
-	h.Set("Location", r.Location)
+	h.Set("Location", asciiLocation(r.Location))
 	err := rep.Code(status).Send(nil)
 	if err != nil && !rep.Sent() {
 		h.Del("Location") // the error reply sends the client nowhere
 	}
 	return err
+}
+
+// asciiLocation is loc with every byte outside ASCII percent-encoded: a
+// Location is a URI (RFC 9110 §10.2.2), which is ASCII, and a client
+// reading raw UTF-8 in a header may take it for Latin-1.
+func asciiLocation(loc string) string {
+	i := 0
+	for i < len(loc) && loc[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(loc) {
+		return loc
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, i, len(loc)+16)
+	copy(b, loc)
+	for ; i < len(loc); i++ {
+		if c := loc[i]; c >= utf8.RuneSelf {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // check refuses a Location the reply cannot send.

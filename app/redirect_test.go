@@ -36,6 +36,7 @@ func TestRedirect(t *testing.T) {
 	require.NoError(t, app.Get(s, "/home", func(context.Context, struct{}) (app.Redirect, error) {
 		return app.Redirect{Location: "/", External: true}, nil // a path is still one
 	}))
+	require.NoError(t, app.Get(s, "/cafe", to("/tags/café?q=ü&r=%C3%BC")))
 	base := apptest.Serve(t, s)
 	for _, tt := range []struct {
 		method, path string
@@ -50,6 +51,7 @@ func TestRedirect(t *testing.T) {
 		{"DELETE", "/permanent", http.StatusPermanentRedirect, "/c"},
 		{"GET", "/away", http.StatusSeeOther, "https://id.example.com/authorize?state=x"},
 		{"GET", "/home", http.StatusSeeOther, "/"},
+		{"GET", "/cafe", http.StatusSeeOther, "/tags/caf%C3%A9?q=%C3%BC&r=%C3%BC"},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			t.Parallel()
