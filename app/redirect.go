@@ -21,16 +21,17 @@ import (
 //
 // Location is a path of this site, with its query and fragment if any:
 // "/todos?page=2"; a byte outside ASCII is sent percent-encoded, as a
-// URI holds it ("/tags/café" goes as "/tags/caf%C3%A9"). A path is what a redirect after a form post wants,
-// and it keeps a Location built from the request (a ?next= parameter)
-// from sending the client to another site, an open redirect. External
-// lets Location also be an absolute http or https URL, to another site
-// (an identity provider's log-in page). Anything else fails the reply —
-// a relative path ("edit", "../list"), which would resolve against an
-// address the client sees and a proxy may have changed; a path that
-// begins "//" or "/\", which a browser reads as another host; another
-// scheme; a control character (CR, LF: header injection) — and the
-// route answers 500, logging an error that wraps [ErrInvalidRedirect].
+// URI holds it ("/tags/café" goes as "/tags/caf%C3%A9"). A path is what
+// a redirect after a form post wants, and it keeps a Location built from
+// the request (a ?next= parameter) from sending the client to another
+// site, an open redirect. External lets Location also be an absolute
+// http or https URL, to another site (an identity provider's log-in
+// page). Anything else fails the reply — a relative path ("edit",
+// "../list"), which would resolve against an address the client sees
+// and a proxy may have changed; a path that begins "//" or "/\", which a
+// browser reads as another host; another scheme; text that does not
+// parse as a URL; a control character (CR, LF: header injection) — and
+// the route answers 500, logging an error that wraps [ErrInvalidRedirect].
 type Redirect struct {
 	Location string
 	// External allows an absolute http or https URL as Location.

@@ -101,6 +101,7 @@ func TestRedirectRefusesLocations(t *testing.T) {
 		{"javascript with External", app.Redirect{Location: "javascript:alert(1)", External: true}, "neither a path of this site nor an absolute http or https URL"},
 		{"scheme-relative with External", app.Redirect{Location: "//evil.example/x", External: true}, "neither a path"},
 		{"no host with External", app.Redirect{Location: "https:///x", External: true}, "neither a path"},
+		{"a backslash a browser reads as a slash, with External", app.Redirect{Location: `https://evil.example\@good.example/`, External: true}, "is not a URL"},
 		{"a relative path with External", app.Redirect{Location: "edit", External: true}, "neither a path"},
 		{"not a URL", app.Redirect{Location: "/a%zz"}, "is not a URL"},
 	}
