@@ -17,6 +17,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/session"
 )
 
 func TestMain(m *testing.M) { apptest.Main(m) }
@@ -374,6 +375,59 @@ func TestClientRefusesWhatItCannotSend(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, fatal(t, tt.do))
+		})
+	}
+}
+
+type account struct{ User string }
+
+// sessionServer is an application's constructor with the session
+// plugin's production defaults: a Secure, HttpOnly cookie.
+func sessionServer() *app.Server {
+	s := app.New()
+	s.Register(session.Plugin[account](session.NewMemoryStore()))
+	_ = app.Post(s, "/session", func(_ context.Context, in struct {
+		app.In
+		User    string `form:"user" validate:"required"`
+		Session *session.Session[account]
+	}) (app.Redirect, error) {
+		in.Session.Set(account{User: in.User})
+		return app.Redirect{Location: "/me"}, nil
+	})
+	_ = app.Get(s, "/me", func(_ context.Context, in struct {
+		app.In
+		Session *session.Session[account]
+	}) (string, error) {
+		a, ok := in.Session.Get()
+		if !ok {
+			return "", httpx.NewError(http.StatusUnauthorized, "NO_SESSION", "log in first")
+		}
+		return a.User, nil
+	})
+	return s
+}
+
+// TestClientLogsInWithProductionSessions: the server an application
+// ships, with its Secure session cookie, logs a Client in and knows it on
+// the page the redirect names — in process and over a socket — as
+// docs/testing.md shows.
+func TestClientLogsInWithProductionSessions(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"in process", "socket"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := apptest.Own(t, sessionServer())
+			c := &apptest.Client{Server: s}
+			if mode == "socket" {
+				c = &apptest.Client{URL: apptest.Serve(t, s)}
+			}
+			assert.Equal(t, http.StatusUnauthorized, c.Get(t, "/me").StatusCode)
+			res := c.Do(t, "POST", "/session", strings.NewReader("user=ann"), "Content-Type", "application/x-www-form-urlencoded")
+			require.Equal(t, http.StatusSeeOther, res.StatusCode, res.Body)
+			assert.Contains(t, res.Header.Get("Set-Cookie"), "; Secure")
+			me := c.Get(t, res.Header.Get("Location"))
+			assert.Equal(t, 200, me.StatusCode)
+			assert.Equal(t, "ann", me.Body)
 		})
 	}
 }

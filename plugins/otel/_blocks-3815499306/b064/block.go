@@ -1,9 +1,0 @@
-package b064
-import (
-	"github.com/burrow-go/burrow/app"
-	"github.com/burrow-go/burrow/plugins/otel"
-)
-//line /work/wt/newcomer/docs/tracing.md:128
-func traced(s *app.Server) error {
-	return s.Register(otel.Plugin(otel.TrustIncoming())) // behind the gateway
-}
