@@ -329,30 +329,39 @@ func cookieServer(t *testing.T) *app.Server {
 // and over a socket alike.
 func TestClientKeepsCookies(t *testing.T) {
 	t.Parallel()
+	bothWays(t, cookieServer, func(t *testing.T, s *app.Server, c *apptest.Client) {
+		assert.Equal(t, "nobody", c.Get(t, "/me").Body)
+		assert.Equal(t, 204, c.Do(t, "POST", "/login", nil).StatusCode)
+		assert.Equal(t, "sid=ann", c.Get(t, "/me").Body)
+		assert.Equal(t, 204, c.Do(t, "POST", "/api/pref", nil).StatusCode)
+		assert.Equal(t, "sid=ann", c.Get(t, "/me").Body, "pref is /api's")
+		assert.Equal(t, "pref=dark sid=ann", c.Get(t, "/api/me").Body, "the longer path first")
+		assert.Equal(t, "x=1 pref=dark sid=ann", c.Get(t, "/api/me", "Cookie", "x=1").Body, "a Cookie header given is sent too")
+		var names []string
+		for _, ck := range c.Cookies("/api/me") {
+			names = append(names, ck.Name)
+		}
+		assert.Equal(t, []string{"pref", "sid"}, names)
+		assert.Equal(t, 204, c.Do(t, "POST", "/logout", nil).StatusCode)
+		assert.Equal(t, "nobody", c.Get(t, "/me").Body, "a cleared cookie is forgotten")
+		other := &apptest.Client{Server: s}
+		assert.Equal(t, "nobody", other.Get(t, "/me").Body, "each client has its own cookies")
+	})
+}
+
+// bothWays runs test with a new server of server's and a Client of it,
+// once in process and once over a socket.
+func bothWays(t *testing.T, server func(t *testing.T) *app.Server, test func(t *testing.T, s *app.Server, c *apptest.Client)) {
+	t.Helper()
 	for _, mode := range []string{"in process", "socket"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			s := cookieServer(t)
+			s := server(t)
 			c := &apptest.Client{Server: s}
 			if mode == "socket" {
 				c = &apptest.Client{URL: apptest.Serve(t, s)}
 			}
-			assert.Equal(t, "nobody", c.Get(t, "/me").Body)
-			assert.Equal(t, 204, c.Do(t, "POST", "/login", nil).StatusCode)
-			assert.Equal(t, "sid=ann", c.Get(t, "/me").Body)
-			assert.Equal(t, 204, c.Do(t, "POST", "/api/pref", nil).StatusCode)
-			assert.Equal(t, "sid=ann", c.Get(t, "/me").Body, "pref is /api's")
-			assert.Equal(t, "pref=dark sid=ann", c.Get(t, "/api/me").Body, "the longer path first")
-			assert.Equal(t, "x=1 pref=dark sid=ann", c.Get(t, "/api/me", "Cookie", "x=1").Body, "a Cookie header given is sent too")
-			var names []string
-			for _, ck := range c.Cookies("/api/me") {
-				names = append(names, ck.Name)
-			}
-			assert.Equal(t, []string{"pref", "sid"}, names)
-			assert.Equal(t, 204, c.Do(t, "POST", "/logout", nil).StatusCode)
-			assert.Equal(t, "nobody", c.Get(t, "/me").Body, "a cleared cookie is forgotten")
-			other := &apptest.Client{Server: s}
-			assert.Equal(t, "nobody", other.Get(t, "/me").Body, "each client has its own cookies")
+			test(t, s, c)
 		})
 	}
 }
@@ -413,21 +422,14 @@ func sessionServer() *app.Server {
 // docs/testing.md shows.
 func TestClientLogsInWithProductionSessions(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"in process", "socket"} {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			s := apptest.Own(t, sessionServer())
-			c := &apptest.Client{Server: s}
-			if mode == "socket" {
-				c = &apptest.Client{URL: apptest.Serve(t, s)}
-			}
-			assert.Equal(t, http.StatusUnauthorized, c.Get(t, "/me").StatusCode)
-			res := c.Do(t, "POST", "/session", strings.NewReader("user=ann"), "Content-Type", "application/x-www-form-urlencoded")
-			require.Equal(t, http.StatusSeeOther, res.StatusCode, res.Body)
-			assert.Contains(t, res.Header.Get("Set-Cookie"), "; Secure")
-			me := c.Get(t, res.Header.Get("Location"))
-			assert.Equal(t, 200, me.StatusCode)
-			assert.Equal(t, "ann", me.Body)
-		})
-	}
+	own := func(t *testing.T) *app.Server { return apptest.Own(t, sessionServer()) }
+	bothWays(t, own, func(t *testing.T, _ *app.Server, c *apptest.Client) {
+		assert.Equal(t, http.StatusUnauthorized, c.Get(t, "/me").StatusCode)
+		res := c.Do(t, "POST", "/session", strings.NewReader("user=ann"), "Content-Type", "application/x-www-form-urlencoded")
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, res.Body)
+		assert.Contains(t, res.Header.Get("Set-Cookie"), "; Secure")
+		me := c.Get(t, res.Header.Get("Location"))
+		assert.Equal(t, 200, me.StatusCode)
+		assert.Equal(t, "ann", me.Body)
+	})
 }
