@@ -19,6 +19,7 @@ import (
 const (
 	mediaURLEncoded = "application/x-www-form-urlencoded"
 	mediaMultipart  = "multipart/form-data"
+	mediaJSON       = "application/json"
 )
 
 // codeBadForm is the code of the 400 answering a form body that cannot
@@ -38,8 +39,9 @@ func errBadForm(what string, err error) error {
 // after the onRequest and preParsing hooks (an authentication hook
 // refuses a request before its body is read), within the route's body
 // limit and time-out. A request without a body and without a media type
-// is an empty form, which the fields' rules judge; any other media type
-// than a form's is a 415.
+// is an empty form, which the fields' rules judge; a route without file
+// fields takes the values as a JSON object too (see jsonForm); any other
+// media type than a form's is a 415.
 func (p *inputPlan) readForm(x *exchange) (url.Values, error) {
 	req, rep := x.Request(), x.Reply()
 	raw := req.Raw()
@@ -54,7 +56,7 @@ func (p *inputPlan) readForm(x *exchange) (url.Values, error) {
 	mt := mediaType(ct)
 	switch {
 	case mt == mediaMultipart:
-	case mt == mediaURLEncoded && len(p.fields.files) == 0: // a file needs a multipart body
+	case (mt == mediaURLEncoded || mt == mediaJSON) && len(p.fields.files) == 0: // a file needs a multipart body
 	default:
 		return nil, errMediaType(mt)
 	}
@@ -91,6 +93,9 @@ func (p *inputPlan) readForm(x *exchange) (url.Values, error) {
 		return nil, bodyError(rep, err)
 	}
 	x.Drained()
+	if mt == mediaJSON {
+		return jsonForm(buf.Bytes(), p.fields.formValue)
+	}
 	form, err := url.ParseQuery(buf.String())
 	if err != nil {
 		return nil, errBadForm("form body is malformed", err)

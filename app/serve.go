@@ -606,16 +606,16 @@ func (rt *route) before(x *exchange) (sent bool, err error) {
 }
 
 // reply sends v, the handler's value, with the status its type (NoContent,
-// Created) or the route (Status) declares. A send that fails before
-// writing — a commit refused, an encoder, a send hook — gives the reply
-// back its status from before, so that no error handler answers with the
-// success status: the default one sets its own, but one of the user's
-// may not.
+// Created) or the route (Status, which a Redirect takes too) declares. A
+// send that fails before writing — a commit refused, an encoder, a send
+// hook — gives the reply back its status from before, so that no error
+// handler answers with the success status: the default one sets its own,
+// but one of the user's may not.
 func (rt *route) reply(rep *httpx.Reply, v any) error {
 	before := rep.Status()
 	var err error
 	if o, ok := v.(replier); ok {
-		err = o.reply(rep)
+		err = o.reply(rep, rt.status)
 	} else {
 		if rt.status != 0 {
 			rep.Code(rt.status)

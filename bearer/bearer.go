@@ -17,8 +17,8 @@
 // is 500 {"error":"internal server error"}. Unlike it, and per RFC 6750 and
 // RFC 9110, every 401 carries "www-authenticate: Bearer" (with
 // error="invalid_token" for a wrong key), the scheme name matches
-// case-insensitively unless Strict is set, and a request with more than
-// one authorization header is 400 invalid_request.
+// case-insensitively unless CaseSensitive is given, and a request with
+// more than one authorization header is 400 invalid_request.
 package bearer
 
 import (
