@@ -1,0 +1,243 @@
+package jwt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/health"
+)
+
+// PluginName is the name the plugin registers under.
+const PluginName = "jwt"
+
+// SchemeName is the name of the security scheme the plugin declares
+// where it guards routes: an openIdConnect scheme with Discovery, an
+// http bearer scheme of format JWT otherwise.
+const SchemeName = "jwtAuth"
+
+// CheckName is the name of the readiness check Health adds.
+const CheckName = "jwks"
+
+// The answers' error codes: RFC 6750's (§3.1), and none for a request
+// without a token, which RFC 6750 answers without an error code.
+const (
+	CodeInvalidToken      = "invalid_token"
+	CodeInsufficientScope = "insufficient_scope"
+	CodeInvalidRequest    = "invalid_request"
+)
+
+// Answers the plugin gives, in the server's error format.
+var (
+	errMissing  = httpx.NewError(http.StatusUnauthorized, "", "Missing bearer token")
+	errInvalid  = httpx.NewError(http.StatusUnauthorized, CodeInvalidToken, "Invalid token")
+	errMultiple = httpx.NewError(http.StatusBadRequest, CodeInvalidRequest, "More than one Authorization header")
+	errScope    = httpx.NewError(http.StatusForbidden, CodeInsufficientScope, "Insufficient scope")
+)
+
+// Challenges of the answers (RFC 6750 §3): they never echo the token nor
+// say which check failed.
+var (
+	challengeMissing = []string{`Bearer`}
+	challengeInvalid = []string{`Bearer error="invalid_token"`}
+	challengeRequest = []string{`Bearer error="invalid_request"`}
+)
+
+// decorator is the request decorator the hook leaves the claims in; the
+// *Claims[T] request value reads it.
+const decorator = "burrow.jwt"
+
+// routeKey is a route as its hook sees it (httpx.RouteInfo; a HEAD twin
+// has its GET's).
+type routeKey struct{ method, path string }
+
+// guard is one registration of the plugin.
+type guard[T any] struct {
+	v      *verifier
+	level  zapcore.Level
+	custom bool // T has fields: decode the payload into it
+
+	mu      sync.Mutex
+	pending map[routeKey]*rule
+	rules   atomic.Pointer[map[routeKey]*rule] // published at OnReady
+}
+
+// Plugin returns the wrapped plugin that verifies the bearer token of
+// every request to the context registering it and its descendants, and
+// provides its claims there as the request value *Claims[T] (T receives
+// the payload, for claims of the issuer's own; struct{} for none).
+// Requests without a valid token are answered 401, those lacking a
+// route's Scopes 403. Invalid options make Register (and Ready) fail
+// with a *app.PluginError naming the plugin.
+func Plugin[T any](opts ...Option) *app.Plugin {
+	c, err := newConfig(opts)
+	g := &guard[T]{pending: map[routeKey]*rule{}}
+	var r *remote
+	if err == nil {
+		g.level = c.logLevel
+		g.custom = reflect.TypeFor[T]().Size() > 0 || reflect.TypeFor[T]().Kind() != reflect.Struct
+		g.v = &verifier{issuer: c.issuer, audience: c.audience, leeway: c.leeway, maxSize: c.maxSize,
+			require: c.require, now: c.now}
+		if len(c.static) > 0 {
+			g.v.static = newKeySet(c.static)
+		} else {
+			r = newRemote(c.discovery, c.jwksURL, c.client)
+			r.now = c.now
+			if c.wait != nil {
+				r.wait = c.wait
+			}
+			g.v.remote = r
+		}
+	}
+	return app.Wrap(func(s *app.Server) error {
+		if err := s.DecorateRequest(decorator, (*Claims[T])(nil)); err != nil {
+			return err
+		}
+		if err := s.ProvideRequest(app.Provider(claimsOf[T])); err != nil {
+			return err
+		}
+		if err := s.DeclareSecurity(scheme(c)); err != nil {
+			return err
+		}
+		if err := s.OnRoute(g.readScopes); err != nil {
+			return err
+		}
+		if err := s.OnReady(func() error {
+			rules := g.pending
+			g.rules.Store(&rules)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if r != nil {
+			r.log = s.Log()
+			if err := s.OnReady(func() error { r.start(); return nil }); err != nil {
+				return err
+			}
+			if err := s.OnClose(func(context.Context) error { r.stop(); return nil }); err != nil {
+				return err
+			}
+			if c.checks != nil {
+				if err := s.Register(c.checks.Check(CheckName, r.check, health.Interval(time.Second))); err != nil {
+					return err
+				}
+			}
+		}
+		return s.AddHook(app.OnRequest, g.authenticate)
+	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
+}
+
+// scheme is the security scheme the plugin declares.
+func scheme(c *config) app.SecurityScheme {
+	if c != nil && c.discovery != "" {
+		return app.SecurityScheme{Name: SchemeName, Type: "openIdConnect", OpenIDConnectURL: discoveryURL(c.discovery)}
+	}
+	return app.SecurityScheme{Name: SchemeName, Type: "http", Scheme: "bearer", BearerFormat: "JWT"}
+}
+
+// check is the readiness check: it fails until a key set was fetched.
+func (r *remote) check(ctx context.Context) error {
+	select {
+	case <-r.fetched:
+		return nil
+	case <-ctx.Done():
+		return errors.New("no key fetched from the issuer yet")
+	}
+}
+
+type claimsIn struct {
+	app.In
+	Req *httpx.Request
+}
+
+// claimsOf is the constructor of the *Claims[T] request value: the
+// claims the hook verified.
+func claimsOf[T any](_ context.Context, in claimsIn) (*Claims[T], func(bool) error, error) {
+	v, _ := in.Req.Decorator(decorator)
+	c, _ := v.(*Claims[T])
+	if c == nil {
+		return nil, nil, errors.New("jwt: no verified claims for this request")
+	}
+	return c, nil, nil
+}
+
+// readScopes is the OnRoute hook: it takes each route's Scopes, so Ready
+// knows a plugin guards it, and keeps it for the requests.
+func (g *guard[T]) readScopes(spec *app.RouteSpec) error {
+	r, ok := app.RouteConfig[*rule](spec)
+	if !ok {
+		return nil
+	}
+	if len(r.scopes) == 0 {
+		return errNoScopes
+	}
+	for _, s := range r.scopes {
+		if err := checkScope(s); err != nil {
+			return err
+		}
+	}
+	if spec.Twin {
+		return nil
+	}
+	r.challenge = []string{`Bearer error="insufficient_scope", scope="` + strings.Join(r.scopes, " ") + `"`}
+	g.mu.Lock()
+	g.pending[routeKey{spec.Method, spec.Path}] = r
+	g.mu.Unlock()
+	return nil
+}
+
+// authenticate is the onRequest hook.
+func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
+	values := req.Raw().Header["Authorization"]
+	switch {
+	case len(values) > 1:
+		return g.refuse(req, rep, errMultiple, challengeRequest, "more than one Authorization header")
+	case len(values) == 0 || values[0] == "":
+		return g.refuse(req, rep, errMissing, challengeMissing, "no bearer token")
+	}
+	h := values[0]
+	if len(h) < 7 || !strings.EqualFold(h[:7], "Bearer ") {
+		return g.refuse(req, rep, errInvalid, challengeInvalid, "not a bearer token")
+	}
+	token := strings.TrimSpace(h[7:])
+	reg, payload, err := g.v.verify(req.Context(), token)
+	if err != nil {
+		return g.refuse(req, rep, errInvalid, challengeInvalid, err.Error())
+	}
+	c := &Claims[T]{Issuer: reg.Issuer, Subject: reg.Subject, Audience: reg.Audience,
+		Expires: reg.Expires.time(), NotBefore: reg.NotBefore.time(), IssuedAt: reg.IssuedAt.time(),
+		ID: reg.ID, Scopes: reg.scopes()}
+	if g.custom {
+		if err := json.Unmarshal(payload, &c.Custom); err != nil {
+			return g.refuse(req, rep, errInvalid, challengeInvalid, "claims do not fit the claims type")
+		}
+	}
+	if rules := g.rules.Load(); rules != nil && len(*rules) > 0 {
+		if rt := req.Route(); rt != nil {
+			if r := (*rules)[routeKey{rt.Method, rt.Path}]; r != nil && !r.hasAll(c.Scopes) {
+				return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
+			}
+		}
+	}
+	return req.SetDecorator(decorator, c)
+}
+
+// refuse logs why and answers failure.
+func (g *guard[T]) refuse(req *httpx.Request, rep *httpx.Reply, failure *httpx.Error, challenge []string, why string) error {
+	if ce := req.Log().Check(g.level, "unauthorized: "+why); ce != nil {
+		ce.Write(zap.Int("statusCode", failure.StatusCode))
+	}
+	rep.Header()["Www-Authenticate"] = challenge
+	return rep.SendError(failure)
+}

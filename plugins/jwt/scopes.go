@@ -1,0 +1,61 @@
+package jwt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/burrow-go/burrow/app"
+)
+
+// rule is what Scopes gives a route: the scopes its token must hold.
+type rule struct {
+	scopes    []string
+	challenge []string // the route's 403 WWW-Authenticate value, made at Ready
+}
+
+// String describes the rule for PrintRoutes.
+func (r *rule) String() string { return "scopes " + strings.Join(r.scopes, " ") }
+
+// Scopes requires, of a route's requests, a token granted every one of
+// scopes; a token lacking one is answered 403 with error="insufficient_scope"
+// and the scopes required. Ready fails for a route given it where no JWT
+// plugin guards it (app.ErrUnreadConfig), and for a scope that is not an
+// RFC 6749 scope token.
+func Scopes(scopes ...string) app.RouteOption {
+	return app.WithConfig(&rule{scopes: append([]string(nil), scopes...)})
+}
+
+// errNoScopes is the error of a route given Scopes with none.
+var errNoScopes = errors.New("jwt.Scopes: no scope given")
+
+// checkScope accepts an RFC 6749 §3.3 scope-token: printable ASCII but
+// space, '"' and '\\', which keeps the challenge header well-formed.
+func checkScope(s string) error {
+	if s == "" {
+		return errors.New("jwt.Scopes: empty scope")
+	}
+	for i := range len(s) {
+		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
+			return fmt.Errorf("jwt.Scopes: invalid scope %q", s)
+		}
+	}
+	return nil
+}
+
+// hasAll reports whether granted holds every scope of r.
+func (r *rule) hasAll(granted []string) bool {
+	for _, want := range r.scopes {
+		found := false
+		for _, g := range granted {
+			if g == want {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
