@@ -196,3 +196,5 @@ func auth(token string) []string { return []string{"Authorization", "Bearer " + 
 
 // contains reports whether s holds part, for messages.
 func contains(s, part string) bool { return strings.Contains(s, part) }
+
+func rsaGenerate(bits int) (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, bits) }

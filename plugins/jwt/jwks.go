@@ -54,8 +54,6 @@ type remote struct {
 
 	keys    atomic.Pointer[keySet]
 	fetches atomic.Int64 // fetches started, for tests
-	fetched chan struct{}
-	once    sync.Once
 
 	mu       sync.Mutex
 	inflight chan struct{} // closed when the running fetch ends; nil when none runs
@@ -71,7 +69,7 @@ type remote struct {
 func newRemote(issuer, jwksURL string, client *http.Client) *remote {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &remote{issuer: issuer, jwksURL: jwksURL, client: client, now: time.Now, wait: sleep,
-		log: zap.NewNop(), fetched: make(chan struct{}), ctx: ctx, cancel: cancel}
+		log: zap.NewNop(), ctx: ctx, cancel: cancel}
 }
 
 // sleep waits d or until ctx ends.
@@ -209,7 +207,6 @@ func (r *remote) fetch() (time.Duration, error) {
 		return 0, fmt.Errorf("%s: %w", r.jwksURL, err)
 	}
 	r.keys.Store(set)
-	r.once.Do(func() { close(r.fetched) })
 	return lifetime(h, r.now()), nil
 }
 

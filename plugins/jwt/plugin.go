@@ -147,14 +147,14 @@ func scheme(c *config) app.SecurityScheme {
 }
 
 // check is the readiness check: it fails until a key set was fetched.
-func (r *remote) check(ctx context.Context) error {
-	select {
-	case <-r.fetched:
-		return nil
-	case <-ctx.Done():
-		return errors.New("no key fetched from the issuer yet")
+func (r *remote) check(context.Context) error {
+	if r.keys.Load() == nil {
+		return errNotFetched
 	}
+	return nil
 }
+
+var errNotFetched = errors.New("no key fetched from the issuer yet")
 
 type claimsIn struct {
 	app.In
