@@ -166,6 +166,7 @@ func TestInvalidOptions(t *testing.T) {
 // The static key option: a service that signs its own HS256 tokens.
 func TestSecret(t *testing.T) {
 	t.Parallel()
+	testKeys(t)
 	secret := []byte("a secret of thirty-two bytes....")
 	s := newAPI(t, nil, jwt.Secret(secret), jwt.Require("sub"))
 	now := time.Now()
