@@ -13,7 +13,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,7 +193,5 @@ func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 // auth is the Authorization header of a bearer token.
 func auth(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
-// contains reports whether s holds part, for messages.
-func contains(s, part string) bool { return strings.Contains(s, part) }
 
 func rsaGenerate(bits int) (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, bits) }
