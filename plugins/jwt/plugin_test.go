@@ -3,6 +3,7 @@ package jwt_test
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/jwt"
 )
@@ -390,4 +392,35 @@ func shortRSA(t testing.TB) any {
 	k, err := rsaGenerate(1024)
 	require.NoError(t, err)
 	return &k.PublicKey
+}
+
+// The plugin declares its scheme where it guards routes, and each
+// route's scopes with it.
+func TestOpenAPI(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	for name, tt := range map[string]struct {
+		opts   []jwt.Option
+		scheme map[string]any
+	}{
+		"discovery": {[]jwt.Option{jwt.Discovery(is.URL), jwt.Audience("api")},
+			map[string]any{"type": "openIdConnect", "openIdConnectUrl": is.URL + "/.well-known/openid-configuration"}},
+		"secret": {[]jwt.Option{jwt.Secret([]byte(strings.Repeat("s", 32)))},
+			map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newAPI(t, nil, tt.opts...)
+			d, err := openapi.Build(s.Routes(), openapi.Info{})
+			require.NoError(t, err)
+			var doc struct {
+				Paths      map[string]map[string]struct{ Security []map[string][]string }
+				Components struct{ SecuritySchemes map[string]map[string]any }
+			}
+			require.NoError(t, json.Unmarshal(d.JSON(), &doc))
+			assert.Equal(t, tt.scheme, doc.Components.SecuritySchemes[jwt.SchemeName])
+			assert.Equal(t, []map[string][]string{{jwt.SchemeName: {"todos:write"}}}, doc.Paths["/todos"]["post"].Security)
+			assert.Equal(t, []map[string][]string{{jwt.SchemeName: {}}}, doc.Paths["/me"]["get"].Security)
+			assert.Empty(t, doc.Paths["/public"]["get"].Security)
+		})
+	}
 }

@@ -59,3 +59,7 @@ func (r *rule) hasAll(granted []string) bool {
 	}
 	return true
 }
+
+// SecurityScopes lists the rule's scopes in the route's description,
+// with the plugin's scheme (app.ScopedSecurity).
+func (r *rule) SecurityScopes() (string, []string) { return SchemeName, r.scopes }
