@@ -193,5 +193,4 @@ func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 // auth is the Authorization header of a bearer token.
 func auth(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
-
 func rsaGenerate(bits int) (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, bits) }
