@@ -4,13 +4,17 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 )
 
@@ -28,11 +32,20 @@ type Verifier struct {
 	logLevel    zapcore.Level
 	contentType []string
 	errResponse func(error) any
+	store       KeyStore
+	header      string             // the header the key is read from; "" for Authorization
+	security    app.SecurityScheme // declared where the hook lands
+
+	// Routes' Scopes, by route, kept at Ready (pending) and read by
+	// requests once published.
+	mu      sync.Mutex
+	pending map[routeKey]*rule
+	rules   atomic.Pointer[map[routeKey]*rule]
 
 	// Pre-built answers, so a rejection costs no encoding.
-	errMissing, errInvalid, errMultiple, errInternal *httpx.Error
-	missing, invalid, multiple, internal             json.RawMessage
-	challenge, invalidToken, badRequest              []string
+	errMissing, errInvalid, errMultiple, errInternal, errScope *httpx.Error
+	missing, invalid, multiple, internal, scope                json.RawMessage
+	challenge, invalidToken, badRequest                        []string
 }
 
 // New checks opts and returns a Verifier. It refuses ExposeIdentity:
@@ -67,7 +80,18 @@ func newVerifier(c *config) *Verifier {
 			identities[i] = Identity{Index: i - 1, Authenticated: true}
 		}
 	}
+	security := app.SecurityScheme{Name: schemeName(strings.ToLower(c.scheme)), Type: "http", Scheme: strings.ToLower(c.scheme)}
+	if c.header != "" {
+		security = app.SecurityScheme{Name: schemeName(strings.ToLower(c.header)), Type: "apiKey", In: "header",
+			ParamName: http.CanonicalHeaderKey(c.header)}
+	}
 	return &Verifier{
+		store:        c.store,
+		header:       http.CanonicalHeaderKey(c.header),
+		security:     security,
+		pending:      map[routeKey]*rule{},
+		errScope:     httpx.NewError(http.StatusForbidden, CodeScope, MsgScope),
+		scope:        body(MsgScope),
 		identities:   identities,
 		keys:         c.keys,
 		auth:         c.auth,
@@ -115,6 +139,14 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	if failure == nil {
 		return nil
 	}
+	if failure == v.errScope {
+		rep.Header()["Content-Type"] = v.contentType
+		rep.Code(failure.StatusCode)
+		if v.errResponse != nil {
+			return rep.Send(v.errResponse(failure))
+		}
+		return rep.Send(v.scope)
+	}
 	rep.Header()["Content-Type"] = v.contentType
 	rep.Code(failure.StatusCode)
 	if v.errResponse != nil {
@@ -134,52 +166,154 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 // refuse runs the check; on failure it logs the reason and sets the
 // challenge header.
 func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.Error, cause error) {
-	failure, cause = v.check(req)
+	var r *rule
+	failure, cause, r = v.check(req)
 	if failure != nil {
 		v.log(req, failure, cause)
-		if challenge := v.challengeFor(failure); challenge != nil {
+		challenge := v.challengeFor(failure)
+		if r != nil {
+			challenge = r.challenge
+		}
+		if challenge != nil {
 			rep.Header()["Www-Authenticate"] = challenge
 		}
 	}
 	return failure, cause
 }
 
-// check returns nil when req may pass, or the failure and, for an Auth
-// error, its cause.
-func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error) {
-	values := req.Raw().Header["Authorization"]
+// check returns nil when req may pass, or the failure and, for a store
+// or Auth error, its cause; for a key lacking the route's scopes, the
+// route's rule.
+func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error, r *rule) {
+	key, failure := v.credential(req)
+	if failure != nil {
+		return failure, nil, nil
+	}
+	index := -1
+	var found *APIKey
+	switch {
+	case v.store != nil:
+		k, err := v.store.Find(req.Context(), HashKey(key))
+		if err != nil {
+			return v.errInternal, err, nil
+		}
+		if k == nil {
+			return v.errInvalid, nil, nil
+		}
+		found = k
+		if r = v.ruleOf(req); r != nil && !r.hasAll(k.Scopes) {
+			return v.errScope, nil, r
+		}
+	case v.auth != nil:
+		ok, err := v.auth(key, req)
+		if err != nil {
+			return v.errInternal, err, nil
+		}
+		if !ok {
+			return v.errInvalid, nil, nil
+		}
+	default:
+		if index = v.match(key); index < 0 {
+			return v.errInvalid, nil, nil
+		}
+	}
+	if v.identity != "" {
+		id := v.identities[index+1]
+		if found != nil {
+			id = Identity{Index: -1, Authenticated: true, KeyID: found.ID, Scopes: found.Scopes}
+		}
+		if err := req.SetDecorator(v.identity, id); err != nil {
+			return v.errInternal, err, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+// credential is the key req presents: the value of the plugin's Header,
+// or what follows the scheme in its authorization header.
+func (v *Verifier) credential(req *httpx.Request) (string, *httpx.Error) {
+	name := "Authorization"
+	if v.header != "" {
+		name = v.header
+	}
+	values := req.Raw().Header[name]
 	switch {
 	case len(values) > 1:
-		return v.errMultiple, nil
+		return "", v.errMultiple
 	case len(values) == 0 || values[0] == "":
-		return v.errMissing, nil
+		return "", v.errMissing
 	}
 	h := values[0]
+	if v.header != "" {
+		if key := strings.TrimSpace(h); key != "" {
+			return key, nil
+		}
+		return "", v.errInvalid
+	}
 	if len(h) < len(v.prefix) || !v.schemeMatches(h[:len(v.prefix)]) {
-		return v.errInvalid, nil
+		return "", v.errInvalid
 	}
 	key := strings.TrimSpace(h[len(v.prefix):])
 	if key == "" {
-		return v.errInvalid, nil
+		return "", v.errInvalid
 	}
-	index := -1
-	if v.auth != nil {
-		ok, err := v.auth(key, req)
-		if err != nil {
-			return v.errInternal, err
-		}
-		if !ok {
-			return v.errInvalid, nil
-		}
-	} else if index = v.match(key); index < 0 {
-		return v.errInvalid, nil
+	return key, nil
+}
+
+// routeKey is a route as its hook sees it (httpx.RouteInfo; a HEAD twin
+// has its GET's).
+type routeKey struct{ method, path string }
+
+// ruleOf is the Scopes of req's route, or nil.
+func (v *Verifier) ruleOf(req *httpx.Request) *rule {
+	rules := v.rules.Load()
+	if rules == nil || len(*rules) == 0 {
+		return nil
 	}
-	if v.identity != "" {
-		if err := req.SetDecorator(v.identity, v.identities[index+1]); err != nil {
-			return v.errInternal, err
+	rt := req.Route()
+	if rt == nil {
+		return nil
+	}
+	return (*rules)[routeKey{rt.Method, rt.Path}]
+}
+
+// readScopes is the plugin's OnRoute hook: it takes each route's Scopes,
+// so Ready knows a plugin guards it, and keeps it for the requests.
+func (v *Verifier) readScopes(spec *app.RouteSpec) error {
+	r, ok := app.RouteConfig[*rule](spec)
+	if !ok {
+		return nil
+	}
+	if v.store == nil {
+		return ErrScopesNeedStore
+	}
+	if len(r.scopes) == 0 {
+		return errors.New("bearer.Scopes: no scope given")
+	}
+	for _, sc := range r.scopes {
+		if err := checkScope(sc); err != nil {
+			return err
 		}
 	}
-	return nil, nil
+	if spec.Twin {
+		return nil
+	}
+	r.scheme = v.security.Name
+	r.challenge = []string{v.prefix[:len(v.prefix)-1] + ` error="insufficient_scope", scope="` + strings.Join(r.scopes, " ") + `"`}
+	v.mu.Lock()
+	v.pending[routeKey{spec.Method, spec.Path}] = r
+	v.mu.Unlock()
+	return nil
+}
+
+// publishRules makes the routes' Scopes visible to requests, once Ready
+// has read them all.
+func (v *Verifier) publishRules() error {
+	v.mu.Lock()
+	rules := v.pending
+	v.mu.Unlock()
+	v.rules.Store(&rules)
+	return nil
 }
 
 func (v *Verifier) schemeMatches(prefix string) bool {
