@@ -19,6 +19,13 @@
 // error="invalid_token" for a wrong key), the scheme name matches
 // case-insensitively unless Strict is set, and a request with more than
 // one authorization header is 400 invalid_request.
+//
+// API keys: Store takes the keys from a KeyStore, which holds their
+// SHA-256 sums (HashKey) and is asked for the sum of the key sent, never
+// the key; MemoryKeys compares it with every key in constant time. Each
+// key has scopes, and a route given Scopes needs a key holding them (403
+// insufficient_scope otherwise). Header reads the key from a named header
+// ("X-API-Key") instead of the authorization header.
 package bearer
 
 import (
