@@ -424,3 +424,37 @@ func TestOpenAPI(t *testing.T) {
 		})
 	}
 }
+
+// Sibling contexts may each have their plugin, with keys of their own;
+// a second plugin below the first fails Ready: its routes' tokens would
+// have to pass both.
+func TestOnePluginPerBranch(t *testing.T) {
+	t.Parallel()
+	a, b := []byte(strings.Repeat("a", 32)), []byte(strings.Repeat("b", 32))
+	whoami := func(c *jwt.Claims[struct{}]) (string, error) { return c.Subject, nil }
+	s := apptest.New(t)
+	s.Register(func(s *app.Server) error {
+		s.Register(jwt.Plugin[struct{}](jwt.Secret(a)))
+		return s.Get("/a", whoami)
+	})
+	s.Register(func(s *app.Server) error {
+		s.Register(jwt.Plugin[struct{}](jwt.Secret(b)))
+		return s.Get("/b", whoami)
+	})
+	require.NoError(t, s.Ready())
+	claims := map[string]any{"sub": "ada", "exp": time.Now().Add(time.Hour).Unix()}
+	assert.Equal(t, 200, apptest.Get(t, s, "/a", auth(sign("HS256", a, nil, claims))...).StatusCode)
+	assert.Equal(t, 401, apptest.Get(t, s, "/a", auth(sign("HS256", b, nil, claims))...).StatusCode)
+	assert.Equal(t, 200, apptest.Get(t, s, "/b", auth(sign("HS256", b, nil, claims))...).StatusCode)
+
+	nested := apptest.New(t)
+	nested.Register(jwt.Plugin[struct{}](jwt.Secret(a)))
+	nested.Register(func(s *app.Server) error {
+		s.Register(jwt.Plugin[struct{}](jwt.Secret(b)))
+		return s.Get("/x", whoami)
+	}, app.Name("inner"))
+	err := nested.Ready()
+	var pe *app.PluginError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, err.Error(), "plugin jwt (root > inner)")
+}
