@@ -24,7 +24,7 @@ type Claims[T any] struct {
 	IssuedAt  time.Time
 	ID        string
 	// Scopes are the token's scopes: its "scope" claim, space-separated
-	// (RFC 9068), or its "scp" claim, a list or a string.
+	// (RFC 9068) or a list, or else its "scp" claim, a list or a string.
 	Scopes []string
 	Custom T
 }
@@ -41,14 +41,18 @@ type registered struct {
 	NotBefore *numericDate `json:"nbf"`
 	IssuedAt  *numericDate `json:"iat"`
 	ID        string       `json:"jti"`
-	Scope     *string      `json:"scope"`
+	Scope     stringList   `json:"scope"`
 	Scp       stringList   `json:"scp"`
 }
 
-// scopes are the token's scopes, from "scope" or else "scp".
+// scopes are the token's scopes, from "scope" (space-separated, or a
+// list as some providers write it) or else "scp".
 func (r *registered) scopes() []string {
-	if r.Scope != nil {
-		return strings.Fields(*r.Scope)
+	switch {
+	case len(r.Scope) == 1:
+		return strings.Fields(r.Scope[0])
+	case r.Scope != nil:
+		return r.Scope
 	}
 	return r.Scp
 }

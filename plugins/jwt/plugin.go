@@ -86,7 +86,7 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 	var r *remote
 	if err == nil {
 		g.level = c.logLevel
-		g.custom = reflect.TypeFor[T]().Size() > 0 || reflect.TypeFor[T]().Kind() != reflect.Struct
+		g.custom = reflect.TypeFor[T]().Size() > 0 // struct{} holds nothing to decode
 		g.v = &verifier{issuer: c.issuer, audience: c.audience, leeway: c.leeway, maxSize: c.maxSize,
 			require: c.require, now: c.now}
 		if len(c.static) > 0 {
@@ -156,6 +156,10 @@ func (r *remote) check(context.Context) error {
 
 var errNotFetched = errors.New("no key fetched from the issuer yet")
 
+// errNoClaims is the claims' constructor's error for a request the hook
+// did not verify, which a route of the plugin's context cannot be.
+var errNoClaims = errors.New("the request has no verified token")
+
 type claimsIn struct {
 	app.In
 	Req *httpx.Request
@@ -167,7 +171,7 @@ func claimsOf[T any](_ context.Context, in claimsIn) (*Claims[T], func(bool) err
 	v, _ := in.Req.Decorator(decorator)
 	c, _ := v.(*Claims[T])
 	if c == nil {
-		return nil, nil, errors.New("jwt: no verified claims for this request")
+		return nil, nil, errNoClaims
 	}
 	return c, nil, nil
 }
