@@ -167,7 +167,7 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 // challenge header.
 func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.Error, cause error) {
 	var r *rule
-	failure, cause, r = v.check(req)
+	failure, r, cause = v.check(req)
 	if failure != nil {
 		v.log(req, failure, cause)
 		challenge := v.challengeFor(failure)
@@ -184,7 +184,7 @@ func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.
 // check returns nil when req may pass, or the failure and, for a store
 // or Auth error, its cause; for a key lacking the route's scopes, the
 // route's rule.
-func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error, r *rule) {
+func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cause error) {
 	key, failure := v.credential(req)
 	if failure != nil {
 		return failure, nil, nil
@@ -195,19 +195,19 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error,
 	case v.store != nil:
 		k, err := v.store.Find(req.Context(), HashKey(key))
 		if err != nil {
-			return v.errInternal, err, nil
+			return v.errInternal, nil, err
 		}
 		if k == nil {
 			return v.errInvalid, nil, nil
 		}
 		found = k
 		if r = v.ruleOf(req); r != nil && !r.hasAll(k.Scopes) {
-			return v.errScope, nil, r
+			return v.errScope, r, nil
 		}
 	case v.auth != nil:
 		ok, err := v.auth(key, req)
 		if err != nil {
-			return v.errInternal, err, nil
+			return v.errInternal, nil, err
 		}
 		if !ok {
 			return v.errInvalid, nil, nil
@@ -223,7 +223,7 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error,
 			id = Identity{Index: -1, Authenticated: true, KeyID: found.ID, Scopes: found.Scopes}
 		}
 		if err := req.SetDecorator(v.identity, id); err != nil {
-			return v.errInternal, err, nil
+			return v.errInternal, nil, err
 		}
 	}
 	return nil, nil, nil
