@@ -109,27 +109,3 @@ func Scopes(scopes ...string) app.RouteOption {
 // ErrScopesNeedStore fails Ready for a route given Scopes where the
 // bearer plugin has keys without scopes (Keys, Auth).
 var ErrScopesNeedStore = errors.New("bearer.Scopes needs keys with scopes: give the plugin bearer.Store")
-
-// hasAll reports whether granted holds every scope of r.
-func (r *rule) hasAll(granted []string) bool {
-	for _, want := range r.scopes {
-		if !slices.Contains(granted, want) {
-			return false
-		}
-	}
-	return true
-}
-
-// checkScope accepts an RFC 6749 §3.3 scope-token: printable ASCII but
-// space, '"' and '\\', which keeps the challenge header well-formed.
-func checkScope(s string) error {
-	if s == "" {
-		return errors.New("bearer.Scopes: empty scope")
-	}
-	for i := range len(s) {
-		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
-			return fmt.Errorf("bearer.Scopes: invalid scope %q", s)
-		}
-	}
-	return nil
-}

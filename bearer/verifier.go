@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/scopetoken"
 )
 
 // Verifier checks authorization headers. Plugin installs its check as an
@@ -201,7 +201,7 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cau
 			return v.errInvalid, nil, nil
 		}
 		found = k
-		if r = v.ruleOf(req); r != nil && !r.hasAll(k.Scopes) {
+		if r = v.ruleOf(req); r != nil && !scopetoken.All(k.Scopes, r.scopes) {
 			return v.errScope, r, nil
 		}
 	case v.auth != nil:
@@ -287,19 +287,14 @@ func (v *Verifier) readScopes(spec *app.RouteSpec) error {
 	if v.store == nil {
 		return ErrScopesNeedStore
 	}
-	if len(r.scopes) == 0 {
-		return errors.New("bearer.Scopes: no scope given")
-	}
-	for _, sc := range r.scopes {
-		if err := checkScope(sc); err != nil {
-			return err
-		}
+	if err := scopetoken.Check("bearer.Scopes", r.scopes); err != nil {
+		return err
 	}
 	if spec.Twin {
 		return nil
 	}
 	r.scheme = v.security.Name
-	r.challenge = []string{v.prefix[:len(v.prefix)-1] + ` error="insufficient_scope", scope="` + strings.Join(r.scopes, " ") + `"`}
+	r.challenge = scopetoken.Challenge(v.prefix[:len(v.prefix)-1], r.scopes)
 	v.mu.Lock()
 	v.pending[routeKey{spec.Method, spec.Path}] = r
 	v.mu.Unlock()

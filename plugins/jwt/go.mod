@@ -6,7 +6,6 @@ require (
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
 	github.com/lestrrat-go/jwx/v3 v3.4.0
 	github.com/stretchr/testify v1.12.1
-	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 )
 
@@ -22,6 +21,7 @@ require (
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect
 	go.uber.org/dig v1.19.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.47.0 // indirect

@@ -16,6 +16,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/scopetoken"
 	"github.com/burrow-go/burrow/plugins/health"
 )
 
@@ -183,18 +184,13 @@ func (g *guard[T]) readScopes(spec *app.RouteSpec) error {
 	if !ok {
 		return nil
 	}
-	if len(r.scopes) == 0 {
-		return errNoScopes
-	}
-	for _, s := range r.scopes {
-		if err := checkScope(s); err != nil {
-			return err
-		}
+	if err := scopetoken.Check("jwt.Scopes", r.scopes); err != nil {
+		return err
 	}
 	if spec.Twin {
 		return nil
 	}
-	r.challenge = []string{`Bearer error="insufficient_scope", scope="` + strings.Join(r.scopes, " ") + `"`}
+	r.challenge = scopetoken.Challenge("Bearer", r.scopes)
 	g.mu.Lock()
 	g.pending[routeKey{spec.Method, spec.Path}] = r
 	g.mu.Unlock()
@@ -229,7 +225,7 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	}
 	if rules := g.rules.Load(); rules != nil && len(*rules) > 0 {
 		if rt := req.Route(); rt != nil {
-			if r := (*rules)[routeKey{rt.Method, rt.Path}]; r != nil && !r.hasAll(c.Scopes) {
+			if r := (*rules)[routeKey{rt.Method, rt.Path}]; r != nil && !scopetoken.All(c.Scopes, r.scopes) {
 				return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,54 +22,27 @@ import (
 	"github.com/burrow-go/burrow/plugins/jwt"
 )
 
-// The OpenID Provider of github.com/zitadel/oidc (internal/oidcop, a
-// module of its own), built once per test binary.
-var (
-	providerOnce sync.Once
-	providerBin  string
-	providerErr  error
-	providerDir  string
-)
-
+// buildProvider builds the OpenID Provider of github.com/zitadel/oidc
+// (internal/oidcop, a module of its own) into a directory of t's.
+// Never skipped: a provider that does not build is a failure.
 func buildProvider(t *testing.T) string {
 	t.Helper()
-	providerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "oidcop")
-		if err != nil {
-			providerErr = err
-			return
-		}
-		providerDir = dir
-		bin := filepath.Join(dir, "oidcop")
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Dir = filepath.Join("internal", "oidcop")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			providerErr = &buildError{err: err, out: out}
-			return
-		}
-		providerBin = bin
-	})
-	// Never skipped: a provider that does not build is a failure.
-	require.NoError(t, providerErr, "building the OpenID Provider")
-	return providerBin
+	bin := filepath.Join(t.TempDir(), "oidcop")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("internal", "oidcop")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "building the OpenID Provider: %s", out)
+	return bin
 }
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + string(e.out) }
 
 // provider is a running OpenID Provider.
 type provider struct {
 	issuer string
 }
 
-// startProvider starts the provider on a free port, issuing access
-// tokens for audience; it is stopped when t ends.
-func startProvider(t *testing.T, audience string) *provider {
-	bin := buildProvider(t)
+// startProvider starts the provider built as bin on a free port,
+// issuing access tokens for audience; it is stopped when t ends.
+func startProvider(t *testing.T, bin, audience string) *provider {
 	cmd := exec.Command(bin, "-audience", audience)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
@@ -148,7 +120,8 @@ type serviceClaims struct {
 // found through its discovery document, over real HTTP.
 func TestRealProvider(t *testing.T) {
 	t.Parallel()
-	p := startProvider(t, "todos-api")
+	bin := buildProvider(t)
+	p := startProvider(t, bin, "todos-api")
 	checks := health.New()
 	s := apptest.New(t)
 	s.Register(func(s *app.Server) error {
@@ -177,7 +150,7 @@ func TestRealProvider(t *testing.T) {
 	sig[len(sig)-5] ^= 1
 	res = apptest.Fetch(t, "GET", base+"/todos", auth(string(sig))...)
 	assert.Equal(t, 401, res.StatusCode)
-	other := startProvider(t, "other-api")
+	other := startProvider(t, bin, "other-api")
 	res = apptest.Fetch(t, "GET", base+"/todos", auth(other.token(t, "todos:read"))...)
 	assert.Equal(t, 401, res.StatusCode, "another issuer, another audience")
 

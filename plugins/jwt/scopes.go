@@ -1,8 +1,6 @@
 package jwt
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/burrow-go/burrow/app"
@@ -24,40 +22,6 @@ func (r *rule) String() string { return "scopes " + strings.Join(r.scopes, " ") 
 // RFC 6749 scope token.
 func Scopes(scopes ...string) app.RouteOption {
 	return app.WithConfig(&rule{scopes: append([]string(nil), scopes...)})
-}
-
-// errNoScopes is the error of a route given Scopes with none.
-var errNoScopes = errors.New("jwt.Scopes: no scope given")
-
-// checkScope accepts an RFC 6749 §3.3 scope-token: printable ASCII but
-// space, '"' and '\\', which keeps the challenge header well-formed.
-func checkScope(s string) error {
-	if s == "" {
-		return errors.New("jwt.Scopes: empty scope")
-	}
-	for i := range len(s) {
-		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
-			return fmt.Errorf("jwt.Scopes: invalid scope %q", s)
-		}
-	}
-	return nil
-}
-
-// hasAll reports whether granted holds every scope of r.
-func (r *rule) hasAll(granted []string) bool {
-	for _, want := range r.scopes {
-		found := false
-		for _, g := range granted {
-			if g == want {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // SecurityScopes lists the rule's scopes in the route's description,
