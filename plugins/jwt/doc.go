@@ -43,6 +43,9 @@
 // have. A token longer than MaxTokenSize (8 KiB) is refused before it is
 // decoded. The signature is checked by github.com/lestrrat-go/jwx/v3.
 //
+// Optional lets requests without a token through, with nil claims;
+// Scheme takes tokens from another authorization scheme ("Token").
+//
 // # Answers
 //
 // A request without a token is answered 401 with "WWW-Authenticate:

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"github.com/burrow-go/burrow/internal/token"
 	"github.com/burrow-go/burrow/plugins/health"
 )
 
@@ -54,6 +55,8 @@ type config struct {
 	client    *http.Client
 	checks    *health.Checks
 	logLevel  zapcore.Level
+	scheme    string
+	optional  bool
 	now       func() time.Time
 	wait      func(ctx context.Context, d time.Duration) bool
 	err       error
@@ -214,8 +217,29 @@ func LogLevel(l zapcore.Level) Option {
 	}
 }
 
+// Scheme sets the authorization scheme tokens come with (default
+// "Bearer"), matched in any case: "Token" for an API whose clients send
+// "Authorization: Token <jwt>", as the RealWorld API does. It must be an
+// RFC 9110 token. The answers' challenges name it.
+func Scheme(name string) Option {
+	return func(c *config) {
+		if !token.Valid(name) {
+			c.fail(fmt.Errorf("jwt.Scheme: invalid scheme %q", name))
+			return
+		}
+		c.scheme = name
+	}
+}
+
+// Optional lets a request without an Authorization header through, with
+// a nil *Claims[T], for routes anyone may call whose answer depends on
+// who asks. A request with a header still needs a valid token (401
+// otherwise), and a route given Scopes still needs one.
+func Optional() Option { return func(c *config) { c.optional = true } }
+
 func newConfig(opts []Option) (*config, error) {
-	c := &config{leeway: DefaultLeeway, maxSize: DefaultMaxTokenSize, logLevel: zapcore.DebugLevel, now: time.Now}
+	c := &config{leeway: DefaultLeeway, maxSize: DefaultMaxTokenSize, logLevel: zapcore.DebugLevel, now: time.Now,
+		scheme: "Bearer"}
 	for _, o := range opts {
 		o(c)
 	}

@@ -47,13 +47,17 @@ var (
 	errScope    = httpx.NewError(http.StatusForbidden, CodeInsufficientScope, "Insufficient scope")
 )
 
-// Challenges of the answers (RFC 6750 §3): they never echo the token nor
-// say which check failed.
-var (
-	challengeMissing = []string{`Bearer`}
-	challengeInvalid = []string{`Bearer error="invalid_token"`}
-	challengeRequest = []string{`Bearer error="invalid_request"`}
-)
+// challenges are the WWW-Authenticate values of the answers (RFC 6750
+// §3), for the plugin's scheme: they never echo the token nor say which
+// check failed.
+type challenges struct {
+	missing, invalid, request []string
+}
+
+func newChallenges(scheme string) challenges {
+	return challenges{missing: []string{scheme}, invalid: []string{scheme + ` error="invalid_token"`},
+		request: []string{scheme + ` error="invalid_request"`}}
+}
 
 // decorator is the request decorator the hook leaves the claims in; the
 // *Claims[T] request value reads it.
@@ -65,9 +69,13 @@ type routeKey struct{ method, path string }
 
 // guard is one registration of the plugin.
 type guard[T any] struct {
-	v      *verifier
-	level  zapcore.Level
-	custom bool // T has fields: decode the payload into it
+	v        *verifier
+	level    zapcore.Level
+	custom   bool   // T has fields: decode the payload into it
+	scheme   string // the auth-scheme, "Bearer"
+	prefix   string // scheme + " "
+	optional bool
+	ch       challenges
 
 	mu      sync.Mutex
 	pending map[routeKey]*rule
@@ -86,7 +94,7 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 	g := &guard[T]{pending: map[routeKey]*rule{}}
 	var r *remote
 	if err == nil {
-		g.level = c.logLevel
+		g.level, g.scheme, g.prefix, g.optional, g.ch = c.logLevel, c.scheme, c.scheme+" ", c.optional, newChallenges(c.scheme)
 		g.custom = reflect.TypeFor[T]().Size() > 0 // struct{} holds nothing to decode
 		g.v = &verifier{issuer: c.issuer, audience: c.audience, leeway: c.leeway, maxSize: c.maxSize,
 			require: c.require, now: c.now}
@@ -108,7 +116,7 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 		if err := s.ProvideRequest(app.Provider(claimsOf[T])); err != nil {
 			return err
 		}
-		if err := s.DeclareSecurity(scheme(c)); err != nil {
+		if err := s.DeclareSecurity(securityScheme(c)); err != nil {
 			return err
 		}
 		if err := s.OnRoute(g.readScopes); err != nil {
@@ -139,12 +147,15 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }
 
-// scheme is the security scheme the plugin declares.
-func scheme(c *config) app.SecurityScheme {
-	if c != nil && c.discovery != "" {
+// securityScheme is the security scheme the plugin declares.
+func securityScheme(c *config) app.SecurityScheme {
+	switch {
+	case c == nil:
+		return app.SecurityScheme{}
+	case c.discovery != "":
 		return app.SecurityScheme{Name: SchemeName, Type: "openIdConnect", OpenIDConnectURL: discoveryURL(c.discovery)}
 	}
-	return app.SecurityScheme{Name: SchemeName, Type: "http", Scheme: "bearer", BearerFormat: "JWT"}
+	return app.SecurityScheme{Name: SchemeName, Type: "http", Scheme: strings.ToLower(c.scheme), BearerFormat: "JWT"}
 }
 
 // check is the readiness check: it fails until a key set was fetched.
@@ -157,23 +168,17 @@ func (r *remote) check(context.Context) error {
 
 var errNotFetched = errors.New("no key fetched from the issuer yet")
 
-// errNoClaims is the claims' constructor's error for a request the hook
-// did not verify, which a route of the plugin's context cannot be.
-var errNoClaims = errors.New("the request has no verified token")
-
 type claimsIn struct {
 	app.In
 	Req *httpx.Request
 }
 
 // claimsOf is the constructor of the *Claims[T] request value: the
-// claims the hook verified.
+// claims the hook verified; nil for a request without a token that
+// Optional let through.
 func claimsOf[T any](_ context.Context, in claimsIn) (*Claims[T], func(bool) error, error) {
 	v, _ := in.Req.Decorator(decorator)
 	c, _ := v.(*Claims[T])
-	if c == nil {
-		return nil, nil, errNoClaims
-	}
 	return c, nil, nil
 }
 
@@ -190,7 +195,7 @@ func (g *guard[T]) readScopes(spec *app.RouteSpec) error {
 	if spec.Twin {
 		return nil
 	}
-	r.challenge = scopetoken.Challenge("Bearer", r.scopes)
+	r.challenge = scopetoken.Challenge(g.scheme, r.scopes)
 	g.mu.Lock()
 	g.pending[routeKey{spec.Method, spec.Path}] = r
 	g.mu.Unlock()
@@ -202,35 +207,47 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	values := req.Raw().Header["Authorization"]
 	switch {
 	case len(values) > 1:
-		return g.refuse(req, rep, errMultiple, challengeRequest, "more than one Authorization header")
+		return g.refuse(req, rep, errMultiple, g.ch.request, "more than one Authorization header")
 	case len(values) == 0 || values[0] == "":
-		return g.refuse(req, rep, errMissing, challengeMissing, "no bearer token")
+		if g.optional && g.ruleOf(req) == nil {
+			return nil
+		}
+		return g.refuse(req, rep, errMissing, g.ch.missing, "no bearer token")
 	}
 	h := values[0]
-	if len(h) < 7 || !strings.EqualFold(h[:7], "Bearer ") {
-		return g.refuse(req, rep, errInvalid, challengeInvalid, "not a bearer token")
+	if len(h) < len(g.prefix) || !strings.EqualFold(h[:len(g.prefix)], g.prefix) {
+		return g.refuse(req, rep, errInvalid, g.ch.invalid, "not a "+g.scheme+" token")
 	}
-	token := strings.TrimSpace(h[7:])
+	token := strings.TrimSpace(h[len(g.prefix):])
 	reg, payload, err := g.v.verify(req.Context(), token)
 	if err != nil {
-		return g.refuse(req, rep, errInvalid, challengeInvalid, err.Error())
+		return g.refuse(req, rep, errInvalid, g.ch.invalid, err.Error())
 	}
 	c := &Claims[T]{Issuer: reg.Issuer, Subject: reg.Subject, Audience: reg.Audience,
 		Expires: reg.Expires.time(), NotBefore: reg.NotBefore.time(), IssuedAt: reg.IssuedAt.time(),
 		ID: reg.ID, Scopes: reg.scopes()}
 	if g.custom {
 		if err := json.Unmarshal(payload, &c.Custom); err != nil {
-			return g.refuse(req, rep, errInvalid, challengeInvalid, "claims do not fit the claims type")
+			return g.refuse(req, rep, errInvalid, g.ch.invalid, "claims do not fit the claims type")
 		}
 	}
-	if rules := g.rules.Load(); rules != nil && len(*rules) > 0 {
-		if rt := req.Route(); rt != nil {
-			if r := (*rules)[routeKey{rt.Method, rt.Path}]; r != nil && !scopetoken.All(c.Scopes, r.scopes) {
-				return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
-			}
-		}
+	if r := g.ruleOf(req); r != nil && !scopetoken.All(c.Scopes, r.scopes) {
+		return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
 	}
 	return req.SetDecorator(decorator, c)
+}
+
+// ruleOf is the Scopes of req's route, or nil.
+func (g *guard[T]) ruleOf(req *httpx.Request) *rule {
+	rules := g.rules.Load()
+	if rules == nil || len(*rules) == 0 {
+		return nil
+	}
+	rt := req.Route()
+	if rt == nil {
+		return nil
+	}
+	return (*rules)[routeKey{rt.Method, rt.Path}]
 }
 
 // refuse logs why and answers failure.

@@ -462,3 +462,50 @@ func TestOnePluginPerBranch(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, err.Error(), "plugin jwt (root > inner)")
 }
+
+// Scheme and Optional, as an API like RealWorld's needs them: tokens in
+// "Authorization: Token <jwt>", and routes anyone may call.
+func TestSchemeAndOptional(t *testing.T) {
+	t.Parallel()
+	secret := []byte(strings.Repeat("s", 32))
+	s := apptest.New(t)
+	s.Register(jwt.Plugin[struct{}](jwt.Secret(secret), jwt.Scheme("Token"), jwt.Optional()))
+	s.Get("/articles", func(c *jwt.Claims[struct{}]) (string, error) {
+		if c == nil {
+			return "anonymous", nil
+		}
+		return c.Subject, nil
+	})
+	s.Post("/articles", func(c *jwt.Claims[struct{}]) (string, error) { return c.Subject, nil }, jwt.Scopes("write"))
+	require.NoError(t, s.Ready())
+	claims := map[string]any{"sub": "ada", "exp": time.Now().Add(time.Hour).Unix(), "scope": "write"}
+	token := sign("HS256", secret, nil, claims)
+	tests := []struct {
+		name, method string
+		header       []string
+		status       int
+		body         string
+		challenge    string
+	}{
+		{"anonymous", "GET", nil, 200, "anonymous", ""},
+		{"token scheme", "GET", []string{"Authorization", "Token " + token}, 200, "ada", ""},
+		{"lower-case scheme", "GET", []string{"Authorization", "token " + token}, 200, "ada", ""},
+		{"bearer scheme", "GET", []string{"Authorization", "Bearer " + token}, 401, "", `Token error="invalid_token"`},
+		{"invalid token", "GET", []string{"Authorization", "Token x.y.z"}, 401, "", `Token error="invalid_token"`},
+		{"scopes need a token", "POST", nil, 401, "", "Token"},
+		{"scopes granted", "POST", []string{"Authorization", "Token " + token}, 200, "ada", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := apptest.Do(t, s, tt.method, "/articles", nil, tt.header...)
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Equal(t, tt.challenge, res.Header.Get("Www-Authenticate"))
+			if tt.status == 200 {
+				assert.Equal(t, tt.body, res.Body)
+			}
+		})
+	}
+	bad := apptest.New(t)
+	bad.Register(jwt.Plugin[struct{}](jwt.Secret(secret), jwt.Scheme("a b")))
+	assert.ErrorContains(t, bad.Ready(), `jwt.Scheme: invalid scheme "a b"`)
+}
