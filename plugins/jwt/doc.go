@@ -52,10 +52,12 @@
 // Bearer"; one whose token fails any check, 401 with Bearer
 // error="invalid_token", never saying which check failed nor repeating
 // the token; one whose token lacks a route's Scopes, 403 with Bearer
-// error="insufficient_scope", scope="…" (RFC 6750). The bodies are the
-// server's errors (problem details where the server answers with them),
-// with the codes invalid_token and insufficient_scope. The reason goes
-// to the log, at debug by default (LogLevel).
+// error="insufficient_scope", scope="…" (RFC 6750). The refusals are
+// *httpx.Error values with the codes invalid_token and
+// insufficient_scope, answered by the route's error handler: the
+// server's error bodies (problem details where the server answers with
+// them), or the shape of an API's own handler. The reason goes to the
+// log, at debug by default (LogLevel).
 //
 // # Where it applies
 //

@@ -256,5 +256,5 @@ func (g *guard[T]) refuse(req *httpx.Request, rep *httpx.Reply, failure *httpx.E
 		ce.Write(zap.Int("statusCode", failure.StatusCode))
 	}
 	rep.Header()["Www-Authenticate"] = challenge
-	return rep.SendError(failure)
+	return failure // answered by the route's error handler: the server's error shape, or the API's own
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/app/openapi"
+	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/jwt"
 )
@@ -359,6 +361,7 @@ func TestTokensNeverLogged(t *testing.T) {
 				}
 			}
 		}
+		assert.Less(t, e.Level, zapcore.ErrorLevel, "a refusal is the client's mistake: %s", e.Message)
 		if strings.HasPrefix(e.Message, "unauthorized: ") {
 			assert.Equal(t, zapcore.DebugLevel, e.Level)
 			reasons = append(reasons, strings.TrimPrefix(e.Message, "unauthorized: "))
@@ -508,4 +511,26 @@ func TestSchemeAndOptional(t *testing.T) {
 	bad := apptest.New(t)
 	bad.Register(jwt.Plugin[struct{}](jwt.Secret(secret), jwt.Scheme("a b")))
 	assert.ErrorContains(t, bad.Ready(), `jwt.Scheme: invalid scheme "a b"`)
+}
+
+// The refusals go through the route's error handler: an API with an
+// error shape of its own answers them in it, the challenge kept.
+func TestCustomErrorHandler(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.Register(func(s *app.Server) error {
+		s.SetErrorHandler(func(err error, rep *httpx.Reply) error {
+			var he *httpx.Error
+			if errors.As(err, &he) {
+				rep.Code(he.StatusCode)
+			}
+			return rep.Send(map[string]any{"errors": map[string][]string{"body": {err.Error()}}})
+		})
+		s.Register(jwt.Plugin[struct{}](jwt.Secret([]byte(strings.Repeat("s", 32)))))
+		return s.Get("/x", func() (string, error) { return "", nil })
+	})
+	res := apptest.Get(t, s, "/x", auth("a.b.c")...)
+	assert.Equal(t, 401, res.StatusCode)
+	assert.JSONEq(t, `{"errors":{"body":["401 invalid_token: Invalid token"]}}`, res.Body)
+	assert.Equal(t, `Bearer error="invalid_token"`, res.Header.Get("Www-Authenticate"))
 }
