@@ -153,3 +153,23 @@ func signRaw(t testing.TB, header, payload string) string {
 	input := b64([]byte(header)) + "." + b64([]byte(payload))
 	return input + "." + b64(signature("RS256", rsaKey, input))
 }
+
+// A token naming no key is tried against the issuer's key for its
+// algorithm when there is one, and refused when several would have to
+// be tried.
+func TestTokenWithoutKid(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	s := newAPI(t, nil, jwt.Discovery(is.URL), jwt.Audience("api"))
+	now := time.Now()
+	claims := is.claims(now, nil)
+	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(sign("ES256", ecKey, nil, claims))...).StatusCode, "one EC key")
+	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, nil, claims))...).StatusCode, "one RSA key")
+
+	two := newIssuer(t)
+	two.publish(jwkOf("rsa1", &rsaKey.PublicKey), jwkOf("rsa2", &rsaRotate.PublicKey))
+	s = newAPI(t, nil, jwt.Discovery(two.URL), jwt.Audience("api"))
+	claims = two.claims(now, nil)
+	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, map[string]any{"kid": "rsa1"}, claims))...).StatusCode)
+	assert.Equal(t, 401, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, nil, claims))...).StatusCode, "two RSA keys")
+}

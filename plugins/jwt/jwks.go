@@ -124,14 +124,15 @@ func (r *remote) run() {
 	}
 }
 
-// find returns the keys for kid. For an unknown kid it fetches the key
-// set again first, unless a fetch started less than unknownKidGap ago:
+// find returns the keys for kid. For an unknown kid, or before any key
+// set was fetched, it fetches the key set again first, unless a fetch started less than unknownKidGap ago:
 // then it waits for the running fetch, if any, or gives up at once.
 func (r *remote) find(ctx context.Context, kid string) []*key {
-	if ks := r.keys.Load().find(kid); len(ks) > 0 {
+	set := r.keys.Load()
+	if ks := set.find(kid); len(ks) > 0 {
 		return ks
 	}
-	if kid == "" {
+	if kid == "" && set != nil {
 		return nil // a token that names no key cannot say that the set changed
 	}
 	done := r.begin(false)

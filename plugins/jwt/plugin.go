@@ -123,7 +123,9 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 			return err
 		}
 		if err := s.OnReady(func() error {
+			g.mu.Lock()
 			rules := g.pending
+			g.mu.Unlock()
 			g.rules.Store(&rules)
 			return nil
 		}); err != nil {

@@ -82,6 +82,11 @@ func (v *verifier) verify(ctx context.Context, token string) (*registered, []byt
 	if len(keys) == 0 {
 		return nil, nil, errNoKey
 	}
+	if h.Kid == "" && v.remote != nil && countAllowing(keys, h.Alg) > 1 {
+		// An issuer names its keys; trying a token that names none
+		// against each would multiply what one forged token costs.
+		return nil, nil, errNoKey
+	}
 	var payload []byte
 	why := errAlgorithm
 	for _, k := range keys {
@@ -134,4 +139,15 @@ func (v *verifier) check(c *registered, payload []byte) error {
 		}
 	}
 	return nil
+}
+
+// countAllowing is how many of keys verify alg.
+func countAllowing(keys []*key, alg string) int {
+	n := 0
+	for _, k := range keys {
+		if _, ok := k.allows(alg); ok {
+			n++
+		}
+	}
+	return n
 }
