@@ -52,8 +52,7 @@ type remote struct {
 	wait func(ctx context.Context, d time.Duration) bool
 	log  *zap.Logger
 
-	keys    atomic.Pointer[keySet]
-	fetches atomic.Int64 // fetches started, for tests
+	keys atomic.Pointer[keySet]
 
 	mu       sync.Mutex
 	inflight chan struct{} // closed when the running fetch ends; nil when none runs
@@ -168,7 +167,6 @@ func (r *remote) begin(scheduled bool) <-chan struct{} {
 	}
 	done := make(chan struct{})
 	r.inflight, r.last = done, now
-	r.fetches.Add(1)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()

@@ -116,13 +116,12 @@ func fromJWK(k jwk.Key) (*key, error) {
 // keySet is the keys a verifier has, as one immutable value: a fetch
 // replaces it whole.
 type keySet struct {
-	byID  map[string][]*key
-	all   []*key
-	count int
+	byID map[string][]*key
+	all  []*key
 }
 
 func newKeySet(keys []*key) *keySet {
-	s := &keySet{byID: map[string][]*key{}, all: keys, count: len(keys)}
+	s := &keySet{byID: map[string][]*key{}, all: keys}
 	for _, k := range keys {
 		s.byID[k.kid] = append(s.byID[k.kid], k)
 	}
