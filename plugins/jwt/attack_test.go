@@ -173,3 +173,28 @@ func TestTokenWithoutKid(t *testing.T) {
 	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, map[string]any{"kid": "rsa1"}, claims))...).StatusCode)
 	assert.Equal(t, 401, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, nil, claims))...).StatusCode, "two RSA keys")
 }
+
+// Keys of a set that are not public signature keys are left out: a
+// symmetric key (a set is public: its secret is everyone's), an RSA key
+// shorter than 2048 bits, a key for encryption.
+func TestKeySetLeavesOut(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	weak, err := rsaGenerate(1024)
+	require.NoError(t, err)
+	secret := []byte(strings.Repeat("s", 32))
+	enc := jwkOf("enc1", &rsaOther.PublicKey)
+	enc["use"] = "enc"
+	is.publish(jwkOf("rsa1", &rsaKey.PublicKey), map[string]any{"kty": "oct", "kid": "oct1", "k": b64(secret)},
+		jwkOf("weak", &weak.PublicKey), enc)
+	s := newAPI(t, nil, jwt.Discovery(is.URL), jwt.Audience("api"))
+	claims := is.claims(time.Now(), nil)
+	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(sign("RS256", rsaKey, map[string]any{"kid": "rsa1"}, claims))...).StatusCode)
+	for name, token := range map[string]string{
+		"HS256 with the set's symmetric key": sign("HS256", secret, map[string]any{"kid": "oct1"}, claims),
+		"a short RSA key":                    sign("RS256", weak, map[string]any{"kid": "weak"}, claims),
+		"a key for encryption":               sign("RS256", rsaOther, map[string]any{"kid": "enc1"}, claims),
+	} {
+		assert.Equal(t, 401, apptest.Get(t, s, "/me", auth(token)...).StatusCode, name)
+	}
+}

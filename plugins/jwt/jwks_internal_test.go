@@ -35,3 +35,24 @@ func TestLifetime(t *testing.T) {
 		assert.Equal(t, tt.want, lifetime(tt.header, now), tt.name)
 	}
 }
+
+// One key the plugin cannot use leaves the others of its set usable; a
+// set with none is an error, which keeps the keys fetched before.
+func TestParseSet(t *testing.T) {
+	t.Parallel()
+	good := `{"kty":"EC","kid":"ec1","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}`
+	set, err := parseSet([]byte(`{"keys":[{"kty":"XYZ","kid":"odd"},{"kty":"oct","kid":"o","k":"c2VjcmV0"},` + good + `]}`))
+	if assert.NoError(t, err) {
+		assert.Len(t, set.all, 1)
+		assert.Len(t, set.find("ec1"), 1)
+		assert.Empty(t, set.find("odd"))
+	}
+	for body, msg := range map[string]string{
+		`{"keys":[]}`: "the key set holds no key",
+		`{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}`: "the key set holds no usable signature key: a symmetric key in a key set is never used",
+		`not json`: "the key set cannot be read",
+	} {
+		_, err := parseSet([]byte(body))
+		assert.ErrorContains(t, err, msg, body)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -140,18 +141,26 @@ func (s *keySet) find(kid string) []*key {
 	return s.byID[kid]
 }
 
-// parseSet reads a JWK set, keeping the keys usable for signatures. A
-// set without one is an error: replacing good keys by none would refuse
-// every token.
+// parseSet reads a JWK set, keeping the keys usable for signatures.
+// Each key is parsed on its own, so one the plugin cannot use (a type
+// it does not know, a short RSA key) leaves the others usable. A set
+// without a usable key is an error: replacing good keys by none would
+// refuse every token.
 func parseSet(body []byte) (*keySet, error) {
-	set, err := jwk.Parse(body)
-	if err != nil {
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &set); err != nil {
 		return nil, fmt.Errorf("the key set cannot be read: %w", err)
 	}
 	var keys []*key
 	var skipped error
-	for i := range set.Len() {
-		k, _ := set.Key(i)
+	for _, raw := range set.Keys {
+		k, err := jwk.ParseKey(raw)
+		if err != nil {
+			skipped = err
+			continue
+		}
 		got, err := fromJWK(k)
 		if err != nil {
 			skipped = err
