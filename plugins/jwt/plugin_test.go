@@ -534,3 +534,16 @@ func TestCustomErrorHandler(t *testing.T) {
 	assert.JSONEq(t, `{"errors":{"body":["401 invalid_token: Invalid token"]}}`, res.Body)
 	assert.Equal(t, `Bearer error="invalid_token"`, res.Header.Get("Www-Authenticate"))
 }
+
+// Keys from a JWK set given by its URL, the issuer given beside it.
+func TestJWKSURL(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	s := newAPI(t, nil, jwt.JWKS(is.URL+"/jwks"), jwt.Issuer(is.URL), jwt.Audience("api"))
+	now := time.Now()
+	assert.Equal(t, 200, apptest.Get(t, s, "/me", auth(is.token(now, nil))...).StatusCode)
+	assert.Equal(t, 401, apptest.Get(t, s, "/me", auth(is.token(now, map[string]any{"iss": "https://other.example"}))...).StatusCode)
+	d, err := openapi.Build(s.Routes(), openapi.Info{})
+	require.NoError(t, err)
+	assert.Contains(t, string(d.JSON()), `"bearerFormat": "JWT"`)
+}
