@@ -367,6 +367,12 @@ func (b *builder) responsesOf(r app.RouteInfo) obj {
 	if len(r.Security) > 0 {
 		add(http.StatusUnauthorized, "Unauthorized")
 	}
+	for _, scopes := range r.Scopes {
+		if len(scopes) > 0 && len(r.Security) > 0 {
+			add(http.StatusForbidden, "Forbidden")
+			break
+		}
+	}
 	if slices.ContainsFunc(r.Params, func(p app.ParamInfo) bool { return p.Source == "path" }) {
 		add(http.StatusNotFound, "NotFound")
 	}
@@ -448,6 +454,9 @@ func burrowResponse(name string, problems bool) obj {
 	case "Unauthorized":
 		return obj{"description": "The credentials are missing or invalid; the body is the authentication plugin's. " +
 			"bearer-auth answers a request with several Authorization headers 400 instead (code FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS)."}
+	case "Forbidden":
+		return obj{"description": "The credentials lack a scope the route requires (its security requirement lists them); " +
+			"the body is the authentication plugin's."}
 	case "NotFound":
 		body := "{\"message\":\"Route <method>:<target> not found\",\"error\":\"Not Found\",\"statusCode\":404}, " +
 			"with the request's method and target (its first 1 KiB)."
