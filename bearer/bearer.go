@@ -125,7 +125,7 @@ func Plugin(opts ...Option) *app.Plugin {
 		if err := s.OnRoute(v.readScopes); err != nil {
 			return err
 		}
-		if err := s.OnReady(v.publishRules); err != nil {
+		if err := s.OnReady(v.rules.Publish); err != nil {
 			return err
 		}
 		if !v.addHook {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -36,11 +34,7 @@ type Verifier struct {
 	header      string             // the header the key is read from; "" for Authorization
 	security    app.SecurityScheme // declared where the hook lands
 
-	// Routes' Scopes, by route, kept at Ready (pending) and read by
-	// requests once published.
-	mu      sync.Mutex
-	pending map[routeKey]*rule
-	rules   atomic.Pointer[map[routeKey]*rule]
+	rules scopetoken.Routes[rule] // the routes' Scopes
 
 	// Pre-built answers, so a rejection costs no encoding.
 	errMissing, errInvalid, errMultiple, errInternal, errScope *httpx.Error
@@ -89,7 +83,6 @@ func newVerifier(c *config) *Verifier {
 		store:        c.store,
 		header:       http.CanonicalHeaderKey(c.header),
 		security:     security,
-		pending:      map[routeKey]*rule{},
 		errScope:     httpx.NewError(http.StatusForbidden, CodeScope, MsgScope),
 		scope:        body(MsgScope),
 		identities:   identities,
@@ -201,7 +194,7 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cau
 			return v.errInvalid, nil, nil
 		}
 		found = k
-		if r = v.ruleOf(req); r != nil && !scopetoken.All(k.Scopes, r.scopes) {
+		if r = v.rules.Of(req); r != nil && !scopetoken.All(k.Scopes, r.scopes) {
 			return v.errScope, r, nil
 		}
 	case v.auth != nil:
@@ -260,23 +253,6 @@ func (v *Verifier) credential(req *httpx.Request) (string, *httpx.Error) {
 	return key, nil
 }
 
-// routeKey is a route as its hook sees it (httpx.RouteInfo; a HEAD twin
-// has its GET's).
-type routeKey struct{ method, path string }
-
-// ruleOf is the Scopes of req's route, or nil.
-func (v *Verifier) ruleOf(req *httpx.Request) *rule {
-	rules := v.rules.Load()
-	if rules == nil || len(*rules) == 0 {
-		return nil
-	}
-	rt := req.Route()
-	if rt == nil {
-		return nil
-	}
-	return (*rules)[routeKey{rt.Method, rt.Path}]
-}
-
 // readScopes is the plugin's OnRoute hook: it takes each route's Scopes,
 // so Ready knows a plugin guards it, and keeps it for the requests.
 func (v *Verifier) readScopes(spec *app.RouteSpec) error {
@@ -290,24 +266,9 @@ func (v *Verifier) readScopes(spec *app.RouteSpec) error {
 	if err := scopetoken.Check("bearer.Scopes", r.scopes); err != nil {
 		return err
 	}
-	if spec.Twin {
-		return nil
-	}
 	r.scheme = v.security.Name
 	r.challenge = scopetoken.Challenge(v.prefix[:len(v.prefix)-1], r.scopes)
-	v.mu.Lock()
-	v.pending[routeKey{spec.Method, spec.Path}] = r
-	v.mu.Unlock()
-	return nil
-}
-
-// publishRules makes the routes' Scopes visible to requests, once Ready
-// has read them all.
-func (v *Verifier) publishRules() error {
-	v.mu.Lock()
-	rules := v.pending
-	v.mu.Unlock()
-	v.rules.Store(&rules)
+	v.rules.Set(spec, r)
 	return nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -63,10 +61,6 @@ func newChallenges(scheme string) challenges {
 // *Claims[T] request value reads it.
 const decorator = "burrow.jwt"
 
-// routeKey is a route as its hook sees it (httpx.RouteInfo; a HEAD twin
-// has its GET's).
-type routeKey struct{ method, path string }
-
 // guard is one registration of the plugin.
 type guard[T any] struct {
 	v        *verifier
@@ -77,9 +71,7 @@ type guard[T any] struct {
 	optional bool
 	ch       challenges
 
-	mu      sync.Mutex
-	pending map[routeKey]*rule
-	rules   atomic.Pointer[map[routeKey]*rule] // published at OnReady
+	rules scopetoken.Routes[rule] // the routes' Scopes
 }
 
 // Plugin returns the wrapped plugin that verifies the bearer token of
@@ -91,7 +83,7 @@ type guard[T any] struct {
 // with a *app.PluginError naming the plugin.
 func Plugin[T any](opts ...Option) *app.Plugin {
 	c, err := newConfig(opts)
-	g := &guard[T]{pending: map[routeKey]*rule{}}
+	g := &guard[T]{}
 	var r *remote
 	if err == nil {
 		g.level, g.scheme, g.prefix, g.optional, g.ch = c.logLevel, c.scheme, c.scheme+" ", c.optional, newChallenges(c.scheme)
@@ -122,13 +114,7 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 		if err := s.OnRoute(g.readScopes); err != nil {
 			return err
 		}
-		if err := s.OnReady(func() error {
-			g.mu.Lock()
-			rules := g.pending
-			g.mu.Unlock()
-			g.rules.Store(&rules)
-			return nil
-		}); err != nil {
+		if err := s.OnReady(g.rules.Publish); err != nil {
 			return err
 		}
 		if r != nil {
@@ -194,13 +180,8 @@ func (g *guard[T]) readScopes(spec *app.RouteSpec) error {
 	if err := scopetoken.Check("jwt.Scopes", r.scopes); err != nil {
 		return err
 	}
-	if spec.Twin {
-		return nil
-	}
 	r.challenge = scopetoken.Challenge(g.scheme, r.scopes)
-	g.mu.Lock()
-	g.pending[routeKey{spec.Method, spec.Path}] = r
-	g.mu.Unlock()
+	g.rules.Set(spec, r)
 	return nil
 }
 
@@ -211,7 +192,7 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	case len(values) > 1:
 		return g.refuse(req, rep, errMultiple, g.ch.request, "more than one Authorization header")
 	case len(values) == 0 || values[0] == "":
-		if g.optional && g.ruleOf(req) == nil {
+		if g.optional && g.rules.Of(req) == nil {
 			return nil
 		}
 		return g.refuse(req, rep, errMissing, g.ch.missing, "no bearer token")
@@ -233,23 +214,10 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 			return g.refuse(req, rep, errInvalid, g.ch.invalid, "claims do not fit the claims type")
 		}
 	}
-	if r := g.ruleOf(req); r != nil && !scopetoken.All(c.Scopes, r.scopes) {
+	if r := g.rules.Of(req); r != nil && !scopetoken.All(c.Scopes, r.scopes) {
 		return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
 	}
 	return req.SetDecorator(decorator, c)
-}
-
-// ruleOf is the Scopes of req's route, or nil.
-func (g *guard[T]) ruleOf(req *httpx.Request) *rule {
-	rules := g.rules.Load()
-	if rules == nil || len(*rules) == 0 {
-		return nil
-	}
-	rt := req.Route()
-	if rt == nil {
-		return nil
-	}
-	return (*rules)[routeKey{rt.Method, rt.Path}]
 }
 
 // refuse logs why and answers failure.
