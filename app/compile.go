@@ -207,6 +207,9 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 	if err = rt.compileAllHooks(line, own, withInput); err != nil {
 		return nil, fail(err)
 	}
+	if err = checkHookOrder(line, own); err != nil {
+		return nil, fail(err)
+	}
 	if rt.in, err = a.newInputPlan(n, path, bodyLimit, multipart, needs); err != nil {
 		return nil, fail(err)
 	}

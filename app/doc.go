@@ -60,8 +60,8 @@
 //	})
 //	app.Put(s, "/jobs/:id", putJob, app.Status(202))
 //
-// Out is sent with 200, or as [Status], [NoContent] or [Created] say; an
-// error goes to the error handler. The flexible form, [Server.Get] and
+// Out is sent with 200, or as [Status], [NoContent], [Created] or
+// [Redirect] say; an error goes to the error handler. The flexible form, [Server.Get] and
 // [Server.Route], takes any function whose parameters Burrow can supply; it
 // is for handlers that write the reply themselves (streams), hooks and
 // http.Handler routes:
@@ -106,6 +106,10 @@
 //	validate:"required,min=1,max=64,len=8,enum=a|b,format=email"
 //	pattern:"^[a-z]+$"
 //
+// A URL others will see as a link or an image takes format=weblink (http
+// or https, with a host), not format=uri, which is JSON Schema's and takes
+// any scheme, javascript: included.
+//
 // A value that does not convert or breaks a rule is a 400 listing every
 // failing field (the first 100), and the handler does not run. The body is
 // read only for routes that take one, after the OnRequest and PreParsing
@@ -134,11 +138,14 @@
 //
 // In struct fields tagged form:"name" read a form body — urlencoded or
 // multipart/form-data — with the query's decoding, defaults and rules;
-// their errors are under body/name, and form:"" makes a group. A field
-// of type *[File] takes a file part (nil when absent), []*File every
-// part of its name; a route with one takes multipart bodies only. An In
-// struct cannot have form fields and a body field at once: Ready says
-// so. Any other media type is a 415. A multipart body is read as a
+// their errors are under body/name, and form:"" makes a group. The same
+// values may come as an application/json object (a number or a boolean
+// as its text, an array as a repeated name), so one route serves a
+// browser's form and a program's JSON. A field of type *[File] takes a
+// file part (nil when absent), []*File every part of its name; a route
+// with one takes multipart bodies only. An In struct cannot have form
+// fields and a body field at once: Ready says so. Any other media type
+// is a 415. A multipart body is read as a
 // stream, part by part, after the OnRequest and PreParsing hooks, within
 // the body limit and [MultipartLimits] ([Server.SetMultipartLimits],
 // [WithMultipartLimits]: 1 MiB a file, 64 KiB a value, 1000 parts):

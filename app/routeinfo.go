@@ -43,8 +43,9 @@ type RouteInfo struct {
 	// fields of its In struct), in the order of their fields, each with
 	// Source "form"; nil when it reads none. A field whose Type is
 	// *File or []*File is a file, and the body must then be
-	// multipart/form-data; otherwise it may be that or
-	// application/x-www-form-urlencoded.
+	// multipart/form-data; otherwise it may be that,
+	// application/x-www-form-urlencoded or an application/json object of
+	// the values.
 	Form []ParamInfo
 	// TypedInput says the route decodes typed input (Body, Query, Params
 	// or tagged In fields, for the handler or a hook), so Burrow may

@@ -78,8 +78,11 @@ type instance struct {
 
 	onClose []func(context.Context) error
 
-	httpMu   sync.Mutex
-	servers  []*http.Server
+	httpMu  sync.Mutex
+	servers []*http.Server
+	// addrs are the servers' addresses, as "server listening" logged
+	// them, for the line that says the server closed.
+	addrs    []string
 	closeErr error
 	closed   chan struct{}
 	conns    conns // the servers' connections, for Close to wait for hijacked ones

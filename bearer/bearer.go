@@ -17,8 +17,8 @@
 // is 500 {"error":"internal server error"}. Unlike it, and per RFC 6750 and
 // RFC 9110, every 401 carries "www-authenticate: Bearer" (with
 // error="invalid_token" for a wrong key), the scheme name matches
-// case-insensitively unless Strict is set, and a request with more than
-// one authorization header is 400 invalid_request.
+// case-insensitively unless CaseSensitive is given, and a request with
+// more than one authorization header is 400 invalid_request.
 //
 // API keys: Store takes the keys from a KeyStore, which holds their
 // SHA-256 sums (HashKey) and is asked for the sum of the key sent, never
@@ -135,6 +135,12 @@ func Plugin(opts ...Option) *app.Plugin {
 		if err := s.DeclareSecurity(v.security); err != nil {
 			return err
 		}
-		return s.AddHook(app.OnRequest, v.authenticate)
+		// Declared: a hook reading the identity (a per-user rate limit)
+		// must run after this one, which Ready checks.
+		var sets []app.HookOption
+		if v.identity != "" {
+			sets = append(sets, app.SetsDecorators(v.identity))
+		}
+		return s.AddHook(app.OnRequest, v.authenticate, sets...)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

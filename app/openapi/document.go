@@ -5,13 +5,13 @@
 // The document is built from what the server knows once Ready has
 // compiled its routes ([app.Server.Routes]): each route's path, the
 // parameters and body it decodes for its handler and hooks, with their
-// validation rules (a form body as application/x-www-form-urlencoded and
-// multipart/form-data, or multipart alone when it holds a file, whose
-// schema is a string of format binary), the replies its signature or app.Responds declare,
-// its metadata (app.OperationID, app.Summary, app.Tags, …), Burrow's own
-// answers (400, 413, 415, 404) and the security schemes its context can
-// see. Any context can serve the document of its own subtree; the root's
-// covers the whole server.
+// validation rules (a form body as application/x-www-form-urlencoded,
+// multipart/form-data and application/json, or multipart alone when it
+// holds a file, whose schema is a string of format binary), the replies
+// its signature or app.Responds declare, its metadata (app.OperationID,
+// app.Summary, app.Tags, …), Burrow's own answers (400, 413, 415, 404)
+// and the security schemes its context can see. Any context can serve
+// the document of its own subtree; the root's covers the whole server.
 //
 //	s.Register(openapi.Plugin(openapi.Info{Title: "Todos", Version: "1.0.0"}))
 //	// GET /openapi.json, GET /openapi-3.0.json, GET /docs
@@ -257,15 +257,17 @@ var (
 
 // formBody is the body of route r, which reads the form r.Form: an
 // object of its values, a file a binary string. A form with a file is
-// multipart/form-data only; any other may be urlencoded too. Each media
-// type has a schema of its own: the 3.0 rendition rewrites schemas in
-// place.
+// multipart/form-data only; any other may be urlencoded or a JSON object
+// too. Each media type has a schema of its own: the 3.0 rendition
+// rewrites schemas in place.
 func (b *builder) formBody(r app.RouteInfo) obj {
 	sc, files, required := b.formSchema(r.Form)
 	content := obj{"multipart/form-data": obj{"schema": sc}}
 	if !files {
-		sc, _, _ = b.formSchema(r.Form)
-		content["application/x-www-form-urlencoded"] = obj{"schema": sc}
+		for _, mt := range []string{"application/x-www-form-urlencoded", "application/json"} {
+			sc, _, _ = b.formSchema(r.Form)
+			content[mt] = obj{"schema": sc}
+		}
 	}
 	rb := obj{"content": content}
 	if required {

@@ -165,6 +165,7 @@ type rules struct {
 	Size    float64           `json:"size" validate:"gte=1.5"`
 	Kind    string            `json:"kind,omitempty" validate:"oneof=a b"`
 	Site    string            `json:"site,omitempty" validate:"url"`
+	Avatar  string            `json:"avatar,omitempty" validate:"format=weblink"`
 	Note    *string           `json:"note"`
 	Home    *address          `json:"home,omitempty"`
 	Work    address           `json:"work"`
@@ -197,6 +198,7 @@ func TestSchemaFromTypesAndRules(t *testing.T) {
 		{"size", doc{"type": "number", "format": "double", "minimum": 1.5}},
 		{"kind", doc{"type": "string", "enum": []any{"a", "b"}}},
 		{"site", doc{"type": "string", "format": "uri"}},
+		{"avatar", doc{"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}},
 		{"note", doc{"type": []any{"string", "null"}}},
 		{"home", doc{"oneOf": []any{doc{"$ref": "#/components/schemas/Address"}, doc{"type": "null"}}}},
 		{"work", doc{"$ref": "#/components/schemas/Address"}},

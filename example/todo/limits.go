@@ -185,7 +185,7 @@ func (t *traffic) guardUsers() *app.Plugin {
 		}
 		if err := s.AddHook(app.OnRequest, func(_ context.Context, in userIn) error {
 			return in.Req.SetDecorator(userDecorator, in.User)
-		}); err != nil {
+		}, app.SetsDecorators(userDecorator)); err != nil {
 			return err
 		}
 		if err := s.Register(ratelimit.Plugin(ratelimit.WithStore(t.store), ratelimit.AsHook(app.OnRequest),

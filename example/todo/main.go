@@ -74,8 +74,8 @@
 // A request that a cookie authenticates, or could (POST and DELETE
 // /session), is refused 403 when another site's page sent it
 // (Sec-Fetch-Site, or an Origin that is not the request's host); one
-// with an authorization header never is, since no browser adds that
-// header by itself.
+// with a bearer token never is, since no browser adds one by itself (it
+// does add Basic credentials: those are checked like a cookie).
 package main
 
 import (
