@@ -131,7 +131,9 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 				}
 			}
 		}
-		return s.AddHook(app.OnRequest, g.authenticate)
+		// Declared: a hook reading the claims' decorator must run after
+		// this one, which Ready checks.
+		return s.AddHook(app.OnRequest, g.authenticate, app.SetsDecorators(decorator))
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }
 
