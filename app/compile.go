@@ -140,7 +140,7 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 		}
 	}
 	if ro.Method != anyMethod {
-		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in)
+		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in, ro.config)
 	}
 	a.routes = append(a.routes, rt)
 	if ro.Method != http.MethodGet {

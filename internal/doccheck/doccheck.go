@@ -191,6 +191,7 @@ var Imports = map[string]string{ // #nosec G101 -- package names and import path
 	"sessiontest": "github.com/burrow-go/burrow/plugins/session/sessiontest",
 	"shed":        "github.com/burrow-go/burrow/plugins/shed",
 	"static":      "github.com/burrow-go/burrow/plugins/static",
+	"jwt":         "github.com/burrow-go/burrow/plugins/jwt",
 	"dig":         "go.uber.org/dig",
 	"zap":         "go.uber.org/zap",
 	"zapcore":     "go.uber.org/zap/zapcore",
