@@ -21,9 +21,9 @@ type purchaseLine struct {
 }
 
 type purchase struct {
-	Email string      `json:"email" validate:"required,format=email"`
+	Email string         `json:"email" validate:"required,format=email"`
 	Lines []purchaseLine `json:"lines" validate:"required,max=3"`
-	Note  *string     `json:"note" validate:"max=5"`
+	Note  *string        `json:"note" validate:"max=5"`
 }
 
 // TestValidateAgreesWithARequest: Validate of a value under the root
