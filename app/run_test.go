@@ -59,7 +59,10 @@ func runChild(mode string) int {
 	})
 	public.Get("/", func() (string, error) { return "hello", nil })
 	if mode == "broken" {
-		public.Get("/broken", func(struct{ app.In; Missing *net.TCPConn }) error { return nil })
+		public.Get("/broken", func(struct {
+			app.In
+			Missing *net.TCPConn
+		}) error { return nil })
 	}
 	var adminAddr atomic.Value // net.Addr, set on the admin server's goroutine
 	public.OnListen(func(a net.Addr) error { say("public listening %s", a); return nil })
@@ -248,7 +251,9 @@ func TestRunReturnsAServersFailure(t *testing.T) {
 	listening := make(chan struct{})
 	b.OnListen(func(net.Addr) error { close(listening); return nil })
 	done := make(chan error, 1)
-	go func() { done <- app.Run(context.Background(), app.Serving(a, "127.0.0.1:0"), app.Serving(b, "127.0.0.1:0")) }()
+	go func() {
+		done <- app.Run(context.Background(), app.Serving(a, "127.0.0.1:0"), app.Serving(b, "127.0.0.1:0"))
+	}()
 	<-listening
 	require.NoError(t, a.Close(context.Background()))
 	err := <-done
