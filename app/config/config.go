@@ -21,9 +21,9 @@
 // variable counts as unset.
 //
 // The rules are those of a request's input, the validate and pattern
-// tags (see app.In), checked by the same validator; requires:"other"
-// demands that the field named other (by its flag, or else its Go name)
-// be set too whenever this one is. Load reports every invalid value at
+// tags (see app.In), checked by the same validator; requires:"a,b"
+// demands that the fields named a and b (by their flags, or else their
+// Go names) be set too whenever this one is. Load reports every invalid value at
 // once, in an *Error that names each by where it came from (-rate-limit,
 // TODO_RATE_LIMIT, TODO_DB_FILE) with the rule it broke; never its value.
 //
@@ -171,13 +171,14 @@ func (l *loader) load(p *plan, v reflect.Value) error {
 	}
 	for i := range p.fields {
 		f := &p.fields[i]
-		if f.requires < 0 || failed[i] || v.Field(f.index).IsZero() {
+		if failed[i] || v.Field(f.index).IsZero() {
 			continue
 		}
-		other := &p.fields[f.requires]
-		if v.Field(other.index).IsZero() && !failed[f.requires] {
-			bad = append(bad, found{i, Invalid{Name: from[i], Rule: "requires",
-				Message: "needs " + l.describe(other) + " as well"}})
+		for _, o := range f.requires {
+			if other := &p.fields[o]; v.Field(other.index).IsZero() && !failed[o] {
+				bad = append(bad, found{i, Invalid{Name: from[i], Rule: "requires",
+					Message: "needs " + l.describe(other) + " as well"}})
+			}
 		}
 	}
 	if len(bad) == 0 {

@@ -38,7 +38,7 @@ type service struct {
 	Debug     bool          `flag:"debug"`
 	DB        config.URL    `flag:"db"`
 	Token     config.Secret `flag:"token" default:"dev-token-default" validate:"min=8"`
-	Issuer    string        `flag:"jwt-issuer" requires:"jwt-audience"`
+	Issuer    string        `flag:"jwt-issuer" requires:"jwt-audience, Region"`
 	Audience  string        `flag:"jwt-audience"`
 	Region    string        `env:"REGION" validate:"enum=eu|us"`
 }
@@ -77,8 +77,8 @@ func TestSources(t *testing.T) {
 				c.Port, c.RateLimit, c.Drain, c.Debug = 9000, 5, 1500*time.Millisecond, true
 				c.Origins = []origin{"https://a.example", "https://b.example"}
 			}},
-		{name: "the derived variable", env: []string{"TODO_RATE_LIMIT", "7", "TODO_DEBUG", "true", "TODO_JWT_ISSUER", "i", "TODO_JWT_AUDIENCE", "a"},
-			want: func(c *service) { c.RateLimit, c.Debug, c.Issuer, c.Audience = 7, true, "i", "a" }},
+		{name: "the derived variable", env: []string{"TODO_RATE_LIMIT", "7", "TODO_DEBUG", "true", "TODO_JWT_ISSUER", "i", "TODO_JWT_AUDIENCE", "a", "REGION", "us"},
+			want: func(c *service) { c.RateLimit, c.Debug, c.Issuer, c.Audience, c.Region = 7, true, "i", "a", "us" }},
 		{name: "the env tag, after the derived one", env: []string{"PORT", "9001"}, want: func(c *service) { c.Port = 9001 }},
 		{name: "the derived one first", env: []string{"PORT", "9001", "TODO_PORT", "9002"}, want: func(c *service) { c.Port = 9002 }},
 		{name: "a flag wins", args: []string{"-port", "9003"}, env: []string{"TODO_PORT", "9002"}, want: func(c *service) { c.Port = 9003 }},

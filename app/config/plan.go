@@ -29,7 +29,7 @@ type field struct {
 	env        []string
 	help       string
 	def        *string // the default tag's text; nil without one
-	requires   int     // the position of the field requires names; -1 for none
+	requires   []int   // the positions of the fields its requires tag names
 	kind       reflect.Kind
 	secret     bool // its default is not shown by -h
 	set        func(v reflect.Value, s string) error
@@ -75,7 +75,7 @@ func compile(t reflect.Type) (*plan, error) {
 			return fmt.Errorf("config: %v.%s: %s", t, sf.Name, fmt.Sprintf(format, args...))
 		}
 		f := field{pos: len(p.fields), index: i, name: sf.Name, flag: sf.Tag.Get("flag"), help: sf.Tag.Get("usage"),
-			requires: -1, kind: sf.Type.Kind(), secret: sf.Type == typeSecret || sf.Type == typeURL}
+			kind: sf.Type.Kind(), secret: sf.Type == typeSecret || sf.Type == typeURL}
 		if env := sf.Tag.Get("env"); env != "" {
 			for name := range strings.SplitSeq(env, ",") {
 				if name = strings.TrimSpace(name); name != "" {
@@ -111,18 +111,25 @@ func compile(t reflect.Type) (*plan, error) {
 		p.byKey[inputfields.Name(sf, "flag")] = f.pos
 		p.fields = append(p.fields, f)
 	}
-	for pos, name := range requires {
-		other := -1
-		for j := range p.fields {
-			if p.fields[j].flag == name || (p.fields[j].flag == "" && p.fields[j].name == name) {
-				other = j
+	for pos := range p.fields {
+		names, ok := requires[pos]
+		if !ok {
+			continue
+		}
+		for name := range strings.SplitSeq(names, ",") {
+			name = strings.TrimSpace(name)
+			other := -1
+			for j := range p.fields {
+				if p.fields[j].flag == name || (p.fields[j].flag == "" && p.fields[j].name == name) {
+					other = j
+				}
 			}
+			if other < 0 || other == pos {
+				return nil, fmt.Errorf("config: %v.%s: requires:%q names no other field (by its flag, or the Go name of one without)",
+					t, p.fields[pos].name, name)
+			}
+			p.fields[pos].requires = append(p.fields[pos].requires, other)
 		}
-		if other < 0 || other == pos {
-			return nil, fmt.Errorf("config: %v.%s: requires:%q names no other field (by its flag, or the Go name of one without)",
-				t, p.fields[pos].name, name)
-		}
-		p.fields[pos].requires = other
 	}
 	rules, err := validate.Compile(t, "flag")
 	if err != nil {
