@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
@@ -33,19 +32,6 @@ type trafficFlags struct {
 	perUser, perIP int
 	admin          string // -admin host:port; "" for none
 	drain          time.Duration
-}
-
-// check refuses budgets that would turn a limit off or into nonsense.
-func (f trafficFlags) check() error {
-	switch {
-	case f.perUser < 1:
-		return fmt.Errorf("invalid -rate-limit %d: want at least 1 request a minute", f.perUser)
-	case f.perIP < 1:
-		return fmt.Errorf("invalid -rate-limit-ip %d: want at least 1 request a minute", f.perIP)
-	case f.drain < 0:
-		return fmt.Errorf("invalid -drain %v: want 0 or more", f.drain)
-	}
-	return nil
 }
 
 // traffic is what guards the public server: its rate limits, where they
