@@ -62,7 +62,9 @@ func runChild(mode string) int {
 		public.Get("/broken", func(struct {
 			app.In
 			Missing *net.TCPConn
-		}) error { return nil })
+		}) error {
+			return nil
+		})
 	}
 	var adminAddr atomic.Value // net.Addr, set on the admin server's goroutine
 	public.OnListen(func(a net.Addr) error { say("public listening %s", a); return nil })

@@ -105,5 +105,3 @@ func TestConfiguration(t *testing.T) {
 		assert.Len(t, got, len(keys))
 	})
 }
-
-
