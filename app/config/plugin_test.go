@@ -50,3 +50,19 @@ func TestPluginFailsReadyWithEveryInvalidValue(t *testing.T) {
 	assert.Equal(t, []config.Invalid{{Name: "-word", Rule: "max", Message: "must NOT have more than 8 characters"}}, ce.Invalid)
 	assert.Equal(t, 2, app.ExitCode(err))
 }
+
+// TestPrintRoutesNeverShowsASecret: a Secret carried as a route's config
+// value is listed by PrintRoutes as "[redacted]".
+func TestPrintRoutesNeverShowsASecret(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	s.OnRoute(func(spec *app.RouteSpec) error {
+		_, _ = app.RouteConfig[config.Secret](spec)
+		return nil
+	})
+	require.NoError(t, s.Get("/", func() (string, error) { return "ok", nil }, app.WithConfig(config.Secret("route-s3cret"))))
+	require.NoError(t, s.Ready())
+	printed := s.PrintRoutes(app.IncludeHooks())
+	assert.Contains(t, printed, "config.Secret [redacted]")
+	assert.NotContains(t, printed, "route-s3cret")
+}

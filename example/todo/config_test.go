@@ -74,6 +74,23 @@ func TestConfiguration(t *testing.T) {
 		assert.Equal(t, 1, status)
 		assert.Contains(t, stderr, "address already in use")
 	})
+	t.Run("stores that cannot be reached", func(t *testing.T) {
+		t.Parallel()
+		for _, args := range [][]string{{"-db", "postgres://todo:dbpass@127.0.0.1:1/todo"}, {"-redis", "redis://:redispass@127.0.0.1:1/0"}} {
+			status, _, stderr := runTodo(t, bin, []string{"TODO_USERS=alice:tokenA"}, append([]string{"-port", "0"}, args...)...)
+			assert.Equal(t, 1, status, stderr)
+			for _, secret := range []string{"dbpass", "redispass", "tokenA"} {
+				assert.NotContains(t, stderr, secret, "no log line carries a secret")
+			}
+		}
+	})
+	t.Run("help", func(t *testing.T) {
+		t.Parallel()
+		status, _, stderr := runTodo(t, bin, nil, "-h")
+		assert.Equal(t, 0, status)
+		assert.Contains(t, stderr, "-rate-limit value")
+		assert.Contains(t, stderr, "(env TODO_RATE_LIMIT) (default 600)")
+	})
 	t.Run("print-config", func(t *testing.T) {
 		t.Parallel()
 		secret := filepath.Join(t.TempDir(), "secret")
