@@ -44,7 +44,7 @@ func Serving(s *Server, addr string) RunOption {
 // Closing makes Run close c (a database, a Redis client, a tracer's
 // exporter) once every server has closed, when no request can use it
 // any more: the last given first, as deferred calls run. Run closes
-// them however it ends, a failed start included.
+// them however it ends, a failed start included; a nil one is skipped.
 func Closing(c ...io.Closer) RunOption {
 	return func(cfg *runConfig) { cfg.closers = append(cfg.closers, c...) }
 }
@@ -159,10 +159,13 @@ func (c *runConfig) close(served []chan error) error {
 	return errors.Join(errs...)
 }
 
-// closeAll closes cs, the last first.
+// closeAll closes cs, the last first; a nil one is skipped.
 func closeAll(cs []io.Closer) error {
 	var errs []error
 	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i] == nil {
+			continue
+		}
 		if err := cs[i].Close(); err != nil {
 			errs = append(errs, err)
 		}

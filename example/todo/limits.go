@@ -16,12 +16,6 @@ import (
 	"github.com/burrow-go/burrow/plugins/ratelimit"
 )
 
-// The budgets, per minute, when the flags say nothing.
-const (
-	defaultPerUser = 600
-	defaultPerIP   = 60
-)
-
 // checkInterval is how often the readiness checks (database, Redis)
 // run: a dependency that goes away fails /readyz within about this
 // long, and one that comes back passes it again.
