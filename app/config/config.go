@@ -78,7 +78,8 @@ func EnvPrefix(prefix string) Option { return func(l *loader) { l.prefix = prefi
 // the program.
 func FlagSet(fs *flag.FlagSet) Option { return func(l *loader) { l.fs = fs } }
 
-// Output is where -h and -help write the usage (os.Stderr by default).
+// Output is where -h and -help write the usage (by default the flag
+// set's output: os.Stderr, unless FlagSet's says otherwise).
 func Output(w io.Writer) Option { return func(l *loader) { l.out = w } }
 
 // maxFile bounds a NAME_FILE's content: a secret, not a data file.
@@ -90,7 +91,7 @@ const maxFile = 64 << 10
 // error for a struct whose tags cannot be applied: a program's mistake,
 // found on the first Load of its type.
 func Load(cfg any, opts ...Option) error {
-	l := loader{getenv: os.Getenv, out: os.Stderr, read: readFile}
+	l := loader{getenv: os.Getenv, read: readFile}
 	for _, o := range opts {
 		o(&l)
 	}
@@ -127,9 +128,10 @@ func (l *loader) load(p *plan, v reflect.Value) error {
 	err := fs.Parse(l.args)
 	fs.SetOutput(out)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(l.out)
-		fmt.Fprintf(l.out, "Usage of %s:\n", fs.Name())
-		fs.PrintDefaults()
+		if l.out != nil {
+			fs.SetOutput(l.out)
+		}
+		fs.Usage() // the set's own, or flag's: "Usage of name:" and every flag
 		fs.SetOutput(out)
 		return err
 	}
