@@ -256,3 +256,29 @@ func TestDump(t *testing.T) {
 	}, got)
 	assert.True(t, strings.HasPrefix(string(out), "{\n  \"port\": 8080,\n  \"host\""), "in field order:\n%s", out)
 }
+
+func TestTypes(t *testing.T) {
+	t.Parallel()
+	type kinds struct {
+		U     uint16    `flag:"u"`
+		F     float64   `flag:"f"`
+		B     bool      `flag:"b"`
+		Ns    []int     `flag:"ns"`
+		Ratio float32   `flag:"ratio" default:"0.5"`
+		Ds    []float64 `flag:"ds"`
+	}
+	var k kinds
+	require.NoError(t, config.Load(&k, config.Args([]string{"-u", "65535", "-f", "1e3", "-b=false", "-ns", "1, 2,,3"}), env()))
+	assert.Equal(t, kinds{U: 65535, F: 1000, Ns: []int{1, 2, 3}, Ratio: 0.5}, k)
+
+	err := config.Load(&kinds{}, config.Args([]string{"-u", "65536", "-f", "x", "-b=maybe", "-ns", "1,two", "-ratio", ""}), env())
+	var ce *config.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, []config.Invalid{
+		{Name: "-u", Rule: "type", Message: "must be a non-negative integer"},
+		{Name: "-f", Rule: "type", Message: "must be number"},
+		{Name: "-b", Rule: "type", Message: "must be boolean"},
+		{Name: "-ns", Rule: "type", Message: "item 2: must be integer"},
+		{Name: "-ratio", Rule: "type", Message: "must be number"},
+	}, ce.Invalid)
+}

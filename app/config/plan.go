@@ -163,41 +163,16 @@ func setter(t reflect.Type) (func(reflect.Value, string) error, error) {
 	case reflect.String:
 		return func(v reflect.Value, s string) error { v.SetString(s); return nil }, nil
 	case reflect.Bool:
-		return func(v reflect.Value, s string) error {
-			b, err := strconv.ParseBool(s)
-			if err != nil {
-				return errors.New("must be boolean")
-			}
-			v.SetBool(b)
-			return nil
-		}, nil
+		return parsed("must be boolean", strconv.ParseBool, reflect.Value.SetBool), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, s string) error {
-			n, err := strconv.ParseInt(s, 10, t.Bits())
-			if err != nil {
-				return errors.New("must be integer")
-			}
-			v.SetInt(n)
-			return nil
-		}, nil
+		return parsed("must be integer", func(s string) (int64, error) { return strconv.ParseInt(s, 10, t.Bits()) },
+			reflect.Value.SetInt), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v reflect.Value, s string) error {
-			n, err := strconv.ParseUint(s, 10, t.Bits())
-			if err != nil {
-				return errors.New("must be a non-negative integer")
-			}
-			v.SetUint(n)
-			return nil
-		}, nil
+		return parsed("must be a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, t.Bits()) },
+			reflect.Value.SetUint), nil
 	case reflect.Float32, reflect.Float64:
-		return func(v reflect.Value, s string) error {
-			n, err := strconv.ParseFloat(s, t.Bits())
-			if err != nil {
-				return errors.New("must be number")
-			}
-			v.SetFloat(n)
-			return nil
-		}, nil
+		return parsed("must be number", func(s string) (float64, error) { return strconv.ParseFloat(s, t.Bits()) },
+			reflect.Value.SetFloat), nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Slice {
 			break
@@ -225,6 +200,19 @@ func setter(t reflect.Type) (func(reflect.Value, string) error, error) {
 	}
 	return nil, fmt.Errorf("cannot read %v from text: use a string, a number, a boolean, a time.Duration, "+
 		"a slice of them, or a type implementing encoding.TextUnmarshaler", t)
+}
+
+// parsed is the setter of a scalar kind: parse reads the text, set
+// stores the value; msg is the error of text that does not parse.
+func parsed[T any](msg string, parse func(string) (T, error), set func(reflect.Value, T)) func(reflect.Value, string) error {
+	return func(v reflect.Value, s string) error {
+		n, err := parse(s)
+		if err != nil {
+			return errors.New(msg)
+		}
+		set(v, n)
+		return nil
+	}
 }
 
 // usage is the flag's line in -h: its usage tag and the variables it
