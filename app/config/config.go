@@ -74,8 +74,9 @@ func EnvPrefix(prefix string) Option { return func(l *loader) { l.prefix = prefi
 
 // FlagSet defines the configuration's flags on fs and parses the command
 // line with it, so that the program may define flags of its own there
-// (a flag.ContinueOnError set). By default Load makes a set named after
-// the program.
+// (a flag.ContinueOnError set, given to one Load: a second would define
+// the flags again, which the flag package refuses with a panic). By
+// default Load makes a set named after the program.
 func FlagSet(fs *flag.FlagSet) Option { return func(l *loader) { l.fs = fs } }
 
 // Output is where -h and -help write the usage (by default the flag

@@ -210,6 +210,9 @@ func TestTagsThatCannotApply(t *testing.T) {
 		"a dash": {&struct {
 			A string `flag:"-a"`
 		}{}, "name the flag without a dash"},
+		"a slash": {&struct {
+			A string `flag:"a/b"`
+		}{}, "holds no =, /, ~, comma or space"},
 		"twice": {&struct {
 			A string `flag:"a"`
 			B string `flag:"a"`

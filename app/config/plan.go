@@ -86,6 +86,8 @@ func compile(t reflect.Type) (*plan, error) {
 		switch {
 		case f.flag == "-" || strings.HasPrefix(f.flag, "-"):
 			return nil, bad("flag:%q: name the flag without a dash; a field without a flag has no flag tag", f.flag)
+		case strings.ContainsAny(f.flag, "=/~ \t,"):
+			return nil, bad("flag:%q: a flag's name holds no =, /, ~, comma or space", f.flag)
 		case f.flag == "" && len(f.env) == 0:
 			return nil, bad("has neither a flag nor an env tag: tag it, or unexport it")
 		case flags[f.flag]:
