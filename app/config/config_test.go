@@ -258,6 +258,10 @@ func TestDump(t *testing.T) {
 		"jwt-issuer": "", "jwt-audience": "", "REGION": "us",
 	}, got)
 	assert.True(t, strings.HasPrefix(string(out), "{\n  \"port\": 8080,\n  \"host\""), "in field order:\n%s", out)
+
+	empty, err := config.Dump(service{})
+	require.NoError(t, err)
+	assert.Contains(t, string(empty), `"cors-origins": []`, "a list not given is empty, not null")
 }
 
 func TestTypes(t *testing.T) {

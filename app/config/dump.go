@@ -13,7 +13,7 @@ import (
 // one JSON object: a member per field, named by its flag (or, for a
 // field without one, its first variable), in field order. A Secret shows
 // "[redacted]", a URL its password redacted, a duration its text
-// ("1m30s"); any other value is what encoding/json makes of it, so a
+// ("1m30s"), a list not given []; any other value is what encoding/json makes of it, so a
 // type holding a secret of its own redacts it in its MarshalJSON.
 func Dump(cfg any) ([]byte, error) {
 	v := reflect.ValueOf(cfg)
@@ -45,6 +45,10 @@ func Dump(cfg any) ([]byte, error) {
 			b.WriteString(strconv.Quote(time.Duration(fv.Int()).String()))
 			continue
 		}
+		if fv.Kind() == reflect.Slice && fv.IsNil() && !fv.Type().Implements(typeMarshaler) {
+			b.WriteString("[]") // a list not given is empty, not null
+			continue
+		}
 		js, err := json.Marshal(fv.Interface())
 		if err != nil {
 			return nil, fmt.Errorf("config: Dump of %s: %w", f.name, err)
@@ -59,3 +63,5 @@ func Dump(cfg any) ([]byte, error) {
 	out.WriteByte('\n')
 	return out.Bytes(), nil
 }
+
+var typeMarshaler = reflect.TypeFor[json.Marshaler]()
