@@ -122,7 +122,7 @@ func Run(ctx context.Context, opts ...RunOption) error {
 	case <-sig.Done():
 		stop() // a second signal ends the process
 		if ctx.Err() == nil {
-			log.Info("signal received: closing the servers")
+			log.Info("closing the servers", zap.String("cause", context.Cause(sig).Error())) // names the signal
 		}
 	case i := <-ended:
 		// A server stopped on its own: its listener failed, or Close was
