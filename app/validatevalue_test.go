@@ -132,3 +132,22 @@ func TestValidateAllocatesNothingForAValidValue(t *testing.T) {
 	n := testing.AllocsPerRun(100, func() { _ = app.Validate(&v, "") })
 	assert.Zero(t, n)
 }
+
+// BenchmarkValidate is the cost of judging a valid value and a failing
+// one outside a route.
+func BenchmarkValidate(b *testing.B) {
+	valid := []purchaseLine{{SKU: "ABC-1", Qty: 1}, {SKU: "DEF-2", Qty: 99}}
+	failing := []purchaseLine{{SKU: "ABC-1", Qty: 0}}
+	b.Run("valid", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = app.Validate(&valid, "")
+		}
+	})
+	b.Run("failing", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = app.Validate(&failing, "rows")
+		}
+	})
+}
