@@ -25,7 +25,7 @@
 // demands that the fields named a and b (by their flags, or else their
 // Go names) be set too whenever this one is. Load reports every invalid value at
 // once, in an *Error that names each by where it came from (-rate-limit,
-// TODO_RATE_LIMIT, TODO_DB_FILE) with the rule it broke; never its value.
+// TODO_RATE_LIMIT, TODO_DB_FILE) with the rule it broke; Load writes no value into it.
 //
 // A value of type Secret, or the password of a URL, is never shown:
 // fmt, encoding/json, log/slog and zap print "[redacted]" in its place,
@@ -301,7 +301,8 @@ type Error struct {
 }
 
 // Invalid is one value Load refused: where it came from, the rule it
-// broke and a sentence saying so (never the value itself).
+// broke and a sentence saying so: Load writes no value into it (the error
+// of a type's UnmarshalText is kept as it is).
 type Invalid struct {
 	// Name is where the value came from: "-rate-limit",
 	// "TODO_RATE_LIMIT", "TODO_DB_FILE"; for a value not given, the
