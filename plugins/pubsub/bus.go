@@ -38,7 +38,8 @@ type Bus struct {
 	running sync.WaitGroup
 	started bool
 
-	down atomic.Bool // cross-instance delivery failed and has not recovered
+	down    atomic.Bool  // cross-instance delivery failed and has not recovered
+	retryAt atomic.Int64 // while down, when the sender tries the transport again (Unix ns)
 
 	published, delivered, dropped, lost atomic.Uint64
 }
@@ -211,13 +212,22 @@ func (b *Bus) send(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case env := <-b.out:
+			if b.down.Load() && time.Now().UnixNano() < b.retryAt.Load() {
+				// While the transport is down, trying each message would
+				// only pile up failed dials (and the client's own logs):
+				// one is tried a pause after the last failure.
+				b.lost.Add(1)
+				continue
+			}
 			sctx, cancel := context.WithTimeout(ctx, b.cfg.sendTimeout)
 			err := b.cfg.transport.Publish(sctx, env)
 			cancel()
 			if err != nil {
 				b.lost.Add(1)
 				b.failed(err)
+				continue
 			}
+			b.recovered()
 		}
 	}
 }
@@ -244,10 +254,12 @@ func (b *Bus) receive(ctx context.Context) {
 	}
 }
 
-// Pauses between attempts to receive from the other instances.
+// Pauses between attempts to receive from the other instances, and
+// between the sender's attempts while the transport is down.
 const (
-	minPause = 50 * time.Millisecond
-	maxPause = 5 * time.Second
+	minPause   = 50 * time.Millisecond
+	maxPause   = 5 * time.Second
+	retryPause = time.Second
 )
 
 // fromOthers delivers an envelope the transport received, unless this
@@ -268,12 +280,14 @@ func (b *Bus) fromOthers(env []byte) {
 // failed notes that cross-instance delivery failed: logged once, when it
 // stops, not for every message.
 func (b *Bus) failed(err error) {
+	b.retryAt.Store(time.Now().Add(retryPause).UnixNano())
 	if b.down.CompareAndSwap(false, true) {
 		b.log().Warn("publish/subscribe: cross-instance delivery stopped; local delivery goes on", zap.Error(err))
 	}
 }
 
-// recovered notes that the transport receives again.
+// recovered notes that the transport works again: it received, or it
+// sent.
 func (b *Bus) recovered() {
 	if b.down.CompareAndSwap(true, false) {
 		b.log().Info("publish/subscribe: cross-instance delivery resumed")

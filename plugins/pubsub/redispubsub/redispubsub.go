@@ -67,6 +67,10 @@ func (t *Transport) Publish(ctx context.Context, envelope []byte) error {
 func (t *Transport) Receive(ctx context.Context, ready func(), deliver func([]byte)) error {
 	ps := t.rdb.Subscribe(ctx)
 	defer ps.Close()
+	// A receive blocked on the connection does not see ctx end: closing
+	// the subscription ends it.
+	stop := context.AfterFunc(ctx, func() { ps.Close() })
+	defer stop()
 	if err := ps.Subscribe(ctx, t.channel); err != nil {
 		return err
 	}
