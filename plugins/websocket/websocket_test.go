@@ -167,16 +167,16 @@ func TestCrossSiteHandshakeIsRefused(t *testing.T) {
 		path, origin string
 		ok           bool
 	}{
-		{"/plain", "", true},                          // not a browser
-		{"/plain", "http://" + wstest.Host, true},     // same origin
-		{"/plain", "http://BURROW.test", true},        // hosts compare without case
-		{"/plain", "https://evil.example", false},     // another site, no CORS policy
-		{"/plain", "http://burrow.test.evil", false},  // a look-alike
-		{"/plain", "null", false},                     // a sandboxed page
-		{"/ws", "https://app.example", true},          // named by the policy
-		{"/ws", "https://evil.example", false},        // not named
-		{"/any/ws", "https://evil.example", false},    // "*" admits no handshake
-		{"/any/ws", "http://" + wstest.Host, true},    // same origin still is
+		{"/plain", "", true},                         // not a browser
+		{"/plain", "http://" + wstest.Host, true},    // same origin
+		{"/plain", "http://BURROW.test", true},       // hosts compare without case
+		{"/plain", "https://evil.example", false},    // another site, no CORS policy
+		{"/plain", "http://burrow.test.evil", false}, // a look-alike
+		{"/plain", "null", false},                    // a sandboxed page
+		{"/ws", "https://app.example", true},         // named by the policy
+		{"/ws", "https://evil.example", false},       // not named
+		{"/any/ws", "https://evil.example", false},   // "*" admits no handshake
+		{"/any/ws", "http://" + wstest.Host, true},   // same origin still is
 	} {
 		t.Run(tc.path+" "+tc.origin, func(t *testing.T) {
 			var header []string

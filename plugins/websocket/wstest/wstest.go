@@ -174,4 +174,3 @@ type memAddr struct{}
 
 func (memAddr) Network() string { return "memory" }
 func (memAddr) String() string  { return Host }
-
