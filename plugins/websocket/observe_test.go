@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/burrow-go/burrow/app"
