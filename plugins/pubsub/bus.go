@@ -78,7 +78,6 @@ type Subscription struct {
 	b     *Bus
 	topic string
 	err   atomic.Pointer[error]
-	once  sync.Once
 }
 
 // Subscribe subscribes to topic, with a buffer of Buffer messages.
