@@ -2,7 +2,6 @@ package websocket_test
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strings"
 	"sync"
@@ -144,4 +143,40 @@ func TestCloseSendsGoingAwayToAThousandIdleConnections(t *testing.T) {
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left behind")
 }
 
-var _ = errors.Is
+// TestCloseTellsConnectionsAtItsStart: during a drain delay of an hour,
+// the connection has its 1001 at once.
+func TestCloseTellsConnectionsAtItsStart(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithDrainDelay(time.Hour))
+	causes := make(chan error, 1)
+	require.NoError(t, ws.Route(s, "/idle", func(ctx context.Context, _ struct{}, c *ws.Conn[say, said]) error {
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return nil
+	}))
+	c := wstest.Dial(t, s, "/idle")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // ends the drain delay on failure too
+	done := make(chan error, 1)
+	go func() { done <- s.Close(ctx) }()
+	code, _ := closed(t, c)
+	assert.Equal(t, websocket.StatusGoingAway, code)
+	assert.ErrorIs(t, <-causes, httpx.ErrServerClosing)
+	cancel()
+	<-done
+}
+
+// TestAConnectionOutlivesTheRequestTimeout: the server's request
+// time-out bounds requests, not connections.
+func TestAConnectionOutlivesTheRequestTimeout(t *testing.T) {
+	t.Parallel()
+	s := app.New(app.WithRequestTimeout(time.Second))
+	deadlines := make(chan bool, 1)
+	require.NoError(t, ws.Route(s, "/ws", func(ctx context.Context, _ struct{}, c *ws.Conn[say, said]) error {
+		_, has := ctx.Deadline()
+		deadlines <- has
+		return nil
+	}))
+	wstest.Dial(t, s, "/ws")
+	assert.False(t, <-deadlines)
+}

@@ -73,7 +73,10 @@ type inbound[T any] struct {
 // which closes the connection with 1007 (invalid data) and its message
 // as the reason. Once the connection has ended, Receive returns why
 // (context.Cause of the handler's context); it returns ctx's cause when
-// ctx ends first.
+// ctx ends first. A message waits for Receive, and the connection's
+// reading waits with it: a handler that only sends need not call
+// Receive, but a peer that sends to it then stops being read, its pongs
+// too, and keep-alive drops it.
 func (c *Conn[Recv, Send]) Receive(ctx context.Context) (Recv, error) {
 	select {
 	case m, ok := <-c.in:
