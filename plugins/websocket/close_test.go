@@ -1,7 +1,10 @@
 package websocket_test
 
 import (
+	"bufio"
 	"context"
+	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -154,7 +157,11 @@ func TestCloseTellsConnectionsAtItsStart(t *testing.T) {
 		causes <- context.Cause(ctx)
 		return nil
 	}))
-	c := wstest.Dial(t, s, "/idle")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	c := wstest.DialURL(t, "ws://"+ln.Addr().String()+"/idle")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel) // ends the drain delay on failure too
 	done := make(chan error, 1)
@@ -162,8 +169,11 @@ func TestCloseTellsConnectionsAtItsStart(t *testing.T) {
 	code, _ := closed(t, c)
 	assert.Equal(t, websocket.StatusGoingAway, code)
 	assert.ErrorIs(t, <-causes, httpx.ErrServerClosing)
-	cancel()
-	<-done
+	cancel() // ends the drain delay; the handler may not have returned yet
+	if err := <-done; err != nil {
+		assert.ErrorIs(t, err, context.Canceled)
+	}
+	<-served
 }
 
 // TestAConnectionOutlivesTheRequestTimeout: the server's request
@@ -179,4 +189,44 @@ func TestAConnectionOutlivesTheRequestTimeout(t *testing.T) {
 	}))
 	wstest.Dial(t, s, "/ws")
 	assert.False(t, <-deadlines)
+}
+
+// TestAMessageTrickledPastTheReadTimeoutIsCut: a peer that begins a
+// message and stops is cut at the read time-out.
+func TestAMessageTrickledPastTheReadTimeoutIsCut(t *testing.T) {
+	t.Parallel()
+	s := app.New()
+	causes := make(chan error, 1)
+	require.NoError(t, ws.Route(s, "/ws", func(ctx context.Context, _ struct{}, c *ws.Conn[say, said]) error {
+		_, err := c.Receive(ctx)
+		causes <- context.Cause(ctx)
+		return err
+	}, ws.ReadTimeout(20*time.Millisecond)))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		require.NoError(t, s.Close(waitCtx(t)))
+		<-served
+	})
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSwitchingProtocols, res.StatusCode)
+	// A text frame announcing 10 bytes (masked, as a client's is), of
+	// which 3 come.
+	_, err = conn.Write([]byte{0x81, 0x80 | 10, 1, 2, 3, 4, 'a', 'b', 'c'})
+	require.NoError(t, err)
+	select {
+	case err := <-causes:
+		assert.ErrorIs(t, err, ws.ErrReadTimeout)
+	case <-time.After(hangLimit):
+		t.Fatal("the trickling peer was not cut")
+	}
 }

@@ -28,6 +28,9 @@ var (
 	ErrNoPong = errors.New("WebSocket peer did not answer a ping")
 	// ErrTooFast: the peer sent more messages than MessageRate allows.
 	ErrTooFast = errors.New("WebSocket peer sent messages too fast")
+	// ErrReadTimeout: a message the peer began did not arrive whole
+	// within ReadTimeout, and the connection was cut.
+	ErrReadTimeout = errors.New("WebSocket peer did not send its message in time")
 	// ErrBinary: the peer sent a binary message; messages are JSON text.
 	ErrBinary = errors.New("WebSocket peer sent a binary message; messages are JSON text")
 )
@@ -166,14 +169,14 @@ func (c *Conn[Recv, Send]) read() {
 	defer close(c.in)
 	rctx, stop := context.WithCancel(context.WithoutCancel(c.ctx))
 	defer stop()
-	timer := time.AfterFunc(time.Hour, stop) // each message's read time-out: it cuts the connection
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(time.Hour, func() { timedOut.Store(true); stop() }) // each message's read time-out: it cuts the connection
 	timer.Stop()
 	defer timer.Stop()
 	var lim *limiter
 	if c.cfg.rate > 0 {
 		lim = newLimiter(c.cfg.rate, c.cfg.burst)
 	}
-	buf := new(bytes.Buffer)
 	for {
 		typ, r, err := c.ws.Reader(rctx)
 		if err != nil {
@@ -181,25 +184,38 @@ func (c *Conn[Recv, Send]) read() {
 			return
 		}
 		timer.Reset(c.cfg.readTimeout)
+		buf := readBufs.Get().(*bytes.Buffer)
 		buf.Reset()
 		_, err = buf.ReadFrom(r)
 		timer.Stop()
 		if err != nil {
+			readBufs.Put(buf)
+			if timedOut.Load() {
+				err = ErrReadTimeout
+			}
 			c.ended(err)
 			return
 		}
 		c.obs.message("in")
+		var v Recv
 		switch {
 		case lim != nil && !lim.allow(time.Now()):
-			c.closeWith(ErrTooFast, websocket.StatusPolicyViolation, "too many messages")
-			return
+			err = ErrTooFast
 		case typ != websocket.MessageText:
-			c.closeWith(ErrBinary, websocket.StatusUnsupportedData, "messages are JSON text")
-			return
+			err = ErrBinary
+		default:
+			v, err = c.dec.Decode(buf.Bytes()) // v holds copies: buf is reused
 		}
-		v, err := c.dec.Decode(buf.Bytes())
-		if buf.Cap() > 2*int(c.cfg.readLimit) {
-			buf = new(bytes.Buffer)
+		if buf.Cap() <= maxKeptBuffer {
+			readBufs.Put(buf)
+		}
+		switch err {
+		case ErrTooFast:
+			c.closeWith(err, websocket.StatusPolicyViolation, "too many messages")
+			return
+		case ErrBinary:
+			c.closeWith(err, websocket.StatusUnsupportedData, "messages are JSON text")
+			return
 		}
 		select {
 		case c.in <- inbound[Recv]{v: v, err: err}:
@@ -209,6 +225,14 @@ func (c *Conn[Recv, Send]) read() {
 	}
 }
 
+// readBufs are the buffers messages are read into, shared by the
+// connections: an idle one holds none.
+var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptBuffer is the largest read buffer the pool keeps, so that a few
+// large messages (under a raised ReadLimit) do not stay pinned.
+const maxKeptBuffer = 64 << 10
+
 // ended ends the connection's context with err, the reader's: the peer
 // closed the connection or it failed.
 func (c *Conn[Recv, Send]) ended(err error) {
@@ -217,6 +241,10 @@ func (c *Conn[Recv, Send]) ended(err error) {
 	}
 	if p := c.pinging.Load(); p != nil && (*p).Err() != nil {
 		c.cancel(ErrNoPong)
+		return
+	}
+	if errors.Is(err, ErrReadTimeout) {
+		c.cancel(err)
 		return
 	}
 	if s := websocket.CloseStatus(err); s != -1 {
@@ -229,7 +257,19 @@ func (c *Conn[Recv, Send]) ended(err error) {
 // closeWith ends the connection's context with cause and closes it with
 // code and reason.
 func (c *Conn[Recv, Send]) closeWith(cause error, code websocket.StatusCode, reason string) {
-	c.stop()
+	// Unless the handler has returned already, the handshake counts in
+	// c.bg, which the route waits for before it drops the connection:
+	// its close must not cut this one's frame.
+	c.mu.Lock()
+	track := !c.stopped
+	c.stopped = true
+	if track {
+		c.bg.Add(1)
+	}
+	c.mu.Unlock()
+	if track {
+		defer c.bg.Done()
+	}
 	c.cancel(cause)
 	_ = c.ws.Close(code, reason)
 }
