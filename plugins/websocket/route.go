@@ -134,30 +134,46 @@ func (rt *route[In, Recv, Send]) serve(rep *httpx.Reply, in In) error {
 	}
 	go c.read()
 
+	panicked := true // until h returns: a panic still closes the connection (1011), then goes on to the recovery
+	defer func() {
+		if panicked {
+			c.finish(errPanicked, stopClosing, goingAway, req)
+		}
+	}()
 	herr := rt.h(ctx, in, c)
+	panicked = false
+	c.finish(herr, stopClosing, goingAway, req)
+	return nil
+}
 
+// errPanicked is the handler's error when it panicked: the framework's
+// recovery logs the panic.
+var errPanicked = errors.New("the WebSocket handler panicked")
+
+// finish closes the connection once the handler returned herr, and waits
+// for every goroutine of the connection.
+func (c *Conn[Recv, Send]) finish(herr error, stopClosing func() bool, goingAway <-chan struct{}, req *httpx.Request) {
 	c.stop()
 	c.mu.Lock()
 	if c.ping != nil {
 		c.ping.Stop()
 	}
 	c.mu.Unlock()
-	c.bg.Wait() // the queue written (or cut), the ping answered
+	c.bg.Wait() // the queue written (or cut), the ping answered, a close begun by the reader done
 	if !stopClosing() {
 		<-goingAway
 	}
-	if ctx.Err() == nil {
+	if c.ctx.Err() == nil {
 		code, reason := closeStatus(herr)
-		if code == websocket.StatusInternalError {
+		if code == websocket.StatusInternalError && herr != errPanicked {
 			req.Log().Error("WebSocket handler failed", zap.Error(herr))
 		}
 		c.cancel(ErrClosed)
-		_ = ws.Close(code, reason)
+		_ = c.ws.Close(code, reason)
 	}
-	cancel(ErrClosed)
-	_ = ws.CloseNow()
+	c.cancel(ErrClosed)
+	_ = c.ws.CloseNow()
 	<-c.readDone
-	return nil
 }
 
 // closeStatus is the close frame for the handler's error.

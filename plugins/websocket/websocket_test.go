@@ -283,3 +283,20 @@ func TestBadMessageTypesFailReady(t *testing.T) {
 		})
 	}
 }
+
+func TestAPanickingHandlerClosesItsConnection1011(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, ws.Route(s, "/boom", func(ctx context.Context, _ struct{}, c *ws.Conn[say, said]) error {
+		if _, err := c.Receive(ctx); err != nil {
+			return nil
+		}
+		panic("boom")
+	}))
+	c := wstest.Dial(t, s, "/boom")
+	send(t, c, say{Text: "go"})
+	code, _ := closed(t, c)
+	assert.Equal(t, websocket.StatusInternalError, code)
+	c2 := wstest.Dial(t, s, "/boom") // the server goes on
+	require.NoError(t, c2.Close(websocket.StatusNormalClosure, ""))
+}
