@@ -353,7 +353,10 @@
 // [httpx.Reply.SSE], [httpx.Reply.Stream] and [httpx.Reply.ServeContent]
 // begin the reply themselves. A stream's context ends when the client
 // leaves, at the request time-out and at the start of [Server.Close] (cause
-// httpx.ErrServerClosing).
+// httpx.ErrServerClosing). [Events] is the typed form of an event stream:
+// events of one Go type, the client's Last-Event-ID, heartbeats.
+// [Server.Closing] tells a connection that outlives its request (a
+// WebSocket's) of the close.
 //
 // # Testing
 //
