@@ -140,7 +140,7 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 		}
 	}
 	if ro.Method != anyMethod {
-		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in)
+		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in, ro.config)
 	}
 	a.routes = append(a.routes, rt)
 	if ro.Method != http.MethodGet {
@@ -205,6 +205,9 @@ func (a *instance) compileRoute(n *node, method, path string, handler any, own [
 		return nil, fail(err)
 	}
 	if err = rt.compileAllHooks(line, own, withInput); err != nil {
+		return nil, fail(err)
+	}
+	if err = checkHookOrder(line, own); err != nil {
 		return nil, fail(err)
 	}
 	if rt.in, err = a.newInputPlan(n, path, bodyLimit, multipart, needs); err != nil {

@@ -44,11 +44,26 @@ func (s *Server) DecorateRequest(name string, value any) error {
 		}
 		d, err := s.n.ctx.DeclareRequest(name, reflect.TypeOf(value), s.from)
 		if err != nil {
-			return err
+			return s.registeredTwice(err)
 		}
 		s.a.initial = append(s.a.initial, slotInit{decl: d, value: value})
 		return nil
 	})
+}
+
+// registeredTwice turns err, a declaration refused because an ancestor
+// declared the same thing, into what the user did when both came from
+// the same wrapped plugin: registered it in a context and again below
+// it. The names the plugin declares are its own business, never written
+// by the user, so the error names the plugin and the two contexts.
+func (s *Server) registeredTwice(err error) error {
+	var dup *scope.DuplicateError
+	if s.from == "" || !errors.As(err, &dup) || dup.Prev.Plugin != s.from || dup.Prev.Context == dup.In {
+		return err
+	}
+	return &PluginError{Plugin: s.from, Context: s.Path(), Err: errkind.New(ErrDuplicatePlugin,
+		"is already registered in %s, an ancestor, and applies to this context already: "+
+			"a plugin that declares request decorators is registered once on a branch of contexts", dup.Prev.Context.Path())}
 }
 
 // sharesNothing explains how value, a request decorator's starting

@@ -60,8 +60,8 @@
 //	})
 //	app.Put(s, "/jobs/:id", putJob, app.Status(202))
 //
-// Out is sent with 200, or as [Status], [NoContent] or [Created] say; an
-// error goes to the error handler. The flexible form, [Server.Get] and
+// Out is sent with 200, or as [Status], [NoContent], [Created] or
+// [Redirect] say; an error goes to the error handler. The flexible form, [Server.Get] and
 // [Server.Route], takes any function whose parameters Burrow can supply; it
 // is for handlers that write the reply themselves (streams), hooks and
 // http.Handler routes:
@@ -106,13 +106,18 @@
 //	validate:"required,min=1,max=64,len=8,enum=a|b,format=email"
 //	pattern:"^[a-z]+$"
 //
+// A URL others will see as a link or an image takes format=weblink (http
+// or https, with a host), not format=uri, which is JSON Schema's and takes
+// any scheme, javascript: included.
+//
 // A value that does not convert or breaks a rule is a 400 listing every
 // failing field (the first 100), and the handler does not run. The body is
 // read only for routes that take one, after the OnRequest and PreParsing
 // hooks, up to [WithMaxBodyBytes] (1 MiB; [Server.SetBodyLimit],
 // [BodyLimit]); beyond it, a 413. [Server.AddContentTypeParser] adds media
 // types. [Body], [Query] and [Params] carry the same input as parameters of
-// a flexible handler.
+// a flexible handler. [Validate] applies the same rules, with the same
+// 400, to any other value: a row of an uploaded file, a queued message.
 //
 // In structs compose: a field tagged with a source and no name (query:"",
 // header:"", path:"", cookie:"") is a group read from that source, and an
@@ -134,11 +139,14 @@
 //
 // In struct fields tagged form:"name" read a form body — urlencoded or
 // multipart/form-data — with the query's decoding, defaults and rules;
-// their errors are under body/name, and form:"" makes a group. A field
-// of type *[File] takes a file part (nil when absent), []*File every
-// part of its name; a route with one takes multipart bodies only. An In
-// struct cannot have form fields and a body field at once: Ready says
-// so. Any other media type is a 415. A multipart body is read as a
+// their errors are under body/name, and form:"" makes a group. The same
+// values may come as an application/json object (a number or a boolean
+// as its text, an array as a repeated name), so one route serves a
+// browser's form and a program's JSON. A field of type *[File] takes a
+// file part (nil when absent), []*File every part of its name; a route
+// with one takes multipart bodies only. An In struct cannot have form
+// fields and a body field at once: Ready says so. Any other media type
+// is a 415. A multipart body is read as a
 // stream, part by part, after the OnRequest and PreParsing hooks, within
 // the body limit and [MultipartLimits] ([Server.SetMultipartLimits],
 // [WithMultipartLimits]: 1 MiB a file, 64 KiB a value, 1000 parts):
@@ -265,17 +273,14 @@
 //		app.WithDrainDelay(2*time.Second),
 //		app.WithRequestTimeout(30*time.Second),
 //	)
-//	go func() {
-//		<-sigterm
-//		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-//		defer cancel()
-//		s.Close(ctx) // readiness off, drain, PreClose, in-flight requests, OnClose
-//	}()
-//	if err := s.Listen(":8000"); err != nil { // Ready, then serve; nil after Close
-//		log.Fatal(err)
-//	}
+//	// Until SIGTERM, then s.Close: readiness off, drain, PreClose,
+//	// in-flight requests, OnClose; then admin's; then the database.
+//	err := app.Run(ctx, app.Serving(s, ":8000"), app.Serving(admin, "127.0.0.1:9090"), app.Closing(db))
+//	os.Exit(app.ExitCode(err))
 //
-// Registration only records; [Server.Ready] (called by [Server.Listen],
+// [Run] is a service's main loop around [Server.Serve] and
+// [Server.Close]; package config loads the flags and variables it
+// serves with. Registration only records; [Server.Ready] (called by [Server.Listen],
 // [Server.ListenTLS], [Server.Serve] and [Server.Inject]) loads the plugins
 // and compiles the routes, after which the tree is frozen. Time-outs for
 // headers, bodies, replies and idle connections have safe defaults
@@ -348,7 +353,10 @@
 // [httpx.Reply.SSE], [httpx.Reply.Stream] and [httpx.Reply.ServeContent]
 // begin the reply themselves. A stream's context ends when the client
 // leaves, at the request time-out and at the start of [Server.Close] (cause
-// httpx.ErrServerClosing).
+// httpx.ErrServerClosing). [Events] is the typed form of an event stream:
+// events of one Go type, the client's Last-Event-ID, heartbeats.
+// [Server.Closing] tells a connection that outlives its request (a
+// WebSocket's) of the close.
 //
 // # Testing
 //

@@ -53,6 +53,10 @@ var (
 	// WithConfig value that no OnRoute hook of its contexts read: the
 	// plugin it is meant for is not registered where the route is.
 	ErrUnreadConfig = errors.New("route config not read")
+	// ErrHookOrder is returned by Ready for a route where a hook declared
+	// with ReadsDecorators runs before the hook that sets the decorator
+	// (SetsDecorators), or where none does.
+	ErrHookOrder = errors.New("hook runs before the hook it depends on")
 )
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads

@@ -14,8 +14,10 @@ import (
 )
 
 // Fields tagged form read a form body, urlencoded or multipart, with
-// the query's decoding, defaults and rules; a *app.File field takes a
-// file part of a multipart body, read within the route's limits.
+// the query's decoding, defaults and rules, or the same values as a JSON
+// object; a *app.File field takes a file part of a multipart body, read
+// within the route's limits (and JSON, which cannot carry a file, is
+// refused there).
 func ExampleIn_form() {
 	type login struct {
 		app.In
@@ -44,6 +46,7 @@ func ExampleIn_form() {
 	}, app.WithMultipartLimits(app.MultipartLimits{FileBytes: 1 << 20}))
 
 	fmt.Println(postForm(s, "/session", "application/x-www-form-urlencoded", strings.NewReader("user=ann&token=t0k3n")))
+	fmt.Println(postForm(s, "/session", "application/json", strings.NewReader(`{"user":"bob","token":"t0k3n"}`)))
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	fw, _ := w.CreateFormFile("file", "todos.csv")
@@ -53,6 +56,7 @@ func ExampleIn_form() {
 	fmt.Println(postForm(s, "/todos/import", "application/json", strings.NewReader(`{}`)))
 	// Output:
 	// 200 hello ann
+	// 200 hello bob
 	// 200 todos.csv: 2 rows
 	// 415 {"statusCode":415,"code":"FST_ERR_CTP_INVALID_MEDIA_TYPE","error":"Unsupported Media Type","message":"Unsupported Media Type: application/json"}
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"os"
 	"reflect"
+	"strings"
 )
 
 // File is a file a client uploaded in a part of a multipart/form-data
@@ -18,8 +21,11 @@ import (
 // File, and what Open returns, is not to be used after that.
 type File struct {
 	// Filename is the name the client gave the file, without any
-	// directory (only what follows the last slash or backslash is kept);
-	// it may be empty. It names nothing on the server's disk and is the
+	// directory: only what follows the last slash or backslash is kept,
+	// whatever the server's system, so "C:\x\r.pdf" and
+	// "..\..\evil.exe" are "r.pdf" and "evil.exe". It may be empty: a
+	// name that ends in a separator, "." and ".." name no file and are
+	// kept as "". It names nothing on the server's disk and is the
 	// client's word: check it before showing or storing it.
 	Filename string
 	// ContentType is the media type the client declared for the part,
@@ -31,6 +37,32 @@ type File struct {
 
 	data []byte // the content, held in memory; or
 	path string // the temporary file holding it
+}
+
+// baseName is what follows the last slash or backslash of name, the
+// file name a part gave: a browser on Windows may send a whole path, an
+// attacker a climbing one, and either separator is one on a system the
+// name may reach. "." and "..", which name directories, are no name.
+func baseName(name string) string {
+	name = name[strings.LastIndexAny(name, `/\`)+1:]
+	if name == "." || name == ".." {
+		return ""
+	}
+	return name
+}
+
+// partFileName is the file name part gave, whole: Part.FileName cuts
+// it at the separators of the server's system only (a backslash is none
+// on Linux).
+func partFileName(part *multipart.Part) string {
+	if part.FileName() == "" {
+		return ""
+	}
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if err != nil {
+		return ""
+	}
+	return params["filename"]
 }
 
 // Open opens the file's content for reading. Each call reads it from the

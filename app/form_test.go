@@ -66,15 +66,31 @@ func send(t *testing.T, s *app.Server, method, target, ct string, body io.Reader
 	return res, res.Body
 }
 
+// formCase is a request with a form body and the answer it gets.
+type formCase struct {
+	name, target, ct, body string
+	status                 int
+	want                   string // a substring of the reply
+}
+
+// postForms posts each case's body to s and checks the answer.
+func postForms(t *testing.T, s *app.Server, tests []formCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, body := send(t, s, "POST", tt.target, tt.ct, strings.NewReader(tt.body))
+			assert.Equal(t, tt.status, res.StatusCode, body)
+			assert.Contains(t, body, tt.want)
+		})
+	}
+}
+
 func TestFormURLEncoded(t *testing.T) {
 	t.Parallel()
 	s := formServer(t, app.WithMaxBodyBytes(256))
 	const form = "application/x-www-form-urlencoded"
-	tests := []struct {
-		name, target, ct, body string
-		status                 int
-		want                   string // a substring of the reply
-	}{
+	tests := []formCase{
 		{"values", "/login?next=/home", form, "user=ann&token=s3cr%C3%A9t&remember=true&tries=2&scope=a&scope=b",
 			200, `user=ann token=s3crét remember=true tries=2 scopes=[a b] next=/home`},
 		{"media type parameters", "/login", form + "; charset=UTF-8", "user=ann&token=t",
@@ -85,7 +101,6 @@ func TestFormURLEncoded(t *testing.T) {
 		{"a value that does not convert", "/login", form, "user=ann&token=t&tries=many", 400, `"path":"body/tries"`},
 		{"a rule", "/login", form, "user=ann&token=t&tries=9", 400, `"path":"body/tries"`},
 		{"malformed", "/login", form, "user=%zz&token=t", 400, `"code":"ERR_BAD_FORM"`},
-		{"json is not a form", "/login", "application/json", `{"user":"ann","token":"t"}`, 415, `Unsupported Media Type: application/json`},
 		{"text is not a form", "/login", "text/plain", `user=ann&token=t`, 415, `Unsupported Media Type`},
 		{"no media type", "/login", "", `user=ann&token=t`, 415, `Unsupported Media Type: none`},
 		{"too large", "/login", form, "user=ann&token=" + strings.Repeat("t", 300), 413, `Request body is too large`},
@@ -93,14 +108,62 @@ func TestFormURLEncoded(t *testing.T) {
 		{"group default", "/prefs", form, "", 200, `theme=light size=0`},
 		{"group rule", "/prefs", form, "theme=pink", 400, `"path":"body/theme"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res, body := send(t, s, "POST", tt.target, tt.ct, strings.NewReader(tt.body))
-			assert.Equal(t, tt.status, res.StatusCode, body)
-			assert.Contains(t, body, tt.want)
-		})
+	postForms(t, s, tests)
+}
+
+// TestFormAsJSON: a route reading a form takes the same values as a JSON
+// object, decoded, defaulted and validated as the form's are, so one
+// route serves a browser's form and a program's JSON; what a form
+// cannot hold, and what a JSON body may not be, is a 400.
+func TestFormAsJSON(t *testing.T) {
+	t.Parallel()
+	s := formServer(t, app.WithMaxBodyBytes(256))
+	const js = "application/json"
+	tests := []formCase{
+		{"values", "/login?next=/home", js, `{"user":"ann","token":"s3cr\u00e9t","remember":true,"tries":2,"scope":["a","b"]}`,
+			200, `user=ann token=s3crét remember=true tries=2 scopes=[a b] next=/home`},
+		{"defaults", "/login", js + "; charset=utf-8", `{"user":"ann","token":"t"}`, 200, `user=ann token=t remember=false tries=1 scopes=[] next=`},
+		{"values written as strings", "/login", js, `{"user":"ann","token":"t","remember":"true","tries":"3"}`, 200, `remember=true tries=3`},
+		{"null is no value", "/login", js, `{"user":"ann","token":"t","tries":null,"scope":[null,"a"]}`, 200, `tries=1 scopes=[a]`},
+		{"one scope", "/login", js, `{"user":"ann","token":"t","scope":"a"}`, 200, `scopes=[a]`},
+		{"members no field reads", "/login", js, `{"user":"ann","token":"t","meta":{"x":[1]}}`, 200, `user=ann`},
+		{"missing values", "/login", js, `{"user":"ann"}`, 400, `"validation":[{"path":"body/token","rule":"required","message":"is required"}]`},
+		{"a value that does not convert", "/login", js, `{"user":"ann","token":"t","tries":"many"}`, 400, `"path":"body/tries"`},
+		{"a fraction for an integer", "/login", js, `{"user":"ann","token":"t","tries":1.5}`, 400, `"path":"body/tries"`},
+		{"a rule", "/login", js, `{"user":"ann","token":"t","tries":9}`, 400, `"path":"body/tries"`},
+		{"an object", "/login", js, `{"user":{"name":"ann"},"token":{}}`, 400,
+			`"validation":[{"path":"body/token","rule":"type","message":"must be a string, a number, a boolean, or an array of them"},` +
+				`{"path":"body/user","rule":"type","message":"must be a string, a number, a boolean, or an array of them"}]`},
+		{"an array of arrays", "/login", js, `{"user":"ann","token":"t","scope":[["a"]]}`, 400, `"path":"body/scope","rule":"type"`},
+		{"not an object", "/login", js, `["ann"]`, 400, `"path":"body","rule":"type"`},
+		{"null", "/login", js, `null`, 400, `"path":"body","rule":"type","message":"must be object"`},
+		{"empty", "/login", js, ``, 400, `"code":"FST_ERR_CTP_EMPTY_JSON_BODY"`},
+		{"bad syntax", "/login", js, `{"user":`, 400, `"code":"FST_ERR_CTP_INVALID_JSON_BODY"`},
+		{"a key twice", "/login", js, `{"user":"ann","token":"t","user":"bob"}`, 400, `"code":"FST_ERR_CTP_INVALID_JSON_BODY"`},
+		{"too deep", "/login", js, `{"scope":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, 400, `"code":"FST_ERR_CTP_INVALID_JSON_BODY"`},
+		{"too large", "/login", js, `{"user":"ann","token":"` + strings.Repeat("t", 300) + `"}`, 413, `Request body is too large`},
+		{"another JSON type", "/login", "application/vnd.api+json", `{"user":"ann","token":"t"}`, 415, `Unsupported Media Type: application/vnd.api+json`},
+		{"group", "/prefs", js, `{"theme":"dark","Size":3}`, 200, `theme=dark size=3`},
+		{"group rule", "/prefs", js, `{"theme":"pink"}`, 400, `"path":"body/theme"`},
 	}
+	postForms(t, s, tests)
+}
+
+// TestFormWithFileTakesNoJSON: JSON cannot carry a file, so a route with
+// a file field takes multipart bodies only.
+func TestFormWithFileTakesNoJSON(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, app.Post(s, "/up", func(_ context.Context, in struct {
+		app.In
+		Title string    `form:"title"`
+		File  *app.File `form:"file"`
+	}) (string, error) {
+		return in.Title, nil
+	}))
+	res := apptest.Do(t, s, "POST", "/up", strings.NewReader(`{"title":"x"}`), "Content-Type", "application/json")
+	assert.Equal(t, http.StatusUnsupportedMediaType, res.StatusCode)
+	assert.Contains(t, res.Body, "Unsupported Media Type: application/json")
 }
 
 func TestFormTooLargeIsRefusedWithoutReadingIt(t *testing.T) {

@@ -68,10 +68,14 @@ type PreSerializationFunc func(req *httpx.Request, rep *httpx.Reply, payload any
 type OnSendFunc func(req *httpx.Request, rep *httpx.Reply, body []byte) ([]byte, error)
 
 type hookDef struct {
-	kind Hook
-	fn   any
-	name string
-	pos  []int // position of the AddHook call among its context's calls
+	kind  Hook
+	fn    any
+	name  string
+	pos   []int    // position of the AddHook call among its context's calls
+	sets  []string // the request decorators it declares it sets (SetsDecorators)
+	reads []string // the request decorators it declares it reads (ReadsDecorators)
+	by    string   // the wrapped plugin that added it, or ""
+	where string   // the path of the context it was added to
 }
 
 type hookLists [numHooks][]hookDef
@@ -83,19 +87,24 @@ type hookLists [numHooks][]hookDef
 // to. A wrapped plugin's hooks take the place of its Register call: a
 // body that adds hook 1, registers a wrapped plugin adding hook 2, then
 // adds hook 3 runs 1 2 3, as in Fastify.
-func (s *Server) AddHook(kind Hook, fn any) error {
+//
+// opts declare what the hook does with request decorators
+// (SetsDecorators, ReadsDecorators), so that Ready can check the order
+// of the hooks that depend on each other.
+func (s *Server) AddHook(kind Hook, fn any, opts ...HookOption) error {
 	return s.mutate(fmt.Sprintf("%v hook", kind), func() error {
-		d, err := newHookDef(kind, fn)
+		d, err := newHookDef(kind, fn, opts)
 		if err != nil {
 			return fmt.Errorf("invalid %v hook in %s: %w", kind, s.Path(), err)
 		}
+		d.by, d.where = s.from, s.Path()
 		d.pos = s.calls().take()
 		s.n.hooks[kind] = append(s.n.hooks[kind], d)
 		return nil
 	})
 }
 
-func newHookDef(kind Hook, fn any) (hookDef, error) {
+func newHookDef(kind Hook, fn any, opts []HookOption) (hookDef, error) {
 	if kind >= numHooks {
 		return hookDef{}, errkind.New(ErrInvalidHandler, "no such hook")
 	}
@@ -120,7 +129,15 @@ func newHookDef(kind Hook, fn any) (hookDef, error) {
 			return hookDef{}, errkind.New(ErrInvalidHandler, "an onSend hook is an OnSendFunc, not %T", fn)
 		}
 	}
-	return hookDef{kind: kind, fn: fn, name: funcName(fn)}, nil
+	d := hookDef{kind: kind, fn: fn, name: funcName(fn)}
+	for _, o := range opts {
+		o(&d)
+	}
+	if (len(d.sets) > 0 || len(d.reads) > 0) && !slices.Contains(phases[:], kind) {
+		return hookDef{}, errkind.New(ErrInvalidHandler, "SetsDecorators and ReadsDecorators order the hooks that run before the handler "+
+			"(onRequest, preParsing, preValidation, preHandler), not %s", kind)
+	}
+	return d, nil
 }
 
 // sortHooks puts each of n's hook lists in the order of the calls that

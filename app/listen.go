@@ -150,10 +150,12 @@ func (s *Server) serve(ln net.Listener, scheme string, tlsConfig *tls.Config) er
 		<-a.closed
 		return nil
 	}
+	addr := scheme + ln.Addr().String()
 	a.servers = append(a.servers, srv)
+	a.addrs = append(a.addrs, addr)
 	a.httpMu.Unlock()
 
-	a.log.Info("server listening", zap.String("address", scheme+ln.Addr().String()))
+	a.log.Info("server listening", zap.String("server", a.cfg.name), zap.String("address", addr))
 	a.runOnListen(ln.Addr())
 	// Its TCP connections take the deadlines net/http and Burrow set on
 	// every request (idle, header, body, reply) at little cost: most
@@ -278,7 +280,7 @@ func (a *instance) shutdown(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	a.httpMu.Lock()
-	servers := a.servers
+	servers, addrs := a.servers, a.addrs
 	a.httpMu.Unlock()
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {
@@ -296,6 +298,8 @@ func (a *instance) shutdown(ctx context.Context) error {
 	a.closeErr = errors.Join(errs...)
 	a.state.Store(int32(stateClosed))
 	close(a.closed)
-	a.log.Info("server closed")
+	// The root context's name and the addresses tell apart the servers
+	// of one process (a public one and an admin one).
+	a.log.Info("server closed", zap.String("server", a.cfg.name), zap.Strings("addresses", addrs))
 	return a.closeErr
 }

@@ -27,6 +27,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -724,4 +727,39 @@ func TestTransportsSendRepeatedHeadersAlike(t *testing.T) {
 		assert.Equal(t, http.StatusOK, res.StatusCode)
 		assert.Equal(t, "1|2", res.Body)
 	})
+}
+
+// TestCloseLogNamesTheServer: the lines that say a server listens and
+// that it closed name the server (its root context) and its addresses,
+// so two servers of one process (a public one, an admin one) log lines
+// that can be told apart.
+func TestCloseLogNamesTheServer(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zapcore.InfoLevel)
+	log := zap.New(core)
+	public := app.New(app.WithLogger(log))
+	admin := app.New(app.WithLogger(log), app.WithRootName("admin"))
+	pubAddr, pubDone := serveInBackground(t, public)
+	admAddr, admDone := serveInBackground(t, admin)
+	for _, addr := range []string{pubAddr, admAddr} {
+		require.Eventually(t, func() bool {
+			return logs.FilterMessage("server listening").FilterField(zap.String("address", addr)).Len() == 1
+		}, 10*time.Second, 5*time.Millisecond)
+	}
+	require.NoError(t, public.Close(context.Background()))
+	require.NoError(t, admin.Close(context.Background()))
+	require.NoError(t, <-pubDone)
+	require.NoError(t, <-admDone)
+
+	var closed []map[string]any
+	for _, e := range logs.FilterMessage("server closed").All() {
+		closed = append(closed, e.ContextMap())
+	}
+	assert.ElementsMatch(t, []map[string]any{
+		{"server": "root", "addresses": []any{pubAddr}},
+		{"server": "admin", "addresses": []any{admAddr}},
+	}, closed)
+	listening := logs.FilterMessage("server listening").FilterField(zap.String("server", "admin")).All()
+	require.Len(t, listening, 1)
+	assert.Equal(t, admAddr, listening[0].ContextMap()["address"])
 }

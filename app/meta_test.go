@@ -82,7 +82,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Wrap(noop, app.Name("audit"), app.NeedsDecorators("user")))
 			},
 			is:  app.ErrMissingDecorator,
-			msg: `plugin audit (root) needs request decorator "user", which no context provides`,
+			msg: `plugin audit (root) needs request decorator "user", which no context provides before it: register what provides it before this plugin, in root or an ancestor`,
 		},
 		{
 			name: "decorator only in a sibling",
@@ -106,7 +106,7 @@ func TestPluginContract(t *testing.T) {
 				s.Register(app.Describe(noop, app.Name("repo"), app.NeedsService[*database]()))
 			},
 			is:  app.ErrMissingDecorator,
-			msg: `plugin repo (root) needs service *app_test.database, which no context provides`,
+			msg: `plugin repo (root) needs service *app_test.database, which no context provides before it: register what provides it before this plugin, in root or an ancestor`,
 		},
 		{
 			name: "supported version",

@@ -24,9 +24,25 @@ import (
 type Middleware = func(http.Handler) http.Handler
 
 type middlewareDef struct {
-	fn  Middleware
-	pos []int // position of the Use call among its context's calls
+	fn    Middleware
+	pos   []int // position of the Use call among its context's calls
+	outer bool  // Outermost
 }
+
+// UseOption configures Use.
+type UseOption func(*middlewareDef)
+
+// Outermost places the middleware outside every other middleware of the
+// routes it applies to, its ancestors' included: for a middleware that
+// marks every answer of its context's routes, a refusal by an ancestor's
+// middleware (a rate limit, a load shedder) too — a CORS policy, without
+// which the browser hides that refusal behind a CORS error. It still
+// applies to its context and its descendants only. Outermost middleware
+// run in the order plain middleware do (the ancestors' outside, then the
+// order of the calls), outside all the plain ones; one that answers by
+// itself (a CORS preflight) answers before any ancestor's middleware
+// runs.
+func Outermost() UseOption { return func(d *middlewareDef) { d.outer = true } }
 
 // Use adds mw to this context. It wraps the lifecycle of every route of
 // this context and its descendants, and of the not-found handler a
@@ -56,12 +72,18 @@ type middlewareDef struct {
 // with an Access-Control-Request-Method the path serves) goes through
 // the middleware of the context of that method's route instead, whoever
 // owns the path: see Preflight and RouteConfigOf.
-func (s *Server) Use(mw Middleware) error {
+//
+// Outermost places mw outside its ancestors' middleware too.
+func (s *Server) Use(mw Middleware, opts ...UseOption) error {
 	return s.mutate("middleware", func() error {
 		if mw == nil {
 			return errkind.New(ErrInvalidHandler, "invalid middleware in %s: nil", s.Path())
 		}
-		s.n.middleware = append(s.n.middleware, middlewareDef{fn: mw, pos: s.calls().take()})
+		d := middlewareDef{fn: mw, pos: s.calls().take()}
+		for _, o := range opts {
+			o(&d)
+		}
+		s.n.middleware = append(s.n.middleware, d)
 		return nil
 	})
 }
@@ -72,13 +94,21 @@ func (n *node) sortMiddleware() {
 }
 
 // wrapMiddleware wraps inner in the middleware of line (root first):
-// root's outermost. It returns nil when line has none, so a route without
-// middleware runs as before, unwrapped.
+// root's outermost, the Outermost ones outside all others. It returns nil
+// when line has none, so a route without middleware runs as before,
+// unwrapped.
 func wrapMiddleware(line []*node, inner http.Handler) (http.Handler, error) {
-	var all []middlewareDef
+	var all, plain []middlewareDef
 	for _, p := range line {
-		all = append(all, p.middleware...)
+		for _, d := range p.middleware {
+			if d.outer {
+				all = append(all, d)
+			} else {
+				plain = append(plain, d)
+			}
+		}
 	}
+	all = append(all, plain...)
 	if len(all) == 0 {
 		return nil, nil
 	}
@@ -146,6 +176,7 @@ type call struct {
 	began  time.Duration
 	logged bool        // the access log has the request's first line
 	log    *zap.Logger // the request's: its context's, with the observers' fields
+	vary   string      // the names Vary adds as the header goes, ", "-separated
 
 	// reply is the reply time-out the middleware's first write of its own
 	// arms (outerWriter); 0 once armed, or once the middleware set a
@@ -240,6 +271,9 @@ func (w *outerWriter) writing() *tracking.Writer {
 	if c.state.Load() == callIdle && c.reply > 0 {
 		deadline.SetReply(c.tw.W, time.Now().Add(c.reply), c.reply)
 		c.reply = 0
+	}
+	if c.vary != "" && !c.tw.Started {
+		c.addVary()
 	}
 	return &c.tw
 }

@@ -235,7 +235,7 @@ func (m *multipartRead) readValue(part *multipart.Part, name string) (string, er
 // input left empty: no file (nil).
 func (m *multipartRead) readFile(part *multipart.Part, name string) (*File, error) {
 	r := &partLimit{limitedReader: limitedReader{r: part, n: m.lim.FileBytes}, limit: m.lim.FileBytes, name: name, file: true}
-	f := &File{Filename: part.FileName(), ContentType: part.Header.Get("Content-Type")}
+	f := &File{Filename: baseName(partFileName(part)), ContentType: part.Header.Get("Content-Type")}
 	var b bytes.Buffer
 	n, err := io.CopyN(&b, r, m.memory+1)
 	switch {
@@ -314,16 +314,14 @@ func multipartError(err error) error {
 		return &httpx.Error{StatusCode: http.StatusBadRequest, Code: codeBadForm,
 			Message: "multipart body ended early", Err: err}
 	}
-	return &httpx.Error{StatusCode: http.StatusBadRequest, Code: codeBadForm,
-		Message: "multipart body is malformed: " + err.Error(), Err: err}
+	return errBadForm("multipart body is malformed", err)
 }
 
 // multipartParams parses a multipart Content-Type's parameters.
 func multipartParams(ct string) (map[string]string, error) {
 	_, params, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return nil, &httpx.Error{StatusCode: http.StatusBadRequest, Code: codeBadForm,
-			Message: "multipart Content-Type is malformed: " + err.Error(), Err: err}
+		return nil, errBadForm("multipart Content-Type is malformed", err)
 	}
 	return params, nil
 }

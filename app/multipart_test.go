@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"os"
 	"strings"
@@ -635,4 +636,80 @@ func TestMultipartStalledUpload(t *testing.T) {
 	assert.Equal(t, http.StatusRequestTimeout, res.StatusCode, string(b))
 	assert.Contains(t, string(b), "ERR_BODY_TIMEOUT")
 	assert.Empty(t, tempFiles(t, dir))
+}
+
+// postOver sends body with content type ct to url over a real
+// connection, and returns the answer's status and body.
+func postOver(t *testing.T, url, ct, body string) (int, string) {
+	t.Helper()
+	res, err := http.Post(url, ct, strings.NewReader(body))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(b)
+}
+
+// A file's name keeps no directory, whichever separator the client
+// used: a browser on Windows, or an attacker, sends backslashes, which
+// are no separator on Linux or macOS.
+func TestMultipartFileNameKeepsNoDirectory(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(importServer(t, t.TempDir(), app.MultipartLimits{}))
+	t.Cleanup(srv.Close)
+	tests := []struct{ disposition, want string }{
+		{`filename="report.pdf"`, "report.pdf"},
+		{`filename="résumé.pdf"`, "résumé.pdf"},
+		{`filename="../../etc/passwd"`, "passwd"},
+		{`filename="..\..\windows\evil.exe"`, "evil.exe"}, // unescaped, as a browser sends it
+		{`filename="..\\..\\windows\\evil.exe"`, "evil.exe"},
+		{`filename="C:\x\r.pdf"`, "r.pdf"},
+		{`filename="\\server\share\x.csv"`, "x.csv"},
+		{`filename*=UTF-8''..%5C..%5Cevil.exe`, "evil.exe"},
+		{`filename="a/b\c"`, "c"},
+		{`filename="a\b/c"`, "c"},
+		{`filename=".."`, ""},
+		{`filename="."`, ""},
+		{`filename="/"`, ""},
+		{`filename="\\"`, ""},
+		{`filename="dir\\"`, ""},
+		{`filename="dir/"`, ""},
+		{`filename="a\.."`, ""},
+		{`filename="..."`, "..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.disposition, func(t *testing.T) {
+			t.Parallel()
+			body := "--x\r\nContent-Disposition: form-data; name=\"file\"; " + tt.disposition + "\r\n\r\nabc\r\n--x--\r\n"
+			status, reply := postOver(t, srv.URL+"/import", "multipart/form-data; boundary=x", body)
+			require.Equal(t, 200, status, reply)
+			assert.Contains(t, reply, "file="+tt.want+`(,3,memory)="abc"`)
+		})
+	}
+}
+
+// A 400 answering a malformed form repeats at most 1 KiB of what the
+// client sent, as every echo of the client's text: a malformed part
+// header line of 300 KB answered 1.5 MB.
+func TestFormErrorsCutTheClientsText(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(importServer(t, t.TempDir(), app.MultipartLimits{}))
+	t.Cleanup(srv.Close)
+	long := 300 << 10
+	tests := []struct{ name, body string }{
+		{"bytes that are not UTF-8", strings.Repeat("\xff", long)},
+		{"a line without a colon", strings.Repeat("a", long)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body := "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n" + tt.body + "\r\n\r\nabc\r\n--x--\r\n"
+			status, reply := postOver(t, srv.URL+"/import", "multipart/form-data; boundary=x", body)
+			assert.Equal(t, 400, status)
+			assert.Contains(t, reply, `"code":"ERR_BAD_FORM"`)
+			assert.Contains(t, reply, "multipart body is malformed")
+			assert.Contains(t, reply, `…"`, "the message ends cut")
+			assert.Less(t, len(reply), 3<<10, "%.200s", reply)
+		})
+	}
 }

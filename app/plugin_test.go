@@ -17,6 +17,9 @@ func TestPluginFailuresNameThePlugin(t *testing.T) {
 	boom := errors.New("boom")
 	// A timed-out plugin body keeps running in its goroutine (Go cannot
 	// stop it); release lets it end, so no goroutine outlives the test.
+	// The time-out bounds every plugin body, the outer one's too: it is
+	// long enough that a loaded machine never stalls that quick body past
+	// it, and the test does not wait on it but for the blocked one.
 	release := make(chan struct{})
 	defer close(release)
 	tests := []struct {
@@ -28,8 +31,8 @@ func TestPluginFailuresNameThePlugin(t *testing.T) {
 	}{
 		{"error", func(*app.Server) error { return boom }, 0, boom, "plugin db (root > api > db) failed: boom"},
 		{"panic", func(*app.Server) error { panic("kaboom") }, 0, app.ErrPlugin, "plugin db (root > api > db) failed: panic: kaboom"},
-		{"time-out", func(*app.Server) error { <-release; return nil }, 20 * time.Millisecond, app.ErrPluginTimeout,
-			"plugin db (root > api > db) timed out after 20ms"},
+		{"time-out", func(*app.Server) error { <-release; return nil }, 500 * time.Millisecond, app.ErrPluginTimeout,
+			"plugin db (root > api > db) timed out after 500ms"},
 		{"wrapped error", app.Wrap(func(*app.Server) error { return boom }, app.Name("db")), 0, boom,
 			"plugin db (root > api) failed: boom"},
 	}

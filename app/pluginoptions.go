@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,6 +109,13 @@ func (a *instance) checkMeta(n *node, p *pendingPlugin) error {
 	}
 	for _, k := range m.needs {
 		if _, err := n.ctx.Require(k); err != nil {
+			var nv *scope.NotVisibleError
+			if errors.As(err, &nv) && len(nv.ProvidedIn) == 0 {
+				// Checked as the plugin loads: a plugin registered after it
+				// that declares the value has not loaded yet.
+				return errkind.New(ErrMissingDecorator, "needs %w before it: register what provides it before this plugin, in %s or an ancestor",
+					err, n.ctx.Path())
+			}
 			return errkind.New(ErrMissingDecorator, "needs %w", err)
 		}
 	}

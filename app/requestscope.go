@@ -77,7 +77,7 @@ func (s *Server) ProvideRequest(constructor any, opts ...DecorateOption) error {
 		decls, err := s.n.ctx.DeclareValue(t, o.as, o.name, s.from)
 		if err != nil {
 			if errors.Is(err, scope.ErrDuplicate) {
-				return err
+				return s.registeredTwice(err)
 			}
 			return errkind.New(ErrInvalidDecorator, "invalid request-scoped constructor in %s: %w", s.Path(), err)
 		}

@@ -43,8 +43,9 @@ type RouteInfo struct {
 	// fields of its In struct), in the order of their fields, each with
 	// Source "form"; nil when it reads none. A field whose Type is
 	// *File or []*File is a file, and the body must then be
-	// multipart/form-data; otherwise it may be that or
-	// application/x-www-form-urlencoded.
+	// multipart/form-data; otherwise it may be that,
+	// application/x-www-form-urlencoded or an application/json object of
+	// the values.
 	Form []ParamInfo
 	// TypedInput says the route decodes typed input (Body, Query, Params
 	// or tagged In fields, for the handler or a hook), so Burrow may
@@ -65,6 +66,10 @@ type RouteInfo struct {
 	// context and its ancestors, root first: the route can see each one's
 	// guard, so a request must satisfy them all.
 	Security []SecurityScheme
+	// Scopes are the scopes a scheme of Security requires of the route,
+	// by the scheme's name, as its route config says (ScopedSecurity);
+	// a scheme without an entry requires none.
+	Scopes map[string][]string
 
 	// ProblemDetails says the framework answers the route's errors with
 	// problem details (httpx.Problem, WithProblemDetails) rather than
@@ -108,6 +113,14 @@ type SecurityScheme struct {
 	ParamName        string // for apiKey: the header, query or cookie name
 	OpenIDConnectURL string // for openIdConnect
 	Description      string
+}
+
+// ScopedSecurity is a route config value (WithConfig, SetRouteConfig)
+// that says which scopes a security scheme requires of the route: the
+// plugin enforcing them per route gives its config this method, and the
+// route's description lists them with the scheme (RouteInfo.Scopes).
+type ScopedSecurity interface {
+	SecurityScopes() (scheme string, scopes []string)
 }
 
 var schemeName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -215,19 +228,36 @@ func (ri *RouteInfo) clone() RouteInfo {
 	}
 	c.Tags = slices.Clone(ri.Tags)
 	c.Security = slices.Clone(ri.Security)
+	if ri.Scopes != nil {
+		c.Scopes = make(map[string][]string, len(ri.Scopes))
+		for k, v := range ri.Scopes {
+			c.Scopes[k] = slices.Clone(v)
+		}
+	}
 	return c
 }
 
 // describeRoute builds the description of a compiled route of n: def as
-// registered, method, path and handler as the OnRoute hooks left them,
-// and in, what the route decodes for its handler and hooks. Standard
+// registered, method, path, handler and config as the OnRoute hooks left
+// them, and in, what the route decodes for its handler and hooks. Standard
 // handlers and mounts describe no reply beyond their path.
-func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan) *RouteInfo {
+func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan, config *routeConfig) *RouteInfo {
 	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path(), ProblemDetails: a.cfg.errors.Problems}
 	for _, p := range a.lineage(n) {
 		for _, sc := range p.security {
 			if !slices.ContainsFunc(ri.Security, func(x SecurityScheme) bool { return x.Name == sc.Name }) {
 				ri.Security = append(ri.Security, sc)
+			}
+		}
+	}
+	if config != nil {
+		for _, v := range config.values {
+			if s, ok := v.(ScopedSecurity); ok {
+				name, scopes := s.SecurityScopes()
+				if ri.Scopes == nil {
+					ri.Scopes = map[string][]string{}
+				}
+				ri.Scopes[name] = slices.Clone(scopes)
 			}
 		}
 	}

@@ -160,9 +160,9 @@ func (r *routeDef) fail(err error) {
 
 // WithHook adds a route-level hook, which runs after every context hook of
 // the same kind.
-func WithHook(kind Hook, fn any) RouteOption {
+func WithHook(kind Hook, fn any, opts ...HookOption) RouteOption {
 	return func(r *routeDef) {
-		d, err := newHookDef(kind, fn)
+		d, err := newHookDef(kind, fn, opts)
 		if err != nil {
 			r.fail(fmt.Errorf("has an invalid %v hook: %w", kind, err))
 			return
@@ -215,11 +215,12 @@ func WithConfig(v any) RouteOption {
 
 // Status makes a typed route (Get, Post, … Handle) answer its Out with
 // code, a success status (200 to 299, not 204, which has no body: use
-// NoContent) instead of 200.
+// NoContent) instead of 200; or, for a route whose Out is [Redirect],
+// with the redirect status code (301, 302, 307 or 308) instead of 303.
 func Status(code int) RouteOption {
 	return func(r *routeDef) {
-		if code < 200 || code > 299 || code == http.StatusNoContent {
-			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204", code))
+		if (code < 200 || code > 299 || code == http.StatusNoContent) && !redirectStatus(code) {
+			r.fail(errkind.New(ErrInvalidHandler, "has an invalid status %d: Status takes a success status with a body, 200 to 299 but 204, or a Redirect's status, 301, 302, 303, 307 or 308", code))
 			return
 		}
 		r.status = code

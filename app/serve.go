@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -605,16 +606,16 @@ func (rt *route) before(x *exchange) (sent bool, err error) {
 }
 
 // reply sends v, the handler's value, with the status its type (NoContent,
-// Created) or the route (Status) declares. A send that fails before
-// writing — a commit refused, an encoder, a send hook — gives the reply
-// back its status from before, so that no error handler answers with the
-// success status: the default one sets its own, but one of the user's
-// may not.
+// Created) or the route (Status, which a Redirect takes too) declares. A
+// send that fails before writing — a commit refused, an encoder, a send
+// hook — gives the reply back its status from before, so that no error
+// handler answers with the success status: the default one sets its own,
+// but one of the user's may not.
 func (rt *route) reply(rep *httpx.Reply, v any) error {
 	before := rep.Status()
 	var err error
 	if o, ok := v.(replier); ok {
-		err = o.reply(rep)
+		err = o.reply(rep, rt.status)
 	} else {
 		if rt.status != 0 {
 			rep.Code(rt.status)
@@ -635,6 +636,20 @@ func (rt *route) failSettled(x *exchange, err error) {
 		err = rt.settle(x, err)
 	}
 	rt.fail(x, err)
+}
+
+// logServerError logs err, answered with 5xx status, at error level,
+// and the cause of the *httpx.Error it holds when the line does not
+// already say it: the client was not told, so the log is where the
+// driver's or the dial's words are read.
+func logServerError(req *httpx.Request, err error, status int) {
+	text := err.Error()
+	fields := []zap.Field{zap.Int("statusCode", status), zap.Error(err)}
+	var he *httpx.Error
+	if errors.As(err, &he) && he.Err != nil && !strings.Contains(text, he.Err.Error()) {
+		fields = append(fields, zap.NamedError("cause", he.Err))
+	}
+	req.Log().Error(text, fields...)
 }
 
 // fail answers err: onError hooks first, then the route's error handlers,
@@ -680,7 +695,7 @@ func (rt *route) fail(x *exchange, err error) {
 	status, body := rt.a.cfg.errors.Body(err, req.Raw())
 	if status >= 500 {
 		if !recovered(err) { // a panic was logged, with its stack, as it came
-			req.Log().Error(err.Error(), zap.Int("statusCode", status), zap.Error(err))
+			logServerError(req, err, status)
 		}
 	} else if rt.node.log.Core().Enabled(zap.DebugLevel) {
 		// A refusal is the client's doing, so it is logged at debug: at

@@ -1,10 +1,13 @@
 package app_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +185,85 @@ func TestClientInputIsNeverAnError(t *testing.T) {
 	for _, e := range logs.All() {
 		assert.Less(t, e.Level, zapcore.ErrorLevel, "%s %v", e.Message, e.ContextMap())
 	}
+}
+
+// A 5xx's message does not repeat the text of its cause: httpx.Errorf's
+// %w puts the driver's words in the message, which the client does not
+// read (it gets the status text, as for any error written for logs),
+// while the log keeps them. A cause the message does not repeat is
+// logged beside it. WithServerErrorText sends the whole message.
+func TestAWrappedCausesTextStaysOutOfA5xx(t *testing.T) {
+	t.Parallel()
+	driver := errors.New(`pq: relation "users" does not exist`)
+	dial := errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
+	tests := []struct {
+		name   string
+		err    error
+		status int
+		body   string // by default; with WithServerErrorText, each message is sent
+	}{
+		{"Errorf with %w", httpx.Errorf(500, "loading user %d: %w", 7, driver), 500, internalError},
+		{"Errorf with two %w", httpx.Errorf(http.StatusBadGateway, "mail: %w, then %w", dial, driver), 502,
+			`{"statusCode":502,"error":"Bad Gateway","message":"Bad Gateway"}`},
+		{"Errorf with %w, wrapped", fmt.Errorf("handler: %w", httpx.Errorf(503, "loading: %w", dial)), 503,
+			`{"statusCode":503,"error":"Service Unavailable","message":"Service Unavailable"}`},
+		{"Errorf with a status below 400", httpx.Errorf(200, "loading: %w", driver), 500, internalError},
+		{"a message that repeats its cause", &httpx.Error{StatusCode: 500, Code: "E_LOAD", Message: "loading: " + driver.Error(), Err: driver}, 500,
+			`{"statusCode":500,"code":"E_LOAD","error":"Internal Server Error","message":"Internal Server Error"}`},
+		{"a message of its own, the cause apart", &httpx.Error{StatusCode: 503, Code: "E_DOWN", Message: "database unavailable", Err: dial}, 503,
+			`{"statusCode":503,"code":"E_DOWN","error":"Service Unavailable","message":"database unavailable"}`},
+		{"Errorf without a cause", httpx.Errorf(503, "try again in %d s", 5), 503,
+			`{"statusCode":503,"error":"Service Unavailable","message":"try again in 5 s"}`},
+		{"a 4xx's cause is the client's to read", httpx.Errorf(400, "bad page: %w", strconvErr()), 400,
+			`{"statusCode":400,"error":"Bad Request","message":"bad page: strconv.Atoi: parsing \"x\": invalid syntax"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, show := range []bool{false, true} {
+				core, logs := observer.New(zapcore.DebugLevel)
+				opts := []app.Option{app.WithLogger(zap.New(core)), app.WithoutRequestLogging()}
+				if show {
+					opts = append(opts, app.WithServerErrorText())
+				}
+				s := app.New(opts...)
+				s.Get("/", func() error { return tt.err })
+				s.Get("/send", func(rep *httpx.Reply) error { return rep.SendError(tt.err) })
+				require.NoError(t, s.Ready())
+				srv := httptest.NewServer(s)
+				defer srv.Close()
+				for _, path := range []string{"/", "/send"} {
+					res, err := http.Get(srv.URL + path)
+					require.NoError(t, err)
+					b, err := io.ReadAll(res.Body)
+					res.Body.Close()
+					require.NoError(t, err)
+					assert.Equal(t, tt.status, res.StatusCode)
+					want := tt.body
+					if show {
+						shown, err := json.Marshal(httpx.BodyOf(tt.err))
+						require.NoError(t, err)
+						want = string(shown)
+					}
+					assert.Equal(t, want, string(b), "%s, text shown: %v", path, show)
+				}
+				if tt.status < 500 {
+					continue
+				}
+				logged := logs.FilterLevelExact(zapcore.ErrorLevel).FilterFieldKey("reqId").All()
+				require.NotEmpty(t, logged)
+				line := fmt.Sprint(logged[0].Message, logged[0].ContextMap())
+				assert.Contains(t, line, tt.err.Error(), "the log keeps the whole error")
+				var he *httpx.Error
+				if errors.As(tt.err, &he) && he.Err != nil {
+					assert.Contains(t, line, he.Err.Error(), "and its cause")
+				}
+			}
+		})
+	}
+}
+
+func strconvErr() error {
+	_, err := strconv.Atoi("x")
+	return err
 }

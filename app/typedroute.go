@@ -30,8 +30,9 @@ import (
 //	})
 //
 // Out is sent as a 200 reply (JSON for a struct), or with the status of
-// the route option [Status]; [NoContent] answers 204 and [Created] 201
-// with a Location header.
+// the route option [Status]; [NoContent] answers 204, [Created] 201 with
+// a Location header, and [Redirect] 303 (or its Status) with a Location
+// header and no body.
 func Get[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
 	return Handle(s, http.MethodGet, path, h, opts...)
 }
@@ -71,7 +72,9 @@ func Handle[In, Out any](s *Server, method, path string, h func(context.Context,
 // NoContent is the Out of a route that answers 204 with no body.
 type NoContent struct{}
 
-func (NoContent) reply(rep *httpx.Reply) error { return rep.Code(http.StatusNoContent).Send(nil) }
+func (NoContent) reply(rep *httpx.Reply, _ int) error {
+	return rep.Code(http.StatusNoContent).Send(nil)
+}
 
 // Created is the Out of a route that creates a resource: it answers 201,
 // with Location as the Location header (when not empty) and Value as the
@@ -81,7 +84,7 @@ type Created[T any] struct {
 	Value    T
 }
 
-func (c Created[T]) reply(rep *httpx.Reply) error {
+func (c Created[T]) reply(rep *httpx.Reply, _ int) error {
 	if c.Location == "" {
 		return rep.Code(http.StatusCreated).Send(c.Value)
 	}
@@ -107,9 +110,10 @@ type createdReply interface {
 // is written after the request values' cleanups, as any returned value
 // is: a commit that fails answers instead, and nothing of the success
 // reply is left on the error reply (the route takes the status back, a
-// replier its headers).
+// replier its headers). status is the route's, from Status (0 for
+// none), which only a Redirect takes.
 type replier interface {
-	reply(rep *httpx.Reply) error
+	reply(rep *httpx.Reply, status int) error
 }
 
 // routeTypes describes a typed route, for the route description an
@@ -139,6 +143,11 @@ func (t *typedRoute[In, Out]) types() routeTypes {
 		rt.Status, rt.Body = http.StatusNoContent, nil
 	case createdReply:
 		rt.Status, rt.Body, rt.Headers = http.StatusCreated, o.bodyType(), []string{"Location"}
+	case Redirect:
+		rt.Status, rt.Body, rt.Headers = defaultRedirect, nil, []string{"Location"}
+		if t.status != 0 {
+			rt.Status = t.status
+		}
 	default:
 		if t.status != 0 {
 			rt.Status = t.status
@@ -150,25 +159,24 @@ func (t *typedRoute[In, Out]) types() routeTypes {
 var typeNoInput = reflect.TypeFor[struct{}]()
 
 func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker, error) {
-	if opt.beside || opt.allowError || opt.inputs == nil {
-		return nil, errkind.New(ErrInvalidHandler, "%T is a route's handler (made by app.Get, app.Post, … app.Handle), not a hook's", t.fn)
+	get, err := planRouteInput[In](t.fn, c, opt)
+	if err != nil {
+		return nil, err
 	}
-	in := reflect.TypeFor[In]()
 	fn := t.fn
-	get := func(*exchange, error) In { var zero In; return zero }
-	if in != typeNoInput {
-		if !dig.IsIn(in) || in.Kind() != reflect.Struct {
-			return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
-		}
-		var err error
-		if get, err = planDirect[In](c, opt); err != nil {
-			return nil, err
-		}
-	}
 	var out Out
-	if _, ok := any(out).(replier); ok {
+	switch any(out).(type) {
+	case Redirect:
+		if t.status != 0 && !redirectStatus(t.status) {
+			return nil, errkind.New(ErrInvalidHandler, "answers an app.Redirect, so its Status must be a redirect status (301, 302, 303, 307 or 308), not %d", t.status)
+		}
+	case replier:
 		if t.status != 0 {
 			return nil, errkind.New(ErrInvalidHandler, "%T declares its own status, so Status does not apply", out)
+		}
+	default:
+		if redirectStatus(t.status) {
+			return nil, errkind.New(ErrInvalidHandler, "has the redirect status %d, which only a route answering app.Redirect takes", t.status)
 		}
 	}
 	// The status of Status is set by the route as it sends o (see
@@ -180,6 +188,22 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 		}
 		return o, nil
 	}, nil
+}
+
+// planRouteInput plans In, the input struct of fn, a route's handler made
+// by Handle or Events; struct{} is no input.
+func planRouteInput[In any](fn any, c *scope.Context, opt planOptions) (func(*exchange, error) In, error) {
+	if opt.beside || opt.allowError || opt.inputs == nil {
+		return nil, errkind.New(ErrInvalidHandler, "%T is a route's handler (made by app.Get, app.Post, … app.Handle), not a hook's", fn)
+	}
+	in := reflect.TypeFor[In]()
+	if in == typeNoInput {
+		return func(*exchange, error) In { var zero In; return zero }, nil
+	}
+	if !dig.IsIn(in) || in.Kind() != reflect.Struct {
+		return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
+	}
+	return planDirect[In](c, opt)
 }
 
 // replyStatus is the status of Status, which the route sends the

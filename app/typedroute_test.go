@@ -351,6 +351,9 @@ func failingCommitRoutes() []failingCommitRoute {
 			return app.Post(s, "/", func(context.Context, txIn) (string, error) { return "queued", nil },
 				app.Status(http.StatusAccepted))
 		}},
+		{"Redirect", http.StatusSeeOther, func(s *app.Server) error {
+			return app.Post(s, "/", func(context.Context, txIn) (app.Redirect, error) { return app.Redirect{Location: "/todos/1"}, nil })
+		}},
 	}
 }
 
@@ -568,7 +571,7 @@ func TestMistakesNameTheirFix(t *testing.T) {
 		}, app.ErrInvalidHandler, "route POST / (root) has an invalid handler: app.Created[string] declares its own status, so Status does not apply"},
 		{"Status 204", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, struct{}) (string, error) { return "", nil }, app.Status(204))
-		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204"},
+		}, app.ErrInvalidHandler, "route GET / (root) has an invalid status 204: Status takes a success status with a body, 200 to 299 but 204, or a Redirect's status, 301, 302, 303, 307 or 308"},
 		{"rules on a group", func(s *app.Server) error {
 			return app.Get(s, "/", func(context.Context, groupRule) (string, error) { return "", nil })
 		}, app.ErrInvalidInput, "route GET / (root) has an invalid input struct: app_test.groupRule.Page is a group of query values: " +

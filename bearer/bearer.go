@@ -17,8 +17,15 @@
 // is 500 {"error":"internal server error"}. Unlike it, and per RFC 6750 and
 // RFC 9110, every 401 carries "www-authenticate: Bearer" (with
 // error="invalid_token" for a wrong key), the scheme name matches
-// case-insensitively unless Strict is set, and a request with more than
-// one authorization header is 400 invalid_request.
+// case-insensitively unless CaseSensitive is given, and a request with
+// more than one authorization header is 400 invalid_request.
+//
+// API keys: Store takes the keys from a KeyStore, which holds their
+// SHA-256 sums (HashKey) and is asked for the sum of the key sent, never
+// the key; MemoryKeys compares it with every key in constant time. Each
+// key has scopes, and a route given Scopes needs a key holding them (403
+// insufficient_scope otherwise). Header reads the key from a named header
+// ("X-API-Key") instead of the authorization header.
 package bearer
 
 import (
@@ -61,6 +68,7 @@ const (
 	MsgInvalid  = "invalid authorization header"
 	MsgMultiple = "multiple authorization headers"
 	MsgInternal = "internal server error"
+	MsgScope    = "insufficient scope"
 )
 
 // Error codes of the failures Verify returns (Fastify's codes, so clients
@@ -70,12 +78,13 @@ const (
 	CodeInvalid  = "FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER"
 	CodeMultiple = "FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS"
 	CodeInternal = "FST_BEARER_AUTH_INTERNAL_ERROR"
+	CodeScope    = "FST_BEARER_AUTH_INSUFFICIENT_SCOPE"
 )
 
 // ErrNoKeys is returned when the plugin has neither a key nor an Auth
 // function: a server that rejects every request is a configuration
 // mistake.
-var ErrNoKeys = errors.New("no bearer keys configured: give bearer.Keys or bearer.Auth")
+var ErrNoKeys = errors.New("no bearer keys configured: give bearer.Keys, bearer.Auth or bearer.Store")
 
 // ErrIdentityNeedsPlugin is returned by New given ExposeIdentity. The
 // identity lives in a request decorator that Plugin declares in the
@@ -92,6 +101,10 @@ type Identity struct {
 	Index int
 	// Authenticated is true once the check passed.
 	Authenticated bool
+	// KeyID and Scopes are the ID and scopes of the key a Store found;
+	// empty otherwise.
+	KeyID  string
+	Scopes []string
 }
 
 // Plugin returns the wrapped bearer-auth plugin. Invalid options make
@@ -99,10 +112,9 @@ type Identity struct {
 // the context it was registered in.
 func Plugin(opts ...Option) *app.Plugin {
 	var v *Verifier
-	var scheme string
 	c, err := newConfig(opts)
 	if err == nil {
-		v, scheme = newVerifier(c), strings.ToLower(c.scheme)
+		v = newVerifier(c)
 	}
 	return app.Wrap(func(s *app.Server) error {
 		if v.identity != "" {
@@ -110,13 +122,25 @@ func Plugin(opts ...Option) *app.Plugin {
 				return err
 			}
 		}
+		if err := s.OnRoute(v.readScopes); err != nil {
+			return err
+		}
+		if err := s.OnReady(v.rules.Publish); err != nil {
+			return err
+		}
 		if !v.addHook {
 			return s.Decorate(v)
 		}
 		// The hook guards this context's routes: say so in their descriptions.
-		if err := s.DeclareSecurity(app.SecurityScheme{Name: schemeName(scheme), Type: "http", Scheme: scheme}); err != nil {
+		if err := s.DeclareSecurity(v.security); err != nil {
 			return err
 		}
-		return s.AddHook(app.OnRequest, v.authenticate)
+		// Declared: a hook reading the identity (a per-user rate limit)
+		// must run after this one, which Ready checks.
+		var sets []app.HookOption
+		if v.identity != "" {
+			sets = append(sets, app.SetsDecorators(v.identity))
+		}
+		return s.AddHook(app.OnRequest, v.authenticate, sets...)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }

@@ -54,3 +54,29 @@ func ExampleNew() {
 	// /admin 401 {"statusCode":401,"code":"FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER","error":"Unauthorized","message":"missing authorization header"}
 	// / 200 hello
 }
+
+// API keys from a store of their hashes, with scopes per key.
+func ExampleStore() {
+	keys := bearer.MemoryKeys(
+		bearer.APIKey{ID: "reader", Hash: bearer.HashKey("key-of-the-reader"), Scopes: []string{"todos:read"}},
+		bearer.APIKey{ID: "writer", Hash: bearer.HashKey("key-of-the-writer"), Scopes: []string{"todos:read", "todos:write"}},
+	)
+	s := app.New()
+	s.Register(bearer.Plugin(bearer.Store(keys), bearer.Header("X-API-Key")))
+	s.Get("/todos", func() (string, error) { return "[]", nil })
+	s.Delete("/todos", func() error { return nil }, bearer.Scopes("todos:write"))
+
+	for _, r := range []struct{ method, key string }{
+		{"GET", "key-of-the-reader"}, {"DELETE", "key-of-the-reader"}, {"DELETE", "key-of-the-writer"}, {"GET", "guess"},
+	} {
+		req := httptest.NewRequest(r.method, "/todos", nil)
+		req.Header.Set("X-API-Key", r.key)
+		res, _ := s.Inject(req)
+		fmt.Println(r.method, r.key, res.StatusCode)
+	}
+	// Output:
+	// GET key-of-the-reader 200
+	// DELETE key-of-the-reader 403
+	// DELETE key-of-the-writer 200
+	// GET guess 401
+}

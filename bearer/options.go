@@ -33,6 +33,8 @@ type config struct {
 	logLevel    zapcore.Level
 	err         error
 	keysGiven   bool
+	store       KeyStore
+	header      string
 }
 
 // fail records err unless an earlier option failed: New reports the
@@ -171,9 +173,9 @@ func newConfig(opts []Option) (*config, error) {
 	switch {
 	case c.err != nil:
 		return nil, c.err
-	case c.auth != nil && c.keysGiven:
-		return nil, errors.New("bearer.Keys and bearer.Auth are exclusive")
-	case c.auth == nil && len(c.keys) == 0:
+	case c.auth != nil && c.keysGiven, c.store != nil && (c.auth != nil || c.keysGiven):
+		return nil, errors.New("bearer.Keys, bearer.Auth and bearer.Store are exclusive")
+	case c.auth == nil && c.store == nil && len(c.keys) == 0:
 		return nil, ErrNoKeys
 	}
 	return c, nil

@@ -225,9 +225,9 @@ func TestInvalidOptions(t *testing.T) {
 		opts []bearer.Option
 		msg  string
 	}{
-		{"no keys", nil, "no bearer keys configured: give bearer.Keys or bearer.Auth"},
+		{"no keys", nil, "no bearer keys configured: give bearer.Keys, bearer.Auth or bearer.Store"},
 		{"empty key", []bearer.Option{bearer.Keys("k1", "")}, "bearer.Keys: empty key"},
-		{"keys and auth", []bearer.Option{bearer.Keys("k1"), bearer.Auth(auth)}, "bearer.Keys and bearer.Auth are exclusive"},
+		{"keys and auth", []bearer.Option{bearer.Keys("k1"), bearer.Auth(auth)}, "bearer.Keys, bearer.Auth and bearer.Store are exclusive"},
 		{"nil auth", []bearer.Option{bearer.Auth(nil)}, "bearer.Auth: nil function"},
 		{"empty scheme", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("")}, `bearer.Scheme: invalid scheme ""`},
 		{"scheme with a space", []bearer.Option{bearer.Keys("k1"), bearer.Scheme("a b")}, `bearer.Scheme: invalid scheme "a b"`},

@@ -11,7 +11,9 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/scopetoken"
 )
 
 // Verifier checks authorization headers. Plugin installs its check as an
@@ -28,11 +30,16 @@ type Verifier struct {
 	logLevel    zapcore.Level
 	contentType []string
 	errResponse func(error) any
+	store       KeyStore
+	header      string             // the header the key is read from; "" for Authorization
+	security    app.SecurityScheme // declared where the hook lands
+
+	rules scopetoken.Routes[rule] // the routes' Scopes
 
 	// Pre-built answers, so a rejection costs no encoding.
-	errMissing, errInvalid, errMultiple, errInternal *httpx.Error
-	missing, invalid, multiple, internal             json.RawMessage
-	challenge, invalidToken, badRequest              []string
+	errMissing, errInvalid, errMultiple, errInternal, errScope *httpx.Error
+	missing, invalid, multiple, internal, scope                json.RawMessage
+	challenge, invalidToken, badRequest                        []string
 }
 
 // New checks opts and returns a Verifier. It refuses ExposeIdentity:
@@ -67,7 +74,17 @@ func newVerifier(c *config) *Verifier {
 			identities[i] = Identity{Index: i - 1, Authenticated: true}
 		}
 	}
+	security := app.SecurityScheme{Name: schemeName(strings.ToLower(c.scheme)), Type: "http", Scheme: strings.ToLower(c.scheme)}
+	if c.header != "" {
+		security = app.SecurityScheme{Name: schemeName(strings.ToLower(c.header)), Type: "apiKey", In: "header",
+			ParamName: http.CanonicalHeaderKey(c.header)}
+	}
 	return &Verifier{
+		store:        c.store,
+		header:       http.CanonicalHeaderKey(c.header),
+		security:     security,
+		errScope:     httpx.NewError(http.StatusForbidden, CodeScope, MsgScope),
+		scope:        body(MsgScope),
 		identities:   identities,
 		keys:         c.keys,
 		auth:         c.auth,
@@ -115,6 +132,14 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	if failure == nil {
 		return nil
 	}
+	if failure == v.errScope {
+		rep.Header()["Content-Type"] = v.contentType
+		rep.Code(failure.StatusCode)
+		if v.errResponse != nil {
+			return rep.Send(v.errResponse(failure))
+		}
+		return rep.Send(v.scope)
+	}
 	rep.Header()["Content-Type"] = v.contentType
 	rep.Code(failure.StatusCode)
 	if v.errResponse != nil {
@@ -134,52 +159,117 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 // refuse runs the check; on failure it logs the reason and sets the
 // challenge header.
 func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.Error, cause error) {
-	failure, cause = v.check(req)
+	var r *rule
+	failure, r, cause = v.check(req)
 	if failure != nil {
 		v.log(req, failure, cause)
-		if challenge := v.challengeFor(failure); challenge != nil {
+		challenge := v.challengeFor(failure)
+		if r != nil {
+			challenge = r.challenge
+		}
+		if challenge != nil {
 			rep.Header()["Www-Authenticate"] = challenge
 		}
 	}
 	return failure, cause
 }
 
-// check returns nil when req may pass, or the failure and, for an Auth
-// error, its cause.
-func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, cause error) {
-	values := req.Raw().Header["Authorization"]
+// check returns nil when req may pass, or the failure and, for a store
+// or Auth error, its cause; for a key lacking the route's scopes, the
+// route's rule.
+func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cause error) {
+	key, failure := v.credential(req)
+	if failure != nil {
+		return failure, nil, nil
+	}
+	index := -1
+	var found *APIKey
+	switch {
+	case v.store != nil:
+		k, err := v.store.Find(req.Context(), HashKey(key))
+		if err != nil {
+			return v.errInternal, nil, err
+		}
+		if k == nil {
+			return v.errInvalid, nil, nil
+		}
+		found = k
+		if r = v.rules.Of(req); r != nil && !scopetoken.All(k.Scopes, r.scopes) {
+			return v.errScope, r, nil
+		}
+	case v.auth != nil:
+		ok, err := v.auth(key, req)
+		if err != nil {
+			return v.errInternal, nil, err
+		}
+		if !ok {
+			return v.errInvalid, nil, nil
+		}
+	default:
+		if index = v.match(key); index < 0 {
+			return v.errInvalid, nil, nil
+		}
+	}
+	if v.identity != "" {
+		id := v.identities[index+1]
+		if found != nil {
+			id = Identity{Index: -1, Authenticated: true, KeyID: found.ID, Scopes: found.Scopes}
+		}
+		if err := req.SetDecorator(v.identity, id); err != nil {
+			return v.errInternal, nil, err
+		}
+	}
+	return nil, nil, nil
+}
+
+// credential is the key req presents: the value of the plugin's Header,
+// or what follows the scheme in its authorization header.
+func (v *Verifier) credential(req *httpx.Request) (string, *httpx.Error) {
+	name := "Authorization"
+	if v.header != "" {
+		name = v.header
+	}
+	values := req.Raw().Header[name]
 	switch {
 	case len(values) > 1:
-		return v.errMultiple, nil
+		return "", v.errMultiple
 	case len(values) == 0 || values[0] == "":
-		return v.errMissing, nil
+		return "", v.errMissing
 	}
 	h := values[0]
+	if v.header != "" {
+		if key := strings.TrimSpace(h); key != "" {
+			return key, nil
+		}
+		return "", v.errInvalid
+	}
 	if len(h) < len(v.prefix) || !v.schemeMatches(h[:len(v.prefix)]) {
-		return v.errInvalid, nil
+		return "", v.errInvalid
 	}
 	key := strings.TrimSpace(h[len(v.prefix):])
 	if key == "" {
-		return v.errInvalid, nil
+		return "", v.errInvalid
 	}
-	index := -1
-	if v.auth != nil {
-		ok, err := v.auth(key, req)
-		if err != nil {
-			return v.errInternal, err
-		}
-		if !ok {
-			return v.errInvalid, nil
-		}
-	} else if index = v.match(key); index < 0 {
-		return v.errInvalid, nil
+	return key, nil
+}
+
+// readScopes is the plugin's OnRoute hook: it takes each route's Scopes,
+// so Ready knows a plugin guards it, and keeps it for the requests.
+func (v *Verifier) readScopes(spec *app.RouteSpec) error {
+	r, ok := app.RouteConfig[*rule](spec)
+	if !ok {
+		return nil
 	}
-	if v.identity != "" {
-		if err := req.SetDecorator(v.identity, v.identities[index+1]); err != nil {
-			return v.errInternal, err
-		}
+	if v.store == nil {
+		return ErrScopesNeedStore
 	}
-	return nil, nil
+	if err := scopetoken.Check("bearer.Scopes", r.scopes); err != nil {
+		return err
+	}
+	r.scheme = v.security.Name
+	r.challenge = scopetoken.Challenge(v.prefix[:len(v.prefix)-1], r.scopes)
+	v.rules.Set(spec, r)
+	return nil
 }
 
 func (v *Verifier) schemeMatches(prefix string) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/burrow-go/burrow/internal/echo"
 )
@@ -18,7 +19,9 @@ type Error struct {
 	// Code is a stable identifier such as "FST_ERR_NOT_FOUND"; omitted
 	// from the body when empty.
 	Code string
-	// Message is what the client sees.
+	// Message is what the client sees; a 5xx whose message repeats the
+	// text of its cause (as Errorf's %w makes it) sends its status text
+	// instead, unless the server sends server error text (ErrorFormat).
 	Message string
 	// Err is the cause, kept for logs and errors.Is; never sent.
 	Err error
@@ -46,10 +49,34 @@ func NewError(status int, code, message string) *Error {
 }
 
 // Errorf returns an *Error with status and a formatted message; a %w verb
-// wraps its operand as the cause.
+// wraps its operand as the cause (several %w verbs, all of them). The
+// message then holds the cause's text, written for logs: a 4xx sends it
+// (strconv's words on a bad number tell the client what to fix), a 5xx
+// does not (a driver's name a table or a host) and says its status text,
+// while the log keeps the whole message. A 5xx meant to tell the client
+// something gives the message and the cause apart:
+//
+//	&httpx.Error{StatusCode: 503, Message: "database unavailable", Err: err}
 func Errorf(status int, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
-	return &Error{StatusCode: status, Message: err.Error(), Err: errors.Unwrap(err)}
+	var cause error
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		cause = u.Unwrap()
+	case interface{ Unwrap() []error }:
+		cause = err // unwraps to every operand
+	}
+	return &Error{StatusCode: status, Message: err.Error(), Err: cause}
+}
+
+// repeatsCause reports whether e's message holds the text of its cause:
+// text written for logs, which a 5xx does not send.
+func (e *Error) repeatsCause() bool {
+	if e.Err == nil {
+		return false
+	}
+	c := e.Err.Error()
+	return c != "" && strings.Contains(e.Message, c)
 }
 
 func (e *Error) Error() string {
@@ -120,7 +147,7 @@ type NotFoundBody struct {
 // target as the client sent it, cut after its first 1 KiB.
 func NotFound(r *http.Request) NotFoundBody {
 	return NotFoundBody{
-		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not found",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, echo.Max) + " not found",
 		Error:      http.StatusText(http.StatusNotFound),
 		StatusCode: http.StatusNotFound,
 	}
@@ -132,15 +159,9 @@ func NotAllowed(r *http.Request) ErrorBody {
 	return ErrorBody{
 		StatusCode: http.StatusMethodNotAllowed,
 		Error:      http.StatusText(http.StatusMethodNotAllowed),
-		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, maxEcho) + " not allowed",
+		Message:    "Route " + r.Method + ":" + echo.Cut(r.RequestURI, echo.Max) + " not allowed",
 	}
 }
-
-// maxEcho is how much of a request target an error message repeats. A
-// target may be as long as the header limit allows; repeated whole, it
-// would double what each client that never reads its answer pins, and
-// what goes to logs.
-const maxEcho = 1 << 10
 
 // Sentinel errors of the request and reply API.
 var (

@@ -41,15 +41,17 @@ const DefaultProblemType = "about:blank"
 // ErrorFormat is how a server writes its error replies: the default error
 // handler's, Reply.SendError's and the framework's own refusals (404,
 // 405, 413, …). The zero value is the production default: an ErrorBody,
-// with the message of a 5xx error that is not an *Error replaced by the
-// status text.
+// with the message of a 5xx error that is not an *Error, or of an *Error
+// whose message repeats its cause's text, replaced by the status text.
 type ErrorFormat struct {
 	// Problems answers with a Problem instead of an ErrorBody.
 	Problems bool
 	// ServerMessages sends the message of a 5xx error that is not an
-	// *Error too. Such an error's text was written for logs, not for
+	// *Error too, and that of an *Error repeating its cause's text (as
+	// Errorf's %w makes it). Such text was written for logs, not for
 	// clients: a driver's or a dial's error names tables, hosts, paths.
-	// An *Error's message was chosen for the client, so it is always sent.
+	// Any other *Error's message was chosen for the client, so it is
+	// always sent.
 	ServerMessages bool
 }
 
@@ -71,6 +73,9 @@ func (f ErrorFormat) Body(err error, r *http.Request) (int, any) {
 	} else {
 		b = bodyOf(he)
 		typ = he.Type
+		if b.StatusCode >= 500 && !f.ServerMessages && he.repeatsCause() {
+			b.Message = b.Error
+		}
 	}
 	if f.Problems {
 		return b.StatusCode, b.problem(typ, r)
@@ -130,7 +135,7 @@ func instance(r *http.Request) string {
 	if p == "" && r.URL != nil {
 		p = r.URL.EscapedPath()
 	}
-	return echo.Cut(p, maxEcho)
+	return echo.Cut(p, echo.Max)
 }
 
 // appendJSON appends p as Send's encoder writes it, without reflection,

@@ -1,6 +1,8 @@
 // Package apptest helps test a Burrow server: a server closed when the
-// test ends, a request answered in one line with its body read, and a
-// check that no test leaves a goroutine behind.
+// test ends (made here, or by the application's own constructor), a
+// request answered in one line with its body read, a client that keeps
+// cookies from one request to the next, multipart bodies, and a check
+// that no test leaves a goroutine behind.
 //
 //	func TestHello(t *testing.T) {
 //		s := apptest.New(t)
@@ -16,6 +18,8 @@
 // Serve and Fetch do the same over a real socket, for what only a
 // connection shows (framing, flushes arriving, compressed bodies).
 // ReadEvent reads a streamed answer's server-sent events one by one.
+// A Client sends requests one way or the other and keeps the cookies
+// the answers set, as a browser does; a Multipart builds an upload.
 //
 // The helpers fail the test themselves when the request cannot be made
 // and leave every assertion to the caller: they import no assertion
@@ -46,10 +50,26 @@ import (
 const closeTimeout = 10 * time.Second
 
 // New returns a server made with opts, closed when tb and its subtests
-// end; a Close that fails fails tb.
+// end; a Close that fails fails tb. It is Own(tb, app.New(opts...)).
 func New(tb testing.TB, opts ...app.Option) *app.Server {
 	tb.Helper()
-	s := app.New(opts...)
+	return Own(tb, app.New(opts...))
+}
+
+// Own makes tb the owner of s, a server made elsewhere — by the
+// application's own constructor, with the options it runs with in
+// production — as New's servers are: s is closed when tb and its
+// subtests end, and a Close that fails fails tb. It returns s, so a test
+// reads
+//
+//	s := apptest.Own(t, newServer(cfg))
+//
+// and then tests the server it ships, not one assembled for the test.
+func Own(tb testing.TB, s *app.Server) *app.Server {
+	tb.Helper()
+	if s == nil {
+		tb.Fatalf("apptest: Own got a nil server")
+	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()
@@ -143,12 +163,7 @@ func Fetch(tb testing.TB, method, url string, header ...string) *Response {
 	if err != nil {
 		tb.Fatalf("apptest: %s %s: %v", method, url, err)
 	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		tb.Fatalf("apptest: reading the answer to %s %s: %v", method, url, err)
-	}
-	return &Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(b)}
+	return readAnswer(tb, req, res)
 }
 
 // fetchClient is Fetch's: net/http's default transport would add
@@ -165,6 +180,12 @@ func Inject(tb testing.TB, s *app.Server, req *http.Request) *Response {
 	if err != nil {
 		tb.Fatalf("apptest: %s %s: %v", req.Method, req.URL, err)
 	}
+	return readAnswer(tb, req, res)
+}
+
+// readAnswer reads and closes the body of res, the answer to req.
+func readAnswer(tb testing.TB, req *http.Request, res *http.Response) *Response {
+	tb.Helper()
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/session"
 )
 
 func TestMain(m *testing.M) { apptest.Main(m) }
@@ -213,4 +215,221 @@ func TestHelpersFailTheTestOnWhatTheyCannotDo(t *testing.T) {
 			assert.Contains(t, fatal(t, tt.fn), tt.msg)
 		})
 	}
+}
+
+// newShop is an application's own constructor, as a test of the shipped
+// server calls it: its options are the production ones.
+func newShop(opts ...app.Option) *app.Server {
+	s := app.New(append([]app.Option{app.WithRootName("shop")}, opts...)...)
+	_ = app.Get(s, "/name", func(context.Context, struct{}) (string, error) { return s.Name(), nil })
+	return s
+}
+
+// TestOwnClosesAServerMadeElsewhere: Own returns the server the
+// application's constructor made, answers with it, and closes it when
+// the test that owns it ends.
+func TestOwnClosesAServerMadeElsewhere(t *testing.T) {
+	t.Parallel()
+	var s *app.Server
+	t.Run("owner", func(t *testing.T) {
+		made := newShop()
+		s = apptest.Own(t, made)
+		require.Same(t, made, s)
+		res := apptest.Get(t, s, "/name")
+		assert.Equal(t, 200, res.StatusCode)
+		assert.Equal(t, "shop", res.Body)
+	})
+	_, err := s.Inject(httptest.NewRequest("GET", "/name", nil))
+	assert.ErrorIs(t, err, app.ErrClosed, "closed when its owner ended")
+}
+
+// TestMultipartUploads: a Multipart body is what a browser sends: the
+// values, the files with their names and types, an empty file input as
+// no file; and it can be sent twice.
+func TestMultipartUploads(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	type upload struct {
+		app.In
+		Title  string      `form:"title" validate:"required"`
+		Tags   []string    `form:"tag"`
+		Photos []*app.File `form:"photo"`
+		Note   *app.File   `form:"note"`
+	}
+	require.NoError(t, app.Post(s, "/upload", func(_ context.Context, in upload) (string, error) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %v", in.Title, in.Tags)
+		for _, f := range in.Photos {
+			r, err := f.Open()
+			if err != nil {
+				return "", err
+			}
+			body, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, " [%s %s %q]", f.Filename, f.ContentType, body)
+		}
+		fmt.Fprintf(&b, " note:%v", in.Note != nil)
+		return b.String(), nil
+	}))
+	var m apptest.Multipart
+	m.Field("title", `a "quoted" title`).Field("tag", "a").Field("tag", "b").
+		File("photo", "cat.png", "image/png", []byte("\x89PNG")).
+		File("photo", `dir/"x".bin`, "", []byte("raw")).
+		File("note", "", "", nil) // a file input left empty
+	require.True(t, strings.HasPrefix(m.ContentType(), "multipart/form-data; boundary="), m.ContentType())
+	want := `a "quoted" title [a b] [cat.png image/png "\x89PNG"] ["x".bin application/octet-stream "raw"] note:false`
+	for range 2 {
+		res := apptest.Do(t, s, "POST", "/upload", m.Body(), "Content-Type", m.ContentType())
+		assert.Equal(t, 200, res.StatusCode, res.Body)
+		assert.Equal(t, want, res.Body)
+	}
+	var empty apptest.Multipart
+	res := apptest.Do(t, s, "POST", "/upload", empty.Body(), "Content-Type", empty.ContentType())
+	assert.Equal(t, 400, res.StatusCode)
+	assert.Contains(t, res.Body, `"path":"body/title"`)
+}
+
+// cookieServer logs in with a Secure, HttpOnly session cookie (as a
+// production server sets it), answers who is logged in, and logs out by
+// clearing the cookie; /api/pref sets a cookie for /api alone.
+func cookieServer(t *testing.T) *app.Server {
+	s := apptest.New(t)
+	require.NoError(t, s.Post("/login", func(rep *httpx.Reply) error {
+		http.SetCookie(rep.Raw(), &http.Cookie{Name: "sid", Value: "ann", Path: "/", Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		return rep.Code(http.StatusNoContent).Send(nil)
+	}))
+	require.NoError(t, s.Post("/logout", func(rep *httpx.Reply) error {
+		http.SetCookie(rep.Raw(), &http.Cookie{Name: "sid", Path: "/", MaxAge: -1, Secure: true})
+		return rep.Code(http.StatusNoContent).Send(nil)
+	}))
+	require.NoError(t, s.Post("/api/pref", func(rep *httpx.Reply) error {
+		http.SetCookie(rep.Raw(), &http.Cookie{Name: "pref", Value: "dark", Path: "/api"})
+		return rep.Code(http.StatusNoContent).Send(nil)
+	}))
+	who := func(req *httpx.Request, rep *httpx.Reply) error {
+		var names []string
+		for _, c := range req.Raw().Cookies() {
+			names = append(names, c.Name+"="+c.Value)
+		}
+		if len(names) == 0 {
+			return rep.Code(http.StatusUnauthorized).Send("nobody")
+		}
+		return rep.Send(strings.Join(names, " "))
+	}
+	require.NoError(t, s.Get("/me", who))
+	require.NoError(t, s.Get("/api/me", who))
+	return s
+}
+
+// TestClientKeepsCookies: a Client sends the cookies earlier answers set
+// — Secure ones too, scoped by path, forgotten when cleared — in process
+// and over a socket alike.
+func TestClientKeepsCookies(t *testing.T) {
+	t.Parallel()
+	bothWays(t, cookieServer, func(t *testing.T, s *app.Server, c *apptest.Client) {
+		assert.Equal(t, "nobody", c.Get(t, "/me").Body)
+		assert.Equal(t, 204, c.Do(t, "POST", "/login", nil).StatusCode)
+		assert.Equal(t, "sid=ann", c.Get(t, "/me").Body)
+		assert.Equal(t, 204, c.Do(t, "POST", "/api/pref", nil).StatusCode)
+		assert.Equal(t, "sid=ann", c.Get(t, "/me").Body, "pref is /api's")
+		assert.Equal(t, "pref=dark sid=ann", c.Get(t, "/api/me").Body, "the longer path first")
+		assert.Equal(t, "x=1 pref=dark sid=ann", c.Get(t, "/api/me", "Cookie", "x=1").Body, "a Cookie header given is sent too")
+		var names []string
+		for _, ck := range c.Cookies("/api/me") {
+			names = append(names, ck.Name)
+		}
+		assert.Equal(t, []string{"pref", "sid"}, names)
+		assert.Equal(t, 204, c.Do(t, "POST", "/logout", nil).StatusCode)
+		assert.Equal(t, "nobody", c.Get(t, "/me").Body, "a cleared cookie is forgotten")
+		other := &apptest.Client{Server: s}
+		assert.Equal(t, "nobody", other.Get(t, "/me").Body, "each client has its own cookies")
+	})
+}
+
+// bothWays runs test with a new server of server's and a Client of it,
+// once in process and once over a socket.
+func bothWays(t *testing.T, server func(t *testing.T) *app.Server, test func(t *testing.T, s *app.Server, c *apptest.Client)) {
+	t.Helper()
+	for _, mode := range []string{"in process", "socket"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := server(t)
+			c := &apptest.Client{Server: s}
+			if mode == "socket" {
+				c = &apptest.Client{URL: apptest.Serve(t, s)}
+			}
+			test(t, s, c)
+		})
+	}
+}
+
+// TestClientRefusesWhatItCannotSend: a Client with no server, a target
+// that is not a path and headers not in pairs fail the test.
+func TestClientRefusesWhatItCannotSend(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	tests := []struct {
+		name string
+		do   func(tb testing.TB)
+		want string
+	}{
+		{"no server", func(tb testing.TB) { (&apptest.Client{}).Get(tb, "/") }, "apptest: the Client has neither a Server nor a URL"},
+		{"not a path", func(tb testing.TB) { (&apptest.Client{Server: s}).Get(tb, "http://x/") }, `apptest: a Client's target is a path, not "http://x/"`},
+		{"odd headers", func(tb testing.TB) { (&apptest.Client{Server: s}).Get(tb, "/", "X-A") }, `apptest: headers come in name, value pairs; "X-A" has no value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, fatal(t, tt.do))
+		})
+	}
+}
+
+type account struct{ User string }
+
+// sessionServer is an application's constructor with the session
+// plugin's production defaults: a Secure, HttpOnly cookie.
+func sessionServer() *app.Server {
+	s := app.New()
+	s.Register(session.Plugin[account](session.NewMemoryStore()))
+	_ = app.Post(s, "/session", func(_ context.Context, in struct {
+		app.In
+		User    string `form:"user" validate:"required"`
+		Session *session.Session[account]
+	}) (app.Redirect, error) {
+		in.Session.Set(account{User: in.User})
+		return app.Redirect{Location: "/me"}, nil
+	})
+	_ = app.Get(s, "/me", func(_ context.Context, in struct {
+		app.In
+		Session *session.Session[account]
+	}) (string, error) {
+		a, ok := in.Session.Get()
+		if !ok {
+			return "", httpx.NewError(http.StatusUnauthorized, "NO_SESSION", "log in first")
+		}
+		return a.User, nil
+	})
+	return s
+}
+
+// TestClientLogsInWithProductionSessions: the server an application
+// ships, with its Secure session cookie, logs a Client in and knows it on
+// the page the redirect names — in process and over a socket — as
+// docs/testing.md shows.
+func TestClientLogsInWithProductionSessions(t *testing.T) {
+	t.Parallel()
+	own := func(t *testing.T) *app.Server { return apptest.Own(t, sessionServer()) }
+	bothWays(t, own, func(t *testing.T, _ *app.Server, c *apptest.Client) {
+		assert.Equal(t, http.StatusUnauthorized, c.Get(t, "/me").StatusCode)
+		res := c.Do(t, "POST", "/session", strings.NewReader("user=ann"), "Content-Type", "application/x-www-form-urlencoded")
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, res.Body)
+		assert.Contains(t, res.Header.Get("Set-Cookie"), "; Secure")
+		me := c.Get(t, res.Header.Get("Location"))
+		assert.Equal(t, 200, me.StatusCode)
+		assert.Equal(t, "ann", me.Body)
+	})
 }

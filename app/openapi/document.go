@@ -5,13 +5,13 @@
 // The document is built from what the server knows once Ready has
 // compiled its routes ([app.Server.Routes]): each route's path, the
 // parameters and body it decodes for its handler and hooks, with their
-// validation rules (a form body as application/x-www-form-urlencoded and
-// multipart/form-data, or multipart alone when it holds a file, whose
-// schema is a string of format binary), the replies its signature or app.Responds declare,
-// its metadata (app.OperationID, app.Summary, app.Tags, …), Burrow's own
-// answers (400, 413, 415, 404) and the security schemes its context can
-// see. Any context can serve the document of its own subtree; the root's
-// covers the whole server.
+// validation rules (a form body as application/x-www-form-urlencoded,
+// multipart/form-data and application/json, or multipart alone when it
+// holds a file, whose schema is a string of format binary), the replies
+// its signature or app.Responds declare, its metadata (app.OperationID,
+// app.Summary, app.Tags, …), Burrow's own answers (400, 413, 415, 404)
+// and the security schemes its context can see. Any context can serve
+// the document of its own subtree; the root's covers the whole server.
 //
 //	s.Register(openapi.Plugin(openapi.Info{Title: "Todos", Version: "1.0.0"}))
 //	// GET /openapi.json, GET /openapi-3.0.json, GET /docs
@@ -176,7 +176,11 @@ func (b *builder) route(r app.RouteInfo) error {
 				return fmt.Errorf("%w: route %s: security scheme %q differs from another of that name the document holds", ErrDocument, where, sc.Name)
 			}
 			b.security[sc.Name] = sc
-			req[sc.Name] = []any{}
+			scopes := []any{}
+			for _, s := range r.Scopes[sc.Name] {
+				scopes = append(scopes, s)
+			}
+			req[sc.Name] = scopes
 		}
 		op["security"] = []any{req}
 	} else {
@@ -253,15 +257,17 @@ var (
 
 // formBody is the body of route r, which reads the form r.Form: an
 // object of its values, a file a binary string. A form with a file is
-// multipart/form-data only; any other may be urlencoded too. Each media
-// type has a schema of its own: the 3.0 rendition rewrites schemas in
-// place.
+// multipart/form-data only; any other may be urlencoded or a JSON object
+// too. Each media type has a schema of its own: the 3.0 rendition
+// rewrites schemas in place.
 func (b *builder) formBody(r app.RouteInfo) obj {
 	sc, files, required := b.formSchema(r.Form)
 	content := obj{"multipart/form-data": obj{"schema": sc}}
 	if !files {
-		sc, _, _ = b.formSchema(r.Form)
-		content["application/x-www-form-urlencoded"] = obj{"schema": sc}
+		for _, mt := range []string{"application/x-www-form-urlencoded", "application/json"} {
+			sc, _, _ = b.formSchema(r.Form)
+			content[mt] = obj{"schema": sc}
+		}
 	}
 	rb := obj{"content": content}
 	if required {
@@ -363,6 +369,12 @@ func (b *builder) responsesOf(r app.RouteInfo) obj {
 	if len(r.Security) > 0 {
 		add(http.StatusUnauthorized, "Unauthorized")
 	}
+	for _, scopes := range r.Scopes {
+		if len(scopes) > 0 && len(r.Security) > 0 {
+			add(http.StatusForbidden, "Forbidden")
+			break
+		}
+	}
 	if slices.ContainsFunc(r.Params, func(p app.ParamInfo) bool { return p.Source == "path" }) {
 		add(http.StatusNotFound, "NotFound")
 	}
@@ -444,6 +456,9 @@ func burrowResponse(name string, problems bool) obj {
 	case "Unauthorized":
 		return obj{"description": "The credentials are missing or invalid; the body is the authentication plugin's. " +
 			"bearer-auth answers a request with several Authorization headers 400 instead (code FST_BEARER_AUTH_MULTIPLE_AUTHORIZATION_HEADERS)."}
+	case "Forbidden":
+		return obj{"description": "The credentials lack a scope the route requires (its security requirement lists them); " +
+			"the body is the authentication plugin's."}
 	case "NotFound":
 		body := "{\"message\":\"Route <method>:<target> not found\",\"error\":\"Not Found\",\"statusCode\":404}, " +
 			"with the request's method and target (its first 1 KiB)."
@@ -546,6 +561,7 @@ func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top 
 	if v30 {
 		doc.OpenAPI = "3.0.3"
 		downgrade(doc.Paths)
+		scopes30(doc.Paths, b.security)
 		if schemas, ok := doc.Components["schemas"].(obj); ok {
 			for name, sc := range schemas {
 				schemas[name] = walk(sc)
@@ -554,6 +570,29 @@ func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top 
 		downgrade(doc.Components["responses"])
 	}
 	return doc
+}
+
+// scopes30 empties, in the 3.0.3 rendition's paths, the scopes of the
+// security requirements of schemes other than oauth2 and openIdConnect:
+// 3.1 lets a requirement list roles for any scheme, 3.0 only scopes for
+// those two.
+func scopes30(paths obj, security map[string]app.SecurityScheme) {
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			op, ok := op.(obj)
+			if !ok {
+				continue
+			}
+			reqs, _ := op["security"].([]any)
+			for _, req := range reqs {
+				for name := range req.(obj) {
+					if t := security[name].Type; t != "oauth2" && t != "openIdConnect" {
+						req.(obj)[name] = []any{}
+					}
+				}
+			}
+		}
+	}
 }
 
 func securityScheme(sc app.SecurityScheme) obj {

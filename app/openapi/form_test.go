@@ -24,8 +24,9 @@ type importForm struct {
 	Title string      `form:"title"`
 }
 
-// TestFormBodies: a form of values may come urlencoded or as multipart,
-// a form with a file as multipart only; files are binary strings.
+// TestFormBodies: a form of values may come urlencoded, as multipart or
+// as a JSON object, a form with a file as multipart only; files are
+// binary strings.
 func TestFormBodies(t *testing.T) {
 	t.Parallel()
 	s := apptest.New(t)
@@ -36,8 +37,8 @@ func TestFormBodies(t *testing.T) {
 		login := at(t, d, "paths", "/session", "post").(doc)
 		assert.Equal(t, true, at(t, login, "requestBody", "required"))
 		content := at(t, login, "requestBody", "content").(doc)
-		assert.Len(t, content, 2)
-		for _, mt := range []string{"application/x-www-form-urlencoded", "multipart/form-data"} {
+		assert.Len(t, content, 3)
+		for _, mt := range []string{"application/x-www-form-urlencoded", "multipart/form-data", "application/json"} {
 			assert.Equal(t, doc{
 				"type": "object",
 				"properties": doc{

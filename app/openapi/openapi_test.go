@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,6 +165,7 @@ type rules struct {
 	Size    float64           `json:"size" validate:"gte=1.5"`
 	Kind    string            `json:"kind,omitempty" validate:"oneof=a b"`
 	Site    string            `json:"site,omitempty" validate:"url"`
+	Avatar  string            `json:"avatar,omitempty" validate:"format=weblink"`
 	Note    *string           `json:"note"`
 	Home    *address          `json:"home,omitempty"`
 	Work    address           `json:"work"`
@@ -196,6 +198,7 @@ func TestSchemaFromTypesAndRules(t *testing.T) {
 		{"size", doc{"type": "number", "format": "double", "minimum": 1.5}},
 		{"kind", doc{"type": "string", "enum": []any{"a", "b"}}},
 		{"site", doc{"type": "string", "format": "uri"}},
+		{"avatar", doc{"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}},
 		{"note", doc{"type": []any{"string", "null"}}},
 		{"home", doc{"oneOf": []any{doc{"$ref": "#/components/schemas/Address"}, doc{"type": "null"}}}},
 		{"work", doc{"$ref": "#/components/schemas/Address"}},
@@ -817,4 +820,46 @@ func TestBurrowAnswersDescribeWhatTheServerSends(t *testing.T) {
 	require.Equal(t, 400, res.StatusCode, "bearer-auth answers several Authorization headers with 400")
 	assert.Contains(t, description("Unauthorized"), "400")
 	assert.Contains(t, description("Unauthorized"), "several Authorization headers")
+}
+
+// scoped is a route config saying which scopes a scheme requires.
+type scoped struct {
+	scheme string
+	scopes []string
+}
+
+func (s scoped) SecurityScopes() (string, []string) { return s.scheme, s.scopes }
+
+// TestRouteScopes: a route's scopes (a config value that is an
+// app.ScopedSecurity) are listed in its requirement; the 3.0.3 rendition
+// keeps them for openIdConnect only, as 3.0 allows them for oauth2 and
+// openIdConnect schemes alone.
+func TestRouteScopes(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, s.DeclareSecurity(app.SecurityScheme{Name: "jwt", Type: "http", Scheme: "bearer", BearerFormat: "JWT"}))
+	require.NoError(t, s.DeclareSecurity(app.SecurityScheme{Name: "oidc", Type: "openIdConnect", OpenIDConnectURL: "https://id.example/.well-known/openid-configuration"}))
+	s.OnRoute(func(spec *app.RouteSpec) error {
+		app.RouteConfig[scoped](spec) // the plugin reads it
+		return nil
+	})
+	s.Get("/read", func() (string, error) { return "", nil })
+	s.Post("/write", func() (string, error) { return "", nil }, app.WithConfig(scoped{"jwt", []string{"todos:write"}}))
+	s.Delete("/all", func() error { return nil }, app.WithConfig(scoped{"oidc", []string{"todos:write", "admin"}}))
+	v31, v30 := build(t, s)
+	assert.Equal(t, []any{doc{"jwt": []any{}, "oidc": []any{}}}, at(t, v31, "paths", "/read", "get", "security"))
+	assert.Equal(t, []any{doc{"jwt": []any{"todos:write"}, "oidc": []any{}}}, at(t, v31, "paths", "/write", "post", "security"))
+	assert.Equal(t, []any{doc{"jwt": []any{}, "oidc": []any{}}}, at(t, v30, "paths", "/write", "post", "security"))
+	assert.Equal(t, []any{doc{"jwt": []any{}, "oidc": []any{"todos:write", "admin"}}}, at(t, v31, "paths", "/all", "delete", "security"))
+	assert.Equal(t, []any{doc{"jwt": []any{}, "oidc": []any{"todos:write", "admin"}}}, at(t, v30, "paths", "/all", "delete", "security"))
+	assert.Equal(t, doc{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}, at(t, v31, "components", "securitySchemes", "jwt"))
+	assert.True(t, has(at(t, v31, "paths", "/write", "post", "responses"), "403"), "a route with scopes may answer 403")
+	assert.False(t, has(at(t, v31, "paths", "/read", "get", "responses"), "403"))
+	assert.True(t, has(at(t, v31, "components", "responses"), "Forbidden"))
+	routes := s.Routes()
+	i := slices.IndexFunc(routes, func(r app.RouteInfo) bool { return r.Path == "/write" })
+	require.GreaterOrEqual(t, i, 0)
+	assert.Equal(t, map[string][]string{"jwt": {"todos:write"}}, routes[i].Scopes)
+	routes[i].Scopes["jwt"][0] = "changed"
+	assert.Equal(t, "todos:write", s.Routes()[i].Scopes["jwt"][0], "Routes hands out copies")
 }

@@ -291,6 +291,14 @@ func applyRules(sc obj, f reflect.StructField) bool {
 			target["enum"] = enum
 		case "format":
 			target["format"] = arg
+			if arg == "weblink" {
+				// Said in JSON Schema's words: a URI whose scheme is http
+				// or https (unless a pattern of the field's says more).
+				target["format"] = "uri"
+				if _, ok := target["pattern"]; !ok {
+					target["pattern"] = "^[Hh][Tt][Tt][Pp][Ss]?://"
+				}
+			}
 		}
 	}
 	return required

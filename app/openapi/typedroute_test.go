@@ -71,6 +71,26 @@ func TestTypedRouteReplies(t *testing.T) {
 	assert.NotContains(t, later, "200")
 }
 
+// TestRedirectReplies: a route answering app.Redirect documents its
+// redirect status, 303 or its Status, with the Location header and no
+// body — and no 200, which it never sends.
+func TestRedirectReplies(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	app.Post(s, "/login", func(context.Context, struct{}) (app.Redirect, error) { return app.Redirect{Location: "/"}, nil })
+	app.Get(s, "/old", func(context.Context, struct{}) (app.Redirect, error) { return app.Redirect{Location: "/"}, nil }, app.Status(308))
+	v31, v30 := build(t, s)
+	for _, d := range []doc{v31, v30} {
+		login := at(t, d, "paths", "/login", "post", "responses").(doc)
+		assert.Equal(t, doc{"description": "See Other", "headers": doc{"Location": doc{"schema": doc{"type": "string"}}}}, login["303"])
+		assert.NotContains(t, login, "200")
+		old := at(t, d, "paths", "/old", "get", "responses").(doc)
+		assert.Equal(t, doc{"description": "Permanent Redirect", "headers": doc{"Location": doc{"schema": doc{"type": "string"}}}}, old["308"])
+		assert.NotContains(t, old, "200")
+		assert.NotContains(t, old, "303")
+	}
+}
+
 type withDefaults struct {
 	Name string `json:"name" default:"anon"`
 	N    int    `json:"n" default:"3"`

@@ -273,3 +273,40 @@ func TestProductionPlugins(t *testing.T) {
 	status, _ := anon.do("GET", "/api/articles", nil)
 	assert.Equal(t, 200, status, "the limit is log-in's only")
 }
+
+// A password bcrypt cannot hash — more than 72 bytes, though 72
+// characters or fewer — is a 422 naming the field, at sign-up and at
+// update, not a 500.
+func TestAPasswordPast72BytesIsRefused(t *testing.T) {
+	t.Parallel()
+	base := start(t)
+	anon := &client{t: t, base: base}
+	user := anon.register("carol")
+	tests := []struct {
+		name, password string
+		fits           bool
+	}{
+		{"72 letters of two bytes", strings.Repeat("é", 72), false},
+		{"37 letters of two bytes", strings.Repeat("é", 37), false},
+		{"36 letters of two bytes", strings.Repeat("é", 36), true},
+		{"72 ASCII letters", strings.Repeat("a", 72), true},
+		{"18 letters of four bytes and one more", strings.Repeat("😀", 18) + "a", false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "u" + itoa(i)
+			status, m := anon.do("POST", "/api/users", map[string]any{"user": map[string]any{"username": name, "email": name + "@example.com", "password": tt.password}})
+			status2, m2 := user.do("PUT", "/api/user", map[string]any{"user": map[string]any{"password": tt.password}})
+			if tt.fits {
+				assert.Equal(t, 201, status, "%v", m)
+				assert.Equal(t, 200, status2, "%v", m2)
+				return
+			}
+			refused := map[string]any{"errors": map[string]any{"password": []any{"must NOT have more than 72 bytes"}}}
+			assert.Equal(t, 422, status)
+			assert.Equal(t, refused, m)
+			assert.Equal(t, 422, status2)
+			assert.Equal(t, refused, m2)
+		})
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/plugins/ratelimit"
 )
 
@@ -66,7 +68,7 @@ type updateUserIn struct {
 			Email    *string `json:"email" validate:"min=1,format=email,max=256"`
 			Password *string `json:"password" validate:"min=8,max=72"`
 			Bio      *string `json:"bio" validate:"max=4096"`
-			Image    *string `json:"image" validate:"max=2048"`
+			Image    *string `json:"image" validate:"max=2048,format=weblink"` // rendered as an img src: http or https only
 		} `json:"user"`
 	} `body:""`
 	Viewer viewer
@@ -97,7 +99,7 @@ func usersPlugin(s *app.Server) error {
 
 func register(ctx context.Context, in registerIn) (app.Created[userReply], error) {
 	u := in.Body.User
-	hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.DefaultCost)
+	hash, err := hashPassword(u.Password)
 	if err != nil {
 		return app.Created[userReply]{}, err
 	}
@@ -115,6 +117,25 @@ func register(ctx context.Context, in registerIn) (app.Created[userReply], error
 		return app.Created[userReply]{}, err
 	}
 	return app.Created[userReply]{Value: userReply{userBody{Email: strings.ToLower(u.Email), Username: u.Username, Token: token}}}, nil
+}
+
+// maxPasswordBytes is as much of a password as bcrypt hashes. The
+// field's max=72 counts characters, of up to four bytes each: a password
+// of 72 characters may not fit.
+const maxPasswordBytes = 72
+
+// errPasswordTooLong refuses such a password as the field rules refuse
+// one too long, with a 422 naming the field.
+var errPasswordTooLong = &httpx.Error{StatusCode: http.StatusUnprocessableEntity,
+	Message:    "body/user/password must NOT have more than 72 bytes",
+	Validation: []httpx.FieldError{{Path: "body/user/password", Rule: "max", Message: "must NOT have more than 72 bytes"}}}
+
+// hashPassword hashes a new password, refusing one bcrypt cannot hash.
+func hashPassword(p string) ([]byte, error) {
+	if len(p) > maxPasswordBytes {
+		return nil, errPasswordTooLong
+	}
+	return bcrypt.GenerateFromPassword([]byte(p), bcrypt.DefaultCost)
 }
 
 // errLogin is the one answer to a wrong email or password: it does not
@@ -160,6 +181,13 @@ func currentUser(ctx context.Context, in meIn) (userReply, error) {
 
 func updateUser(ctx context.Context, in updateUserIn) (userReply, error) {
 	u := in.Body.User
+	var hash []byte
+	if u.Password != nil {
+		var err error
+		if hash, err = hashPassword(*u.Password); err != nil {
+			return userReply{}, err
+		}
+	}
 	if u.Username != nil || u.Email != nil {
 		name, email := "", ""
 		if u.Username != nil {
@@ -189,12 +217,8 @@ func updateUser(ctx context.Context, in updateUserIn) (userReply, error) {
 	if u.Image != nil {
 		err = errors.Join(err, set("image", *u.Image))
 	}
-	if u.Password != nil {
-		hash, herr := bcrypt.GenerateFromPassword([]byte(*u.Password), bcrypt.DefaultCost)
-		err = errors.Join(err, herr)
-		if herr == nil {
-			err = errors.Join(err, set("password_hash", string(hash)))
-		}
+	if hash != nil {
+		err = errors.Join(err, set("password_hash", string(hash)))
 	}
 	if err != nil {
 		return userReply{}, err

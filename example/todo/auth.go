@@ -202,6 +202,6 @@ func authPlugin(a *accounts) *app.Plugin {
 		if err := s.ProvideRequest(app.Provider(currentUser)); err != nil {
 			return err
 		}
-		return s.AddHook(app.OnRequest, a.authenticate)
+		return s.AddHook(app.OnRequest, a.authenticate, app.SetsDecorators(signedInName))
 	}, app.Name("auth"))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/burrow-go/burrow/app"
@@ -61,11 +62,14 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 	}
 }
 
-// bearerRequest reports whether req authenticates with its
-// authorization header, which a browser never adds by itself: such a
-// request cannot be forged by another site, and is never refused as
-// CSRF. (With that header, the auth hook ignores any session cookie.)
+// bearerRequest reports whether req carries a bearer token, which a
+// browser never adds by itself: such a request cannot be forged by
+// another site, and is never refused as CSRF. Another scheme is no
+// proof: a browser adds the Basic credentials it holds for the site (a
+// Basic-auth gate in front of the service) to a cross-site form's
+// request too. (With an authorization header, the auth hook ignores any
+// session cookie.)
 func bearerRequest(req *httpx.Request) bool {
-	_, ok := req.Raw().Header["Authorization"]
-	return ok
+	scheme, _, _ := strings.Cut(req.Header("Authorization"), " ")
+	return strings.EqualFold(scheme, "Bearer")
 }

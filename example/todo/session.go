@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/url"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -19,16 +17,13 @@ const sessionCookie = "todo_session"
 // maxLoginBody bounds a POST /session body: a user name and a token.
 const maxLoginBody = 8 << 10
 
-// credentials are POST /session's body, as JSON or as a form
-// (application/x-www-form-urlencoded, what the page sends).
-type credentials struct {
-	User  string `json:"user" validate:"required,max=200"`
-	Token string `json:"token" validate:"required,max=1000"`
-}
-
+// loginIn is what POST /session takes: the credentials, as a form
+// (application/x-www-form-urlencoded, what the page sends) or as the
+// same values in a JSON object, and the request's session.
 type loginIn struct {
 	app.In
-	Body    credentials `body:"" validate:"required"`
+	User    string `form:"user" validate:"required,max=200"`
+	Token   string `form:"token" validate:"required,max=1000"`
 	Session *session.Session[account]
 }
 
@@ -45,7 +40,7 @@ var errLogin = httpx.NewError(http.StatusUnauthorized, "TODO_LOGIN_FAILED", "unk
 // session token (Regenerate), so that a token planted in the browser
 // before cannot follow the user in.
 func (a *accounts) logIn(_ context.Context, in loginIn) (app.NoContent, error) {
-	i, ok := a.login(in.Body.User, in.Body.Token)
+	i, ok := a.login(in.User, in.Token)
 	if !ok {
 		return app.NoContent{}, errLogin
 	}
@@ -65,29 +60,10 @@ func logOut(_ context.Context, in logoutIn) (app.NoContent, error) {
 func sessionPlugin(a *accounts) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.SetBodyLimit(maxLoginBody)
-		s.AddContentTypeParser("application/x-www-form-urlencoded", parseLoginForm)
 		app.Post(s, "/session", a.logIn,
 			app.Responds(http.StatusUnauthorized, httpx.ErrorBody{}),
 			app.Summary("Log in: start a browser session (cookie todo_session)"),
 			app.Description("The body is JSON or a form (application/x-www-form-urlencoded) with the same fields."))
 		return app.Delete(s, "/session", logOut, app.Summary("Log out: end the browser session"))
 	}
-}
-
-// parseLoginForm reads a form body into credentials.
-func parseLoginForm(_ *httpx.Request, body io.Reader, v any) error {
-	c, ok := v.(*credentials)
-	if !ok {
-		return httpx.NewError(http.StatusUnsupportedMediaType, "FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: application/x-www-form-urlencoded")
-	}
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	form, err := url.ParseQuery(string(b))
-	if err != nil {
-		return httpx.NewError(http.StatusBadRequest, "TODO_INVALID_FORM", "the form body is not URL-encoded")
-	}
-	c.User, c.Token = form.Get("user"), form.Get("token")
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/internal/redistest"
 )
 
@@ -86,8 +87,11 @@ func TestLogIn(t *testing.T) {
 		{"a token's prefix", formType, "user=alice&token=token", 401, loginFailed},
 		{"no token", formType, "user=alice", 400, invalid("body/token", "required", "is required")},
 		{"no user", jsonType, `{"token":"tokenA"}`, 400, invalid("body/user", "required", "is required")},
-		{"no body", "", "", 400, invalid("body", "required", "is required")},
-		{"a bad form", formType, "user=%zz", 400, `{"statusCode":400,"code":"TODO_INVALID_FORM","error":"Bad Request","message":"the form body is not URL-encoded"}`},
+		{"no body", "", "", 400, `{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"body/user is required, body/token is required",` +
+			`"validation":[{"path":"body/user","rule":"required","message":"is required"},{"path":"body/token","rule":"required","message":"is required"}]}`},
+		{"an empty JSON body", jsonType, "", 400, `{"statusCode":400,"code":"FST_ERR_CTP_EMPTY_JSON_BODY","error":"Bad Request","message":"Body cannot be empty when content-type is set to 'application/json'"}`},
+		{"a bad form", formType, "user=%zz", 400, `{"statusCode":400,"code":"ERR_BAD_FORM","error":"Bad Request","message":"form body is malformed: invalid URL escape \"%zz\""}`},
+		{"a token as a JSON object", jsonType, `{"user":"alice","token":{"value":"tokenA"}}`, 400, invalid("body/token", "type", "must be a string, a number, a boolean, or an array of them")},
 		{"text", "text/plain", "alice tokenA", 415, `{"statusCode":415,"code":"FST_ERR_CTP_INVALID_MEDIA_TYPE","error":"Unsupported Media Type","message":"Unsupported Media Type: text/plain"}`},
 		{"too large", formType, "user=alice&token=" + strings.Repeat("x", maxLoginBody), 413, tooLarge},
 	}
@@ -262,6 +266,31 @@ func TestRedisUnreachable(t *testing.T) {
 	assert.Contains(t, err.Error(), "connecting to Redis at "+redis.Addr)
 }
 
+// TestCSRFExemptsBearerOnly: a browser adds cached Basic credentials
+// (or another scheme's) by itself, so only a Bearer token exempts a
+// request from the CSRF check: behind a Basic-auth gate, a cross-site
+// form cannot log the visitor into another account.
+func TestCSRFExemptsBearerOnly(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	cookie := logIn(t, s, "alice", "tokenA")
+	crossSite := []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}
+	for _, auth := range []string{"Basic Z2F0ZTpzZWNyZXQ=", `Digest username="gate"`, "Negotiate YII=", "Token tokenB", "BearerX tokenB", ""} {
+		t.Run("log-in with "+auth, func(t *testing.T) {
+			a := s.exchange(t, "POST", "/session", "user=bob&token=tokenB",
+				append([]string{"Content-Type", formType, "Authorization", auth, "Cookie", cookie}, crossSite...)...)
+			assert.Equal(t, 403, a.status)
+			assert.Equal(t, csrfRefused, a.body)
+			assert.Empty(t, a.header.Values("Set-Cookie"), "no session for the attacker's account")
+		})
+	}
+	for i, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		a := s.exchange(t, "POST", "/todos", fmt.Sprintf(`{"title":"cross-site %d"}`, i),
+			append([]string{"Content-Type", jsonType, "Authorization", scheme + " tokenA"}, crossSite...)...)
+		assert.Equal(t, 201, a.status, "%s: %s", scheme, a.body)
+	}
+}
+
 // TestCSRF: a request a cookie authenticates — or could: the log-in and
 // log-out — is refused when another site sent it: Sec-Fetch-Site
 // cross-site or same-site, or, without it, an Origin other than the
@@ -381,4 +410,28 @@ func TestConcurrentSessionRequests(t *testing.T) {
 	require.Equal(t, 200, a.status)
 	assert.Equal(t, n, strings.Count(a.body, `"title":"t`))
 	assert.Equal(t, 200, s.exchange(t, "GET", "/todos", "", "Cookie", cookie).status, "the session lives on")
+}
+
+// TestBrowserSessionAcrossRequests: a client that keeps cookies, as a
+// browser does, logs in with the page's form and is then served the
+// todos with nothing but the session cookie the log-in set (Secure, as
+// production sets it), until it logs out.
+func TestBrowserSessionAcrossRequests(t *testing.T) {
+	t.Parallel()
+	s := startUsers(t)
+	c := &apptest.Client{URL: s.base}
+	assert.Equal(t, 401, c.Get(t, "/todos").StatusCode, "no session yet")
+	res := c.Do(t, "POST", "/session", strings.NewReader("user=alice&token=tokenA"), "Content-Type", formType)
+	require.Equal(t, 204, res.StatusCode, res.Body)
+	kept := c.Cookies("/todos")
+	require.Len(t, kept, 1)
+	assert.Equal(t, sessionCookie, kept[0].Name)
+	created := c.Do(t, "POST", "/todos", strings.NewReader(`{"title":"Milk"}`), "Content-Type", jsonType)
+	assert.Equal(t, 201, created.StatusCode, created.Body)
+	list := c.Get(t, "/todos")
+	assert.Equal(t, 200, list.StatusCode)
+	assert.Equal(t, `[{"id":1,"title":"Milk","done":false}]`, list.Body)
+	assert.Equal(t, 204, c.Do(t, "DELETE", "/session", nil).StatusCode)
+	assert.Empty(t, c.Cookies("/todos"), "the cleared cookie is forgotten")
+	assert.Equal(t, 401, c.Get(t, "/todos").StatusCode)
 }

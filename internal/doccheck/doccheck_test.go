@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// pages yields the Markdown files of docs, by name, with their text.
+func pages(t *testing.T) iter.Seq2[string, string] {
+	t.Helper()
+	dir := root(t)
+	files := docs(t, dir)
+	return func(yield func(string, string) bool) {
+		for _, f := range files {
+			md, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err)
+			if !yield(f, string(md)) {
+				return
+			}
+		}
+	}
+}
 
 // root is the main module's directory.
 func root(t *testing.T) string {
@@ -249,6 +267,7 @@ func TestRuns(t *testing.T) {
 		{"// c\npackage main\n\nfunc main() {}\n", true},
 		{"package main\n\nfunc main() { s.Listen(\":80\") }\n", false},
 		{"package main\n\nfunc main() { s.Serve(ln) }\n", false},
+		{"package main\n\nfunc main() { app.Run(ctx, app.Serving(s, \":80\")) }\n", false},
 		{"package lib\n\nfunc main() {}\n", false},
 		{"package main\n\nfunc helper() {}\n", false},
 		{"s := app.New()\n", false},
@@ -335,6 +354,127 @@ func TestDocumentationLinks(t *testing.T) {
 			assert.Contains(t, anchors(string(body)), anchor, "%s links to %s", f, target)
 		}
 	}
+}
+
+// Every page of docs/ is linked from both indexes, README.md and
+// docs/README.md: a page no index names is a page no reader finds.
+func TestEveryPageIsLinked(t *testing.T) {
+	t.Parallel()
+	dir := root(t)
+	pages, err := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	require.NoError(t, err)
+	var names []string
+	for _, p := range pages {
+		if name := filepath.Base(p); name != "README.md" {
+			names = append(names, name)
+		}
+	}
+	require.NotEmpty(t, names)
+	for _, index := range []struct{ file, prefix string }{{"README.md", "docs/"}, {"docs/README.md", ""}} {
+		md, err := os.ReadFile(filepath.Join(dir, index.file))
+		require.NoError(t, err)
+		assert.Empty(t, unlinked(string(md), index.prefix, names), "pages of docs/ that %s does not link to", index.file)
+	}
+}
+
+// TestUnlinked: the check above finds a page an index forgets, and
+// counts neither a link inside code nor a page named in plain text.
+func TestUnlinked(t *testing.T) {
+	t.Parallel()
+	names := []string{"a.md", "b.md", "c.md", "d.md"}
+	index := "- [A](docs/a.md): one\n- [B](docs/b.md#part)\n`[C](docs/c.md)` and docs/d.md\n"
+	assert.Equal(t, []string{"c.md", "d.md"}, unlinked(index, "docs/", names))
+	assert.Equal(t, names, unlinked(index, "", names), "links with another prefix")
+}
+
+// unlinked returns the names, in order, that no relative link of md
+// names as prefix+name (an anchor after it allowed); links inside code
+// spans do not count.
+func unlinked(md, prefix string, names []string) []string {
+	link := regexp.MustCompile(`\]\(([^)\s#]+)(#[^)\s]*)?\)`)
+	code := regexp.MustCompile("`[^`]*`")
+	linked := map[string]bool{}
+	for _, m := range link.FindAllStringSubmatch(code.ReplaceAllString(md, ""), -1) {
+		linked[m[1]] = true
+	}
+	var out []string
+	for _, n := range names {
+		if !linked[prefix+n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// No paragraph of the documentation repeats the one before it, an
+// editing slip a reader trips on.
+func TestNoRepeatedParagraph(t *testing.T) {
+	t.Parallel()
+	for f, md := range pages(t) {
+		assert.Empty(t, repeated(md), "%s repeats a paragraph", f)
+	}
+	assert.Equal(t, []string{"b"}, repeated("a\n\nb\n\nb\n\nc\n\na\n"), "only the one right after its twin")
+	assert.Empty(t, repeated("```\n}\n\n}\n```\n"), "code blocks are not prose")
+}
+
+// repeated returns the paragraphs of md, outside code fences, that are
+// the same as the paragraph before them.
+func repeated(md string) []string {
+	var out []string
+	var prev, cur strings.Builder
+	fenced := false
+	end := func() {
+		if p := cur.String(); p != "" {
+			if p == prev.String() {
+				out = append(out, strings.TrimSpace(p))
+			}
+			prev.Reset()
+			prev.WriteString(p)
+		}
+		cur.Reset()
+	}
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(line, "```") {
+			end()
+			prev.Reset()
+			fenced = !fenced
+			continue
+		}
+		switch {
+		case fenced:
+		case strings.TrimSpace(line) == "":
+			end()
+		default:
+			cur.WriteString(line)
+		}
+	}
+	end()
+	return out
+}
+
+// A page that says to go get a plugin's module, which is not published,
+// also gives the replace line that makes the go get work meanwhile.
+func TestGoGetHasReplace(t *testing.T) {
+	t.Parallel()
+	for f, md := range pages(t) {
+		assert.Empty(t, withoutReplace(md), "%s says go get for these modules without their replace line", f)
+	}
+	assert.Equal(t, []string{"plugins/b"}, withoutReplace(
+		"go get github.com/burrow-go/burrow/plugins/a\ngo get github.com/burrow-go/burrow/plugins/b@latest\n"+
+			"go mod edit -replace=github.com/burrow-go/burrow/plugins/a=../burrow/plugins/a\n"))
+}
+
+// withoutReplace returns the plugin modules md says to go get and gives
+// no -replace for.
+func withoutReplace(md string) []string {
+	get := regexp.MustCompile(`go get github\.com/burrow-go/burrow/(plugins/[a-z0-9/]+)`)
+	var out []string
+	for _, m := range get.FindAllStringSubmatch(md, -1) {
+		if !strings.Contains(md, "-replace=github.com/burrow-go/burrow/"+m[1]+"=") && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
 
 // anchors returns the anchors GitHub gives a Markdown text's headings:

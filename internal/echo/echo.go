@@ -6,6 +6,13 @@ package echo
 
 import "unicode/utf8"
 
+// Max is how much of the client's text an error message repeats: a
+// request target, a malformed line of a body. The text may be as long as
+// the header or body limit allows; repeated whole, it would multiply
+// what each client that never reads its answer pins, and what goes to
+// logs.
+const Max = 1 << 10
+
 // Cut returns s when it is at most n bytes long, and otherwise its first
 // n bytes, less a UTF-8 sequence the cut would split (text that is not
 // UTF-8 loses up to utf8.UTFMax bytes more), followed by "…".

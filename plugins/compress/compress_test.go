@@ -270,6 +270,39 @@ func TestETagsAndNotModified(t *testing.T) {
 	assert.Equal(t, "Accept-Encoding", res.Header.Get("Vary"))
 }
 
+// A 304 carries the ETag its 200 carried (RFC 9110 §15.4.5), so that a
+// cache freshens the copy it holds: the weak one when the request
+// negotiated a coding, as the compressed 200 had it; the handler's when
+// it negotiated none or compression is off.
+func TestNotModifiedCarriesTheTagOfItsOK(t *testing.T) {
+	t.Parallel()
+	url := server(t)
+	tests := []struct {
+		name, path, tag string
+		header          []string
+	}{
+		{"a handler's 304", "/etag", `"v1"`, []string{"Accept-Encoding", "gzip"}},
+		{"ServeContent's 304", "/file", `"f1"`, []string{"Accept-Encoding", "br"}},
+		{"no coding", "/etag", `"v1"`, nil},
+		{"identity only", "/etag", `"v1"`, []string{"Accept-Encoding", "identity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ok := apptest.Fetch(t, "GET", url+tt.path, tt.header...)
+			require.Equal(t, 200, ok.StatusCode)
+			tag := ok.Header.Get("ETag")
+			require.Contains(t, []string{tt.tag, "W/" + tt.tag}, tag)
+			for _, inm := range []string{tag, tt.tag} {
+				res := apptest.Fetch(t, "GET", url+tt.path, append([]string{"If-None-Match", inm}, tt.header...)...)
+				assert.Equal(t, 304, res.StatusCode)
+				assert.Equal(t, tag, res.Header.Get("ETag"), "If-None-Match: %s", inm)
+				assert.Equal(t, "Accept-Encoding", res.Header.Get("Vary"))
+			}
+		})
+	}
+}
+
 // HEAD gets GET's headers, and no body.
 func TestHeadIsConsistentWithGet(t *testing.T) {
 	t.Parallel()
@@ -297,6 +330,9 @@ func TestRangesAreNotCompressed(t *testing.T) {
 	assert.Equal(t, 206, res.StatusCode)
 	assert.Empty(t, res.Header.Get("Content-Encoding"))
 	assert.Equal(t, page[:100], res.Body)
+	assert.Equal(t, "Accept-Encoding", res.Header.Get("Vary"), "its 200 varies: so does a range of it")
+	res = apptest.Fetch(t, "GET", url+"/png", "Accept-Encoding", "gzip", "Range", "bytes=0-9")
+	assert.Empty(t, res.Header.Get("Vary"), "a type that is never compressed does not vary")
 	res = apptest.Fetch(t, "GET", url+"/file", "Accept-Encoding", "gzip")
 	assert.Equal(t, 200, res.StatusCode)
 	assert.Equal(t, "gzip", res.Header.Get("Content-Encoding"))

@@ -81,10 +81,15 @@ func (cw *writer) WriteHeader(status int) {
 	switch {
 	case status == http.StatusNoContent || status == http.StatusNotModified:
 		if status == http.StatusNotModified {
-			cw.vary(h) // as the 200 would have it (RFC 9110 §15.4.5)
+			cw.notModified(h)
 		}
 		cw.pass()
 	case status == http.StatusPartialContent || has(h, "Content-Encoding") || has(h, "Content-Range"):
+		if status == http.StatusPartialContent && cw.m.cfg.allowed(h.Get("Content-Type")) {
+			// Ranges are of the identity bytes, but the whole answer to
+			// the same request without Range varies: so does a range of it.
+			cw.vary(h)
+		}
 		cw.pass()
 	case has(h, "Content-Type"):
 		if !cw.m.cfg.allowed(h.Get("Content-Type")) {
@@ -233,11 +238,7 @@ func (cw *writer) compress() {
 	h["Content-Encoding"] = cw.coding.value
 	delete(h, "Content-Length")
 	delete(h, "Accept-Ranges") // ranges of the encoded bytes are not on offer
-	if tag := h["Etag"]; len(tag) == 1 && !strings.HasPrefix(tag[0], "W/") {
-		// The encoded bytes differ: a strong tag would promise the same
-		// bytes as the identity answer's.
-		h["Etag"] = []string{"W/" + tag[0]}
-	}
+	weaken(h)
 	cw.w.WriteHeader(cw.status)
 	if cw.head {
 		cw.state = headOnly
@@ -245,6 +246,28 @@ func (cw *writer) compress() {
 	}
 	cw.state = encoding
 	cw.enc = cw.coding.get(cw.w)
+}
+
+// weaken makes the answer's ETag weak: the encoded bytes differ from the
+// identity answer's, which a strong tag would promise.
+func weaken(h http.Header) {
+	if tag := h["Etag"]; len(tag) == 1 && !strings.HasPrefix(tag[0], "W/") {
+		h["Etag"] = []string{"W/" + tag[0]}
+	}
+}
+
+// notModified gives a 304 the headers its 200 would have had (RFC 9110
+// §15.4.5): Vary, and the weak ETag of a compressed answer when the
+// request negotiated a coding, so that a cache holding that answer
+// freshens it. A 304 has no body to tell the minimum size by, nor, most
+// often, a type: a 200 sent as it is (too small) had the strong tag,
+// which the weak one still matches, comparing weakly as a cache does.
+func (cw *writer) notModified(h http.Header) {
+	cw.vary(h)
+	ct, typed := h["Content-Type"]
+	if cw.coding != nil && !cw.off && (!typed || len(ct) > 0 && cw.m.cfg.allowed(ct[0])) {
+		weaken(h)
+	}
 }
 
 // vary adds Accept-Encoding to Vary once; not when compression is off

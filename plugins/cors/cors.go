@@ -21,11 +21,16 @@
 //   - Answers to allowed origins carry the CORS headers whatever their
 //     status: a 401 from an authentication hook, a 404, a 405, a 500,
 //     which a browser would otherwise hide from the script behind a
-//     CORS error.
+//     CORS error. The plugin is an outermost middleware (app.Outermost),
+//     so that includes the refusals of an ancestor's middleware (a rate
+//     limit registered in the root), whatever the order of the
+//     registrations; its preflights are answered before that middleware
+//     runs, and counted by no limiter.
 //
 // An origin the policy does not allow gets no Access-Control-* header at
 // all. Every answer of a policy that does not allow any origin says
-// "Vary: Origin", and every preflight "Vary: Origin,
+// "Vary: Origin" (added again as the header is written, app.Vary, so a
+// handler setting Vary cannot drop it), and every preflight "Vary: Origin,
 // Access-Control-Request-Method, Access-Control-Request-Headers", so a
 // cache never serves one origin's answer to another. Origins are judged
 // by the Origin header alone (a list, a pattern, a function of the
@@ -107,10 +112,11 @@ const maxOrigin = 300
 // sandboxed frames and local files send it, so any page can make itself
 // that origin; Origins refuses to list it, and a pattern or a function
 // that would match it (".*", one answering true) is not asked.
-func (p *policy) allows(origin string) bool {
-	if p.anyOrigin {
-		return true
-	}
+func (p *policy) allows(origin string) bool { return p.anyOrigin || p.names(origin) }
+
+// names reports whether origin is one the policy lists, or one its
+// pattern or function accepts: allows without Origins("*").
+func (p *policy) names(origin string) bool {
 	if origin == "" || len(origin) > maxOrigin || origin == "null" {
 		return false
 	}

@@ -118,12 +118,12 @@ func TestOrigins(t *testing.T) {
 func TestVaryKeepsWhatIsThere(t *testing.T) {
 	t.Parallel()
 	s := app.New()
-	require.NoError(t, s.Use(func(next http.Handler) http.Handler { // outside the plugin
+	require.NoError(t, s.Use(func(next http.Handler) http.Handler { // outside the plugin, outermost as it is
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Add("Vary", "foo, bar")
 			next.ServeHTTP(w, r)
 		})
-	}))
+	}, app.Outermost()))
 	require.NoError(t, s.Register(cors.Plugin(cors.Origins("https://example.com"))))
 	require.NoError(t, s.Get("/", func(rep *httpx.Reply) error {
 		rep.Header().Add("Vary", "Accept-Encoding")

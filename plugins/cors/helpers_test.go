@@ -51,7 +51,17 @@ type answer struct {
 // do sends one request with headers given as name, value pairs.
 func (c *client) do(method, path string, header ...string) answer {
 	c.t.Helper()
-	req, err := http.NewRequest(method, c.base+path, nil)
+	return c.send(method, path, nil, header...)
+}
+
+// send is do with a body (nil for none).
+func (c *client) send(method, path string, body *strings.Reader, header ...string) answer {
+	c.t.Helper()
+	var b io.Reader
+	if body != nil {
+		b = body
+	}
+	req, err := http.NewRequest(method, c.base+path, b)
 	require.NoError(c.t, err)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Add(header[i], header[i+1])
@@ -59,9 +69,9 @@ func (c *client) do(method, path string, header ...string) answer {
 	res, err := c.http.Do(req)
 	require.NoError(c.t, err)
 	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
+	got, err := io.ReadAll(res.Body)
 	require.NoError(c.t, err)
-	return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+	return answer{status: res.StatusCode, header: res.Header, body: string(got)}
 }
 
 // preflight sends a preflight from origin for method, asking for

@@ -67,7 +67,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		if err := s.OnRoute(in.resolve); err != nil {
 			return err
 		}
-		return s.Use(in.middleware)
+		// Outermost: the answers an ancestor's middleware gives this
+		// context's routes (a rate limit's 429) carry the policy too.
+		return s.Use(in.middleware, app.Outermost())
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }
 
@@ -125,6 +127,9 @@ func (in *instance) middleware(next http.Handler) http.Handler {
 				clearCORS(w.Header())
 			}
 			pol.actual(w.Header(), r.Header[hOrigin])
+			if !pol.anyOrigin {
+				app.Vary(r, hOrigin) // kept whatever the handler sets
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

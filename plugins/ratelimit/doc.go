@@ -24,14 +24,16 @@
 // runs before every request hook and counts what they refuse (a failed
 // login spends the client's budget) and the context's not-found and 405
 // answers (URL guessing spends it too). A policy keyed by a decorator
-// runs as a hook placed after the authentication hook (AsHook), and Ready
-// fails where the decorator is not visible:
+// runs as a hook placed after the authentication hook (AsHook); Ready
+// fails where the decorator is not visible, and where no hook declared
+// with app.SetsDecorators sets it before the limiter runs
+// (app.ErrHookOrder), instead of serving a limit that limits nobody:
 //
 //	s.Register(ratelimit.Plugin(ratelimit.Limit(ratelimit.Policy{
 //		Name: "ip", Limit: 60, Window: time.Minute, Key: ratelimit.ByIP(),
 //	})))
 //	s.Register(func(s *app.Server) error {
-//		s.Register(bearer.Plugin(...))
+//		s.AddHook(app.OnRequest, authenticate, app.SetsDecorators("user"))
 //		s.Register(ratelimit.Plugin(ratelimit.AsHook(app.OnRequest), ratelimit.Limit(ratelimit.Policy{
 //			Name: "user", Limit: 600, Window: time.Minute,
 //			Key: ratelimit.ByDecorator("user", func(u *User) string { return u.ID }),

@@ -43,6 +43,8 @@ type Limiter struct {
 	log        *zap.Logger
 	failing    atomic.Bool
 	noAddr     atomic.Bool // a ByIP policy has met a request without an address
+	keyed      atomic.Bool // a ByDecorator policy has had a key
+	unkeyed    atomic.Bool // checkKeyed has warned
 	onRefused  func(r *http.Request, policy string, banned bool)
 	headers    bool
 	exempt     atomic.Pointer[map[routeKey]*Exempt] // the hook placement's exempt routes; replaced, never changed
@@ -103,24 +105,9 @@ type verdict struct {
 // (behind its trusted proxies), read only when a policy or the
 // allow-list needs it.
 func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) (any, bool), ip func(*http.Request) netip.Addr, ex *Exempt) verdict {
-	if l.skip != nil && l.skip(r) || ex != nil && len(ex.Policies) == 0 {
+	addr, limited := l.client(r, ip, ex)
+	if !limited {
 		return verdict{}
-	}
-	var addr netip.Addr
-	if l.needIP {
-		if l.clientIP != nil {
-			ip = l.clientIP
-		}
-		addr = ip(r).Unmap()
-		for _, p := range l.allow {
-			if p.Contains(addr) {
-				return verdict{}
-			}
-		}
-		if addr.Is6() && l.v6bits < 128 {
-			pfx, _ := addr.Prefix(l.v6bits)
-			addr = pfx.Addr()
-		}
 	}
 	var v verdict
 	for i := range l.policies {
@@ -131,6 +118,9 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		key := p.storeKey(r, addr, decorator)
 		if key == "" {
 			continue
+		}
+		if p.Key.value != nil && !l.keyed.Load() {
+			l.keyed.Store(true)
 		}
 		if p.Key.ip && !addr.IsValid() {
 			l.noAddress(p.Name)
@@ -166,6 +156,64 @@ func (l *Limiter) decide(r *http.Request, h http.Header, decorator func(string) 
 		v.retry = max(v.retry, d.RetryAfter)
 	}
 	return v
+}
+
+// client reports whether r is limited at all — not skipped, exempt from
+// every policy or from an allowed network — and the address ByIP keys
+// it by (read only when a policy or the allow-list needs it).
+func (l *Limiter) client(r *http.Request, ip func(*http.Request) netip.Addr, ex *Exempt) (netip.Addr, bool) {
+	if l.skip != nil && l.skip(r) || ex != nil && len(ex.Policies) == 0 {
+		return netip.Addr{}, false
+	}
+	var addr netip.Addr
+	if l.needIP {
+		if l.clientIP != nil {
+			ip = l.clientIP
+		}
+		addr = ip(r).Unmap()
+		for _, p := range l.allow {
+			if p.Contains(addr) {
+				return netip.Addr{}, false
+			}
+		}
+		if addr.Is6() && l.v6bits < 128 {
+			pfx, _ := addr.Prefix(l.v6bits)
+			addr = pfx.Addr()
+		}
+	}
+	return addr, true
+}
+
+// checkKeyed is the plugin's onResponse hook when a policy is keyed by a
+// decorator: as long as no request has given such a policy a key, it
+// looks whether the decorator holds one now that the request is
+// answered. Then a hook set it after the limiter ran — registered after
+// it, and not declared with app.SetsDecorators, which Ready would have
+// refused — and the policy limits nobody: it warns, once.
+func (l *Limiter) checkKeyed(req *httpx.Request) {
+	if l.keyed.Load() || l.unkeyed.Load() {
+		return
+	}
+	r := req.Raw()
+	ex := l.exemptOf(req)
+	if _, limited := l.client(r, func(*http.Request) netip.Addr { return req.ClientIP() }, ex); !limited {
+		return
+	}
+	for i := range l.policies {
+		p := &l.policies[i]
+		if p.Key.value == nil || ex.covers(p.Name) {
+			continue
+		}
+		if v, ok := req.Decorator(p.Key.decorator); !ok || p.Key.value(v) == "" {
+			continue
+		}
+		if !l.keyed.Load() && l.unkeyed.CompareAndSwap(false, true) {
+			l.log.Warn("rate limit: a policy keyed by a request decorator has only ever seen it unset, and a hook sets it after the limiter ran: "+
+				"the policy limits nobody; register the limiter after the hook that sets the decorator, and declare that hook with app.SetsDecorators",
+				zap.String("policy", p.Name), zap.String("decorator", p.Key.decorator))
+		}
+		return
+	}
 }
 
 // storeFailed logs the first failure of an outage, not every request's.
@@ -210,15 +258,20 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 // Hook applies the limiter as a request hook (see AsHook); it answers a
 // refusal itself.
 func (l *Limiter) Hook(req *httpx.Request, rep *httpx.Reply) error {
-	var ex *Exempt
-	if rt := req.Route(); rt != nil {
-		ex = (*l.exempt.Load())[routeKey{rt.Method, rt.Path}]
-	}
+	ex := l.exemptOf(req)
 	v := l.decide(req.Raw(), rep.Header(), req.Decorator, func(*http.Request) netip.Addr { return req.ClientIP() }, ex)
 	if v.status == 0 {
 		return nil
 	}
 	return rep.SendError(refusal(rep.Header(), v))
+}
+
+// exemptOf is the Exempt of req's route, for the hook placement.
+func (l *Limiter) exemptOf(req *httpx.Request) *Exempt {
+	if rt := req.Route(); rt != nil {
+		return (*l.exempt.Load())[routeKey{rt.Method, rt.Path}]
+	}
+	return nil
 }
 
 // refusal sets the Retry-After header of v's answer and returns the

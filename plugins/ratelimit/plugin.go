@@ -12,8 +12,11 @@ import (
 // default placement), to its 405 answers — URL guessing spends the
 // budget too. Its name is "ratelimit:" and its policies' names
 // ("ratelimit:ip,user"). A ByDecorator policy's decorator is a declared
-// need: Ready fails where the decorator is not visible. Invalid options
-// make Register fail (and Ready) with a *app.PluginError.
+// need: Ready fails where the decorator is not visible, and, since the
+// limiter's hook reads it (app.ReadsDecorators), for a route where no
+// hook declared with app.SetsDecorators sets it before the limiter runs
+// (app.ErrHookOrder). Invalid options make Register fail (and Ready)
+// with a *app.PluginError.
 func Plugin(opts ...Option) *app.Plugin {
 	l, err := New(opts...)
 	name := "ratelimit"
@@ -34,7 +37,13 @@ func Plugin(opts ...Option) *app.Plugin {
 			return err
 		}
 		if l.hook {
-			return s.AddHook(l.kind, l.Hook)
+			if err := s.AddHook(l.kind, l.Hook, app.ReadsDecorators(l.decorators...)); err != nil {
+				return err
+			}
+			if len(l.decorators) > 0 {
+				return s.AddHook(app.OnResponse, l.checkKeyed)
+			}
+			return nil
 		}
 		return s.Use(l.Middleware)
 	}, app.Name(name), app.Supports("0.x"), app.NeedsDecorators(needs...), app.Check(func() error { return err }))

@@ -67,8 +67,11 @@ func ByRequest(fn func(*http.Request) string) Key { return Key{request: fn} }
 // type T, as key turns it into a string (an empty string leaves the
 // request unlimited by this policy: the anonymous requests of a per-user
 // policy). The value is read when the limiter's hook runs, so place it
-// after the hook that sets the decorator (AsHook); Plugin declares the
-// decorator, so Ready fails where it is not visible.
+// after the hook that sets the decorator (AsHook). Plugin declares the
+// decorator and that its hook reads it (app.ReadsDecorators), so Ready
+// fails where the decorator is not visible, and where no hook declared
+// with app.SetsDecorators sets it before the limiter runs; a policy that
+// only ever sees it unset while a later hook sets it warns once.
 func ByDecorator[T any](name string, key func(T) string) Key {
 	return Key{decorator: name, value: func(v any) string {
 		t, ok := v.(T)

@@ -255,7 +255,7 @@ func TestLimitPerUserAfterAuthAndPerIPBefore(t *testing.T) {
 	s.DecorateRequest("user", (*user)(nil))
 	s.Register(ratelimit.Plugin(ratelimit.Limit(perIP(5)), ratelimit.WithStore(c.store())))
 	s.Register(func(s *app.Server) error {
-		s.AddHook(app.OnRequest, authenticate)
+		s.AddHook(app.OnRequest, authenticate, app.SetsDecorators("user"))
 		s.Register(ratelimit.Plugin(ratelimit.Limit(perUser(2)), ratelimit.AsHook(app.OnRequest), ratelimit.WithStore(c.store())))
 		return s.Get("/me", ok)
 	}, app.Name("api"))

@@ -42,7 +42,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		if err := s.OnRoute(in.resolve); err != nil {
 			return err
 		}
-		return s.Use(in.middleware)
+		// Outermost, as CORS is: an ancestor's refusal (the root's
+		// rate limit) and a preflight carry the headers too.
+		return s.Use(in.middleware, app.Outermost())
 	}, app.Name(PluginName), app.Check(func() error { return c.err }))
 }
 

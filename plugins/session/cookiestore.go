@@ -69,5 +69,6 @@ func (c *CookieStore) Save(_ context.Context, _ string, data []byte, ttl time.Du
 	return token, nil
 }
 
-// Delete implements Store; a sealed session cannot be forgotten.
-func (c *CookieStore) Delete(context.Context, string) error { return nil }
+// Delete implements Store; a sealed session cannot be forgotten, so it
+// reports true.
+func (c *CookieStore) Delete(context.Context, string) (bool, error) { return true, nil }

@@ -101,14 +101,16 @@ func (m *MemoryStore) Save(_ context.Context, token string, data []byte, ttl tim
 }
 
 // Delete implements Store.
-func (m *MemoryStore) Delete(_ context.Context, token string) error {
+func (m *MemoryStore) Delete(_ context.Context, token string) (bool, error) {
 	sh := m.shard(token)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if e, ok := sh.items[token]; ok {
-		sh.remove(e)
+	e, ok := sh.items[token]
+	if !ok {
+		return false, nil
 	}
-	return nil
+	sh.remove(e)
+	return m.now().Before(e.Value.(*memoryItem).expires), nil
 }
 
 // Len returns the number of sessions kept, expired ones not yet

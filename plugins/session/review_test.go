@@ -173,3 +173,30 @@ func TestAnAnswerSettingTheCookieIsNotCached(t *testing.T) {
 	require.NotEmpty(t, res.Header.Get("Set-Cookie"))
 	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
 }
+
+// Destroy then Set in one request starts a new session under a new
+// token: the old one is forgotten.
+func TestDestroyThenSetStartsANewSession(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, session.NewMemoryStore())
+	sid := sidOf(t, call(t, srv, "POST", "/login?name=alice", ""))
+	fresh := sidOf(t, call(t, srv, "POST", "/switch?name=bob", sid))
+	assert.NotEqual(t, sid, fresh)
+	assert.JSONEq(t, `{"name":"bob"}`, call(t, srv, "GET", "/me", fresh).body)
+	assert.Equal(t, 401, call(t, srv, "GET", "/me", sid).status)
+}
+
+// A memory store's Delete does not report a session that expired.
+func TestMemoryStoreDeleteOfAnExpiredSession(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	store := session.NewMemoryStore()
+	store.SetClock(clk.now)
+	tok, err := store.Save(t.Context(), "", []byte("x"), time.Minute)
+	require.NoError(t, err)
+	clk.add(time.Minute)
+	lived, err := store.Delete(t.Context(), tok)
+	require.NoError(t, err)
+	assert.False(t, lived)
+	assert.Equal(t, 0, store.Len())
+}

@@ -72,8 +72,14 @@ type Store interface {
 	// returns ErrNotFound otherwise: a request that loaded a session
 	// before another ended it (a log-out) must not bring it back.
 	Save(ctx context.Context, token string, data []byte, ttl time.Duration) (string, error)
-	// Delete forgets token; a token it does not know is no error.
-	Delete(ctx context.Context, token string) error
+	// Delete forgets token, and reports whether a live session was kept
+	// under it: false for a token it does not know or whose session
+	// expired, which is no error. The test and the removal are one step,
+	// so that of two requests deleting one token only one sees true:
+	// Regenerate moves a session to a new token only when its Delete
+	// does, so that a log-out another request made meanwhile stands. A
+	// store that cannot revoke a session (the cookie store) reports true.
+	Delete(ctx context.Context, token string) (bool, error)
 }
 
 // Session is one browser's session, as a request sees it. It is not safe
@@ -86,7 +92,8 @@ type Session[T any] struct {
 	rec     record[T]
 	loaded  bool // a live session was found for the request's cookie
 	changed bool
-	regen   bool
+	regen   bool // a new token at the save, if the session still lives
+	restart bool // a Set after Destroy: a new session, the old token forgotten
 	destroy bool
 }
 
@@ -116,7 +123,7 @@ func (s *Session[T]) Set(v T) {
 		now := s.m.now().Unix()
 		s.rec = record[T]{Created: now, Seen: now, Cookie: s.m.name}
 		s.destroy = false
-		s.regen = s.token != ""
+		s.restart = s.token != ""
 	}
 	s.rec.Data = v
 	s.changed = true
@@ -126,7 +133,9 @@ func (s *Session[T]) Set(v T) {
 // the old one invalid: call it when the privileges of the session
 // change, at log-in above all. It starts the absolute time-out anew.
 // Without a session it does nothing: the Set that follows starts one,
-// under a token of its own.
+// under a token of its own. When another request ended the session
+// since this one loaded it (a log-out), no new token is given: the
+// log-out stands, and the request's changes are dropped.
 func (s *Session[T]) Regenerate() {
 	if s.destroy || !s.loaded && !s.changed {
 		return // no session: the next Set starts one, with a new token
@@ -149,7 +158,7 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 	m := s.m
 	if s.destroy {
 		if s.token != "" {
-			if err := m.store.Delete(ctx, s.token); err != nil {
+			if _, err := m.store.Delete(ctx, s.token); err != nil {
 				return fmt.Errorf("session: deleting: %w", err)
 			}
 			h.Add("Set-Cookie", m.expired)
@@ -172,9 +181,15 @@ func (s *Session[T]) commit(ctx context.Context, h http.Header) error {
 		return fmt.Errorf("session: encoding %T: %w", s.rec.Data, err)
 	}
 	token := s.token
-	if s.regen && token != "" {
-		if err := m.store.Delete(ctx, token); err != nil {
+	if (s.regen || s.restart) && token != "" {
+		lived, err := m.store.Delete(ctx, token)
+		if err != nil {
 			return fmt.Errorf("session: deleting the old token: %w", err)
+		}
+		if !lived && !s.restart {
+			// Ended by another request (a log-out) since this one loaded
+			// it: a new token would bring it back with its data.
+			return nil
 		}
 		token = ""
 	}
@@ -292,7 +307,7 @@ func Plugin[T any](store Store, opts ...Option) *app.Plugin {
 		m.err = errors.New("session.Plugin: nil store")
 	}
 	if m.idle <= 0 || m.absolute <= 0 {
-		m.err = errors.New("session: time-outs must be positive")
+		m.err = fmt.Errorf("session.IdleTimeout and session.AbsoluteTimeout take positive durations, not %v and %v", m.idle, m.absolute)
 	}
 	exp := m.cookie("") // #nosec G124 -- made by manager.cookie
 	exp.MaxAge = -1

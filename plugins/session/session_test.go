@@ -83,6 +83,11 @@ func serve(t *testing.T, store session.Store, opts ...session.Option) *httptest.
 			in.Session.Destroy()
 			return app.NoContent{}, nil
 		})
+		app.Post(s, "/switch", func(_ context.Context, in loginIn) (app.NoContent, error) {
+			in.Session.Destroy()
+			in.Session.Set(user{Name: in.Name})
+			return app.NoContent{}, nil
+		})
 		return nil
 	})
 	require.NoError(t, s.Ready())

@@ -43,7 +43,7 @@ func (s *Shedder) Bulkhead(n int) *app.Plugin {
 				return s.shed(req, rep, ReasonInFlight)
 			}
 			return req.SetDecorator(name, true)
-		}); err != nil {
+		}, app.SetsDecorators(name)); err != nil {
 			return err
 		}
 		return srv.AddHook(app.OnResponse, func(req *httpx.Request) {

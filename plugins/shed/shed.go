@@ -82,7 +82,7 @@ type Shedder struct {
 	mu       sync.Mutex
 	never    []string                        // context paths registered with Never
 	exempt   atomic.Pointer[map[string]bool] // context path → never shed; replaced, never changed, as routes compile
-	sampling bool
+	sampling string                          // the context whose Plugin samples; "" before one is registered
 }
 
 // New returns a shedder; its plugins report invalid options.
@@ -160,11 +160,14 @@ func (s *Shedder) Plugin() *app.Plugin {
 			return err
 		}
 		s.mu.Lock()
-		twice := s.sampling
-		s.sampling = true
+		first := s.sampling
+		if first == "" {
+			s.sampling = srv.Path()
+		}
 		s.mu.Unlock()
-		if twice {
-			return errors.New("shed: the shedder's Plugin is registered twice")
+		if first != "" {
+			return fmt.Errorf("the shedder's Plugin is already registered in %s: one shedder samples once; "+
+				"register its Plugin in the context nearest to every route it guards, and its Never plugin in those it must not shed", first)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -249,6 +249,7 @@ var (
 			u, err := url.Parse(s)
 			return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "")
 		},
+		"weblink":   weblink,
 		"date-time": func(s string) bool { _, err := time.Parse(time.RFC3339, s); return err == nil },
 		"date":      func(s string) bool { _, err := time.Parse(time.DateOnly, s); return err == nil },
 		"ipv4": func(s string) bool {
@@ -258,6 +259,21 @@ var (
 		"ipv6": func(s string) bool { ip := net.ParseIP(s); return ip != nil && strings.Contains(s, ":") },
 	}
 )
+
+// weblink is format=weblink: an absolute http or https URL with a host
+// and no user information — what is safe to render as a link or an
+// image's source. format=uri takes any scheme, as JSON Schema says, and
+// so javascript:alert(1), which a page rendering it as a link runs; a
+// user name before the host ("https://bank.example@evil.example") only
+// serves to mislead the reader. A space, which a URI escapes, is refused
+// too.
+func weblink(s string) bool {
+	if strings.ContainsAny(s, " \\") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Opaque == "" && u.User == nil && u.Hostname() != ""
+}
 
 // formatNames lists the formats for a message: "date, date-time, …".
 var formatNames = strings.Join(slices.Sorted(maps.Keys(formats)), ", ")

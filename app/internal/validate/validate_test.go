@@ -49,7 +49,7 @@ func TestCompileRefuses(t *testing.T) {
 		{reflect.TypeFor[struct {
 			A string `validate:"format=e-mail"`
 		}](), `struct { A string "validate:\"format=e-mail\"" }.A: unknown format "e-mail": ` +
-			`Burrow's formats are date, date-time, email, ipv4, ipv6, uri, uuid`},
+			`Burrow's formats are date, date-time, email, ipv4, ipv6, uri, uuid, weblink`},
 		{reflect.TypeFor[struct {
 			A int `validate:"format=email"`
 		}](), `struct { A int "validate:\"format=email\"" }.A: format "email" on int: formats apply to strings`},

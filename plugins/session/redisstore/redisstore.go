@@ -90,10 +90,12 @@ func (s *Store) Save(ctx context.Context, token string, data []byte, ttl time.Du
 	return token, nil
 }
 
-// Delete implements session.Store.
-func (s *Store) Delete(ctx context.Context, token string) error {
+// Delete implements session.Store: DEL tells whether the key was there,
+// in the same step as it removes it.
+func (s *Store) Delete(ctx context.Context, token string) (bool, error) {
 	if token == "" || len(token) > maxTokenLen {
-		return nil
+		return false, nil
 	}
-	return s.rdb.Del(ctx, s.prefix+token).Err()
+	n, err := s.rdb.Del(ctx, s.prefix+token).Result()
+	return n == 1, err
 }

@@ -1,6 +1,8 @@
 // Package sessiontest is the conformance suite every session.Store
 // passes: the plugin's memory and cookie stores, the Redis store, and a
-// store of your own.
+// store of your own. A revocable store is also checked over HTTP, with
+// the plugin in front of it: a log-out is final whatever a request in
+// flight does with the session.
 package sessiontest
 
 import (
@@ -62,8 +64,8 @@ func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
 			if _, err := st.Load(ctx, tok); !errors.Is(err, session.ErrNotFound) {
 				t.Errorf("Load(%.20q) = %v, want ErrNotFound", tok, err)
 			}
-			if err := st.Delete(ctx, tok); err != nil {
-				t.Errorf("Delete(%.20q) = %v, want nil", tok, err)
+			if lived, err := st.Delete(ctx, tok); err != nil || lived && caps.Revocable {
+				t.Errorf("Delete(%.20q) = %v, %v; want false, nil", tok, lived, err)
 			}
 		}
 	})
@@ -85,7 +87,8 @@ func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
 			}
 			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
 			must(t, err)
-			must(t, st.Delete(ctx, tok))
+			_, err = st.Delete(ctx, tok)
+			must(t, err)
 			if _, err := st.Save(ctx, tok, []byte("two"), time.Minute); !errors.Is(err, session.ErrNotFound) {
 				t.Fatalf("Save after Delete = %v, want ErrNotFound", err)
 			}
@@ -93,13 +96,46 @@ func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
 				t.Fatalf("Load after a Save of a deleted token = %v, want ErrNotFound", err)
 			}
 		})
+		t.Run("ALogOutIsFinal", func(t *testing.T) { logOutIsFinal(t, newStore) })
 		t.Run("DeleteForgets", func(t *testing.T) {
 			st := newStore(t)
 			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
 			must(t, err)
-			must(t, st.Delete(ctx, tok))
+			lived, err := st.Delete(ctx, tok)
+			must(t, err)
+			if !lived {
+				t.Fatal("Delete of a live session reported none")
+			}
 			if _, err := st.Load(ctx, tok); !errors.Is(err, session.ErrNotFound) {
 				t.Fatalf("Load after Delete = %v, want ErrNotFound", err)
+			}
+			if lived, err := st.Delete(ctx, tok); err != nil || lived {
+				t.Fatalf("a second Delete = %v, %v; want false, nil", lived, err)
+			}
+		})
+		t.Run("OneOfConcurrentDeletesSeesTheSession", func(t *testing.T) {
+			st := newStore(t)
+			tok, err := st.Save(ctx, "", []byte("one"), time.Minute)
+			must(t, err)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			seen := 0
+			for range 8 {
+				wg.Go(func() {
+					lived, err := st.Delete(ctx, tok)
+					if err != nil {
+						t.Error(err)
+					}
+					if lived {
+						mu.Lock()
+						seen++
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if seen != 1 {
+				t.Fatalf("%d of 8 concurrent Deletes reported the session, want 1", seen)
 			}
 		})
 	}
@@ -144,7 +180,7 @@ func Run(t *testing.T, caps Caps, newStore func(t *testing.T) session.Store) {
 						}
 					}
 					if err == nil {
-						err = st.Delete(ctx, tok)
+						_, err = st.Delete(ctx, tok)
 					}
 					if err != nil {
 						errs <- err
