@@ -22,5 +22,4 @@ var cluster pgtest.Shared
 // backends are SQLite and PostgreSQL.
 var backends = sqltest.Backends(&cluster)
 
-func openSQLite(t testing.TB) *sql.DB   { return backends[0].Open(t) }
-func openPostgres(t testing.TB) *sql.DB { return backends[1].Open(t) }
+func openSQLite(t testing.TB) *sql.DB { return backends[0].Open(t) }
