@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -94,3 +95,5 @@ func waitEvent(t *testing.T, events <-chan *river.Event, id int64, ok func(*rive
 		}
 	}
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
