@@ -53,8 +53,8 @@ func TestWorkerNeedingSiblingServiceFailsReady(t *testing.T) {
 	}, app.Name("workers")))
 	err := s.Ready()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `worker of "mail" in root > workers`)
-	assert.Contains(t, err.Error(), "sibling context root > mail")
+	assert.Contains(t, err.Error(), `worker of "mail": river_test.mailDeps in root > workers: `+
+		`needs service *river_test.outbox, which is only provided in sibling context root > mail`)
 	assert.Nil(t, j.Client(), "no client starts when a worker cannot be built")
 	require.NoError(t, s.Close(context.Background()))
 }

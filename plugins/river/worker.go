@@ -43,7 +43,7 @@ func Work[TTx any, A river.JobArgs, D any](jobs *Jobs[TTx], s *app.Server, fn Wo
 			}
 			deps, err := app.Resolve[D](s)
 			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
+				return fmt.Errorf("worker of %q: %w", args.Kind(), err) // err names the context
 			}
 			w.deps = deps
 			return nil
