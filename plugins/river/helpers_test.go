@@ -37,7 +37,7 @@ func sqliteDB(t *testing.T) *sql.DB {
 }
 
 // pgPool starts a throwaway PostgreSQL and opens a pool on it.
-func pgPool(t *testing.T) *pgxpool.Pool {
+func pgPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	pg := pgtest.Start(t)
 	pool, err := pgxpool.New(context.Background(), pg.CreateDB(t, "jobs"))

@@ -17,8 +17,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/burrow-go/burrow/app"
-	jobs "github.com/burrow-go/burrow/plugins/river"
 	"github.com/burrow-go/burrow/plugins/otel"
+	jobs "github.com/burrow-go/burrow/plugins/river"
 )
 
 type sqlSignup struct {
