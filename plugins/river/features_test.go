@@ -156,6 +156,25 @@ func TestInvalidArgumentsAreCancelledNotRetried(t *testing.T) {
 	assert.Empty(t, box.sent)
 }
 
+func TestCountByState(t *testing.T) {
+	t.Parallel()
+	j := sqliteJobs(sqliteDB(t), testConfig())
+	s := mailServer(t, j, &outbox{sent: make(chan string, 1)})
+	ctx := context.Background()
+	_, err := j.CountByState(ctx)
+	require.ErrorIs(t, err, jobs.ErrNotStarted)
+	require.NoError(t, s.Ready())
+	closeServer(t, s)
+	for range 2 {
+		_, err := j.Client().Insert(ctx, mailArgs{To: "a@example.com"}, &river.InsertOpts{ScheduledAt: time.Now().Add(time.Hour)})
+		require.NoError(t, err)
+	}
+	counts, err := j.CountByState(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, counts[rivertype.JobStateScheduled])
+	assert.Zero(t, counts[rivertype.JobStateAvailable])
+}
+
 func TestHealthy(t *testing.T) {
 	t.Parallel()
 	j := sqliteJobs(sqliteDB(t), testConfig())

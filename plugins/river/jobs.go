@@ -142,6 +142,22 @@ func (j *Jobs[TTx]) Healthy(ctx context.Context) error {
 	return nil
 }
 
+// CountByState counts the jobs in each state, across queues: the depth
+// of the queues (available, scheduled, retryable), the jobs running, and
+// the outcomes River still keeps (completed, cancelled, discarded — the
+// dead letters — for their retention periods). It is one query; export
+// it as gauges from a metrics collector, not on every request.
+func (j *Jobs[TTx]) CountByState(ctx context.Context) (map[rivertype.JobState]int, error) {
+	if j.Client() == nil {
+		return nil, ErrNotStarted
+	}
+	counts, err := j.driver.GetExecutor().JobCountByAllStates(ctx, &riverdriver.JobCountByAllStatesParams{Schema: j.cfg.Schema})
+	if err != nil {
+		return nil, fmt.Errorf("counting jobs: %w", err)
+	}
+	return counts, nil
+}
+
 // declare runs add unless the client has been made.
 func (j *Jobs[TTx]) declare(what string, add func()) error {
 	j.mu.Lock()
