@@ -108,16 +108,9 @@ func TestFailedRequestEnqueuesNothing(t *testing.T) {
 	pool := pgPool(t)
 	j := pgJobs(pool, testConfig())
 	box := &outbox{sent: make(chan string, 4)}
-	s := app.New(app.WithoutRequestLogging())
+	s := mailServer(t, j, box)
 	require.NoError(t, s.Decorate(pool))
 	require.NoError(t, s.ProvideRequest(app.Provider(beginTx)))
-	require.NoError(t, s.Register(j.Plugin()))
-	require.NoError(t, s.Register(func(c *app.Server) error {
-		if err := c.Decorate(box); err != nil {
-			return err
-		}
-		return jobs.Work(j, c, sendMail)
-	}, app.Name("mail")))
 	require.NoError(t, app.Post(s, "/signup", func(ctx context.Context, in signup) (int64, error) {
 		res, err := in.Jobs.InsertTx(ctx, in.Tx, mailArgs{To: in.Body.Email}, nil)
 		if err != nil {
