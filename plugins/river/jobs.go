@@ -48,6 +48,8 @@ type Jobs[TTx any] struct {
 	workers   *river.Workers
 	periodic  []*river.PeriodicJob
 	resolvers []func() error
+	uis       []*uiHandler
+	stopUIs   context.CancelFunc
 	client    *river.Client[TTx]
 	started   bool
 }
@@ -205,19 +207,24 @@ func (j *Jobs[TTx]) start(s *app.Server) error {
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("jobs client: %w", err)
 	}
+	uiCtx, stopUIs := context.WithCancel(ctx)
 	j.mu.Lock()
-	j.client = c
+	j.client, j.stopUIs = c, stopUIs
+	uis := j.uis
 	j.mu.Unlock()
-	return nil
+	return startUIs(uiCtx, uis, c, cfg.Logger)
 }
 
 // stop lets running jobs finish until ctx ends, then cancels them and
 // waits at most cancelGrace; jobs not yet fetched stay queued.
 func (j *Jobs[TTx]) stop(ctx context.Context) error {
-	c := j.Client()
+	j.mu.Lock()
+	c, stopUIs := j.client, j.stopUIs
+	j.mu.Unlock()
 	if c == nil {
 		return nil
 	}
+	stopUIs()
 	err := c.Stop(ctx)
 	if err == nil || ctx.Err() == nil {
 		return err
