@@ -38,11 +38,11 @@ type (
 	// must agree with its own encoding/json.
 	extra    map[string]int
 	v2Naming struct {
-		//lint:ignore SA5008 a name Go 1.26 does not take, Go 1.27 does
+		// a name Go 1.26 does not take, Go 1.27 does
 		Sym int `json:"ü€"`
-		//lint:ignore SA5008 Go 1.26 reads a name, Go 1.27 an option
+		// Go 1.27 promotes its fields; Go 1.26 ignores the option
 		Page inner `json:",embed"`
-		//lint:ignore SA5008 an option Go 1.26 ignores
+		// an option Go 1.26 ignores
 		Strict int `json:"user_name,case:strict"`
 		extra
 		//lint:ignore SA5008 malformed: Go 1.27 keeps the identifier it starts with

@@ -116,15 +116,12 @@ func TestCompileDecoderOnlyForWhatItDecodesExactly(t *testing.T) {
 		// Options Go 1.27's encoding/json (v2 underneath) reads and Go
 		// 1.26's ignores: left to encoding/json, whichever it is.
 		{reflect.TypeFor[struct {
-			//lint:ignore SA5008 an option of encoding/json/v2
 			E fastInner `json:",embed"`
 		}](), false},
 		{reflect.TypeFor[struct {
-			//lint:ignore SA5008 an option of encoding/json/v2
 			S string `json:"s,case:strict"`
 		}](), false},
 		{reflect.TypeFor[struct {
-			//lint:ignore SA5008 an option of encoding/json/v2
 			F float64 `json:"f,format:nonfinite"`
 		}](), false},
 	} {
