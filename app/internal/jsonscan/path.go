@@ -34,19 +34,10 @@ func PathAt(data []byte, off int) (path string, ok bool) {
 			if i > 0 {
 				b = append(b, '/')
 			}
-			if !f.object {
+			if f.object {
+				b = AppendKey(b, f.key)
+			} else {
 				b = strconv.AppendInt(b, int64(f.index), 10)
-				continue
-			}
-			for j := range len(f.key) {
-				switch c := f.key[j]; c {
-				case '~':
-					b = append(b, "~0"...)
-				case '/':
-					b = append(b, "~1"...)
-				default:
-					b = append(b, c)
-				}
 			}
 		}
 		return echo.Cut(b, maxPathEcho), true
@@ -76,13 +67,7 @@ func PathAt(data []byte, off int) (path string, ok bool) {
 				expectKey = top.object
 			}
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
+			j, escaped := stringEnd(data, i)
 			if expectKey && len(stack) > 0 {
 				// The key as the decoder sees it, escapes resolved and
 				// invalid UTF-8 replaced, cut as a validation path cuts one.
@@ -118,4 +103,21 @@ func isDelim(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// AppendKey appends key to b as a path spells it: escaped as a JSON
+// pointer's reference token (RFC 6901), "~" as "~0" and "/" as "~1", so
+// that a key holding a "/" cannot pose as two levels.
+func AppendKey(b []byte, key string) []byte {
+	for i := range len(key) {
+		switch c := key[i]; c {
+		case '~':
+			b = append(b, "~0"...)
+		case '/':
+			b = append(b, "~1"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
