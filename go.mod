@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow
 
-go 1.25.2
+go 1.26.0
 
 require (
 	github.com/stretchr/testify v1.12.1

@@ -189,17 +189,25 @@ func (js *jsonBody) decode(data []byte, v any) error {
 		return httpx.NewError(http.StatusBadRequest, "FST_ERR_CTP_INVALID_JSON_BODY", err.Error())
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return jsonError(err)
+		return jsonError(data, err)
 	}
 	return nil
 }
 
-// jsonError is the 400 for encoding/json's error.
-func jsonError(err error) error {
+// jsonError is the 400 for encoding/json's error decoding data. A type
+// error's path is Burrow's, found from the error's offset, so that it
+// names the element ("body/items/0/qty") as a validation failure does, on
+// every toolchain: encoding/json's own names it on Go 1.27 and leaves the
+// index out on Go 1.26 ("items.qty").
+func jsonError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		path := "body"
-		if te.Field != "" {
+		if at, ok := jsonscan.PathAt(data, int(te.Offset)-1); ok {
+			if at != "" {
+				path += "/" + at
+			}
+		} else if te.Field != "" {
 			path += "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
 		return validationError([]httpx.FieldError{{Path: path, Rule: "type", Message: "must be " + jsonKind(te)}})

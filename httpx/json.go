@@ -21,7 +21,11 @@ const hexDigits = "0123456789abcdef"
 // AppendJSONString appends s as a JSON string, exactly as Send encodes
 // strings: quotes, backslashes and control characters escaped, invalid
 // UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped (JavaScript reads
-// them as line ends), and "<", ">" and "&" left as they are.
+// them as line ends), and "<", ">" and "&" left as they are. Send encodes
+// with encoding/json, whose bytes for invalid UTF-8 depend on the Go
+// toolchain: the escape \ufffd on Go 1.26, the character U+FFFD itself on
+// Go 1.27 (encoding/json/v2 underneath); AppendJSONString writes what the
+// toolchain it is built with writes.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -56,7 +60,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			dst = append(dst, replacement...)
 			i++
 			start = i
 			continue

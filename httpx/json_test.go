@@ -3,6 +3,7 @@ package httpx_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -16,6 +17,10 @@ import (
 func encodeString(t testing.TB, s string) string { return encodeValue(t, s) }
 
 func TestAppendJSONString(t *testing.T) {
+	// What encoding/json writes for a byte of invalid UTF-8 depends on the
+	// toolchain: v1 (Go 1.26) escapes U+FFFD, v2 (Go 1.27) writes it.
+	r := strings.Trim(encodeString(t, "\xff"), `"`)
+	require.Contains(t, []string{`\ufffd`, "\ufffd"}, r, "encoding/json's replacement for invalid UTF-8")
 	tests := []struct{ in, want string }{
 		{"", `""`},
 		{"plain", `"plain"`},
@@ -25,8 +30,8 @@ func TestAppendJSONString(t *testing.T) {
 		{"<a href='x'>&</a>", `"<a href='x'>&</a>"`},
 		{"é中😀", `"é中😀"`},
 		{"\u2028\u2029", `"\u2028\u2029"`},
-		{"bad \xff\xfe end", `"bad \ufffd\ufffd end"`},
-		{"cut \xe4\xb8", `"cut \ufffd\ufffd"`},
+		{"bad \xff\xfe end", `"bad ` + r + r + ` end"`},
+		{"cut \xe4\xb8", `"cut ` + r + r + `"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow/plugins/burrowfx
 
-go 1.25.2
+go 1.26.0
 
 require (
 	github.com/burrow-go/burrow v0.0.0

@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow/plugins/compress
 
-go 1.25.2
+go 1.26.0
 
 require (
 	github.com/andybalholm/brotli v1.3.0

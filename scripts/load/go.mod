@@ -1,3 +1,3 @@
 module github.com/burrow-go/burrow/scripts/load
 
-go 1.25
+go 1.26.0

@@ -1,3 +1,3 @@
 module github.com/burrow-go/burrow/scripts/slowread
 
-go 1.24
+go 1.26.0

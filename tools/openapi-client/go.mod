@@ -1,6 +1,6 @@
 module github.com/burrow-go/burrow/tools/openapi-client
 
-go 1.25.0
+go 1.26.0
 
 tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // Field is a field of an input struct as the client names it.
@@ -36,7 +35,7 @@ func List(t reflect.Type, tag string) []Field {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if name := Name(f, tag); f.IsExported() && name != "-" {
-				out = append(out, Field{name, []int{i}, f})
+				out = append(out, Field{Key: name, Path: []int{i}, StructField: f})
 			}
 		}
 		return out
@@ -66,20 +65,20 @@ func List(t reflect.Type, tag string) []Field {
 			explored[e.t] = true
 			for i := range e.t.NumField() {
 				f := e.t.Field(i)
-				name, tagged, ok := jsonName(f)
+				m, ok := jsonField(f)
 				if !ok {
 					continue
 				}
 				index := append(slices.Clip(e.index), i)
-				ft := f.Type
-				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if f.Anonymous && !tagged && ft.Kind() == reflect.Struct {
+				if m.embed {
+					ft := f.Type
+					if ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
 					next = append(next, embedded{ft, index})
 					continue
 				}
-				c := candidate{Field{name, index, f}, depth, tagged}
+				c := candidate{Field{Key: m.name, Path: index, StructField: f}, depth, m.tagged}
 				found = append(found, c)
 				if times[e.t] > 1 {
 					found = append(found, c) // the same type embedded twice: its fields collide with themselves
@@ -146,7 +145,7 @@ func listSource(t reflect.Type, tag string, prefix []int, group bool, out []Fiel
 			out = listSource(f.Type, tag, index, true, out)
 			continue
 		}
-		out = append(out, Field{Name(f, tag), index, f})
+		out = append(out, Field{Key: Name(f, tag), Path: index, StructField: f})
 	}
 	return out
 }
@@ -175,41 +174,14 @@ func GoName(t reflect.Type, index []int) string {
 	return strings.Join(names, ".")
 }
 
-// jsonName is the member name encoding/json gives f, whether a tag chose
-// it, and whether f takes part in decoding at all.
-func jsonName(f reflect.StructField) (name string, tagged, ok bool) {
-	if !f.IsExported() {
-		t := f.Type
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if !f.Anonymous || t.Kind() != reflect.Struct {
-			return "", false, false // an unexported embedded struct still promotes its exported fields
-		}
-	}
-	tag := f.Tag.Get("json")
-	if tag == "-" {
-		return "", false, false
-	}
-	name, _, _ = strings.Cut(tag, ",")
-	if !validJSONName(name) {
-		return f.Name, false, true
-	}
-	return name, true, true
-}
-
-// validJSONName reports whether encoding/json takes a tag's name as given:
-// letters, digits and punctuation other than quotes and backslash.
-func validJSONName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r) {
-			return false
-		}
-	}
-	return true
+// jsonMember is how encoding/json reads a struct field: the member's
+// name, whether a tag chose it, and whether the field is embedded (its
+// fields promoted to the outer object, a struct through a pointer or
+// not).
+type jsonMember struct {
+	name   string
+	tagged bool
+	embed  bool
 }
 
 // onlySuffix marks a tag made by Only.

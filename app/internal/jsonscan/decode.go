@@ -59,8 +59,9 @@ const maxUnknown = 8
 
 // CompileDecoder returns the fast decoder of struct type t, or nil when
 // something in t is decoded in a way only encoding/json knows (pointers,
-// maps, interfaces, embedded structs, the ",string" option, types that
-// unmarshal themselves…) or when it nests deeper than maxDepth.
+// maps, interfaces, embedded structs, tag options other than omitempty
+// and omitzero, types that unmarshal themselves…) or when it nests
+// deeper than maxDepth.
 func CompileDecoder(t reflect.Type, maxDepth int) *Decoder {
 	if t.Kind() != reflect.Struct || maxDepth < 1 {
 		return nil
@@ -73,12 +74,15 @@ func compileDecoder(t reflect.Type, depth int) *Decoder {
 		return nil
 	}
 	for i := range t.NumField() {
-		if f := t.Field(i); f.Anonymous || strings.Contains(f.Tag.Get("json"), ",string") {
+		if f := t.Field(i); f.Anonymous || !plainOptions(f.Tag.Get("json")) {
 			return nil
 		}
 	}
 	d := &Decoder{byKey: map[string]int{}, folded: map[string]string{}}
 	for _, f := range inputfields.List(t, "json") {
+		if len(f.Path) != 1 {
+			return nil // promoted from a struct it embeds by option
+		}
 		df := decField{index: f.Path[0]}
 		ft := f.Type
 		switch {
@@ -109,6 +113,21 @@ func compileDecoder(t reflect.Type, depth int) *Decoder {
 		}
 	}
 	return d
+}
+
+// plainOptions reports whether a json tag has no option but omitempty
+// and omitzero, which only encoding matters to. Any other changes how
+// encoding/json decodes the field (string), or does on one toolchain only
+// (embed, case and format, options of Go 1.27's encoding/json/v2): such a
+// field is left to encoding/json.
+func plainOptions(tag string) bool {
+	_, opts, _ := strings.Cut(tag, ",")
+	for o := range strings.SplitSeq(opts, ",") {
+		if o != "" && o != "omitempty" && o != "omitzero" {
+			return false
+		}
+	}
+	return true
 }
 
 var typeNumber = reflect.TypeFor[json.Number]()

@@ -110,6 +110,20 @@ func TestCompileDecoderOnlyForWhatItDecodesExactly(t *testing.T) {
 		{reflect.TypeFor[struct{ R json.RawMessage }](), false},
 		{reflect.TypeFor[[]string](), false},
 		{reflect.TypeFor[struct{ A struct{ B struct{ C int } } }](), true},
+		{reflect.TypeFor[struct {
+			N int `json:"n,omitempty,omitzero"`
+		}](), true},
+		// Options Go 1.27's encoding/json (v2 underneath) reads and Go
+		// 1.26's ignores: left to encoding/json, whichever it is.
+		{reflect.TypeFor[struct {
+			E fastInner `json:",embed"`
+		}](), false},
+		{reflect.TypeFor[struct {
+			S string `json:"s,case:strict"`
+		}](), false},
+		{reflect.TypeFor[struct {
+			F float64 `json:"f,format:nonfinite"`
+		}](), false},
 	} {
 		got := CompileDecoder(tt.typ, testDepth) != nil
 		assert.Equal(t, tt.fast, got, "%v", tt.typ)

@@ -180,13 +180,7 @@ func Check(data []byte, maxDepth int, names *Names) error {
 		case ',':
 			expectKey = len(stack) > 0 && stack[len(stack)-1].object
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
+			j, escaped := stringEnd(data, i)
 			if j >= len(data) {
 				return nil // unterminated: the decoder says so
 			}
@@ -216,4 +210,18 @@ func Check(data []byte, maxDepth int, names *Names) error {
 		}
 	}
 	return nil
+}
+
+// stringEnd returns the index of the quote closing the string at data[i]
+// ('"'), len(data) or more when there is none, and whether the string
+// holds escapes. Only structure: what the escapes say is not checked.
+func stringEnd(data []byte, i int) (end int, escaped bool) {
+	j := i + 1
+	for ; j < len(data) && data[j] != '"'; j++ {
+		if data[j] == '\\' {
+			escaped = true
+			j++
+		}
+	}
+	return j, escaped
 }

@@ -853,16 +853,7 @@ func (p *inputPath) String() string {
 			b = strconv.AppendInt(b, int64(s.index), 10)
 			continue
 		}
-		for i := range len(s.name) {
-			switch c := s.name[i]; c {
-			case '~':
-				b = append(b, "~0"...)
-			case '/':
-				b = append(b, "~1"...)
-			default:
-				b = append(b, c)
-			}
-		}
+		b = jsonscan.AppendKey(b, s.name)
 	}
 	return echo.Cut(b, maxPathEcho)
 }

@@ -5,7 +5,6 @@ package build
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -80,6 +80,9 @@ func Hashed(name string, content []byte) string {
 
 // write writes b to name, and its .gz, .br and .zst siblings, each
 // compressed at its best level: they are made once, served many times.
+// Every compressor is a pinned module, not the standard library, so that
+// dist/ is the same bytes whichever Go release builds it (compress/flate's
+// output is not promised to stay the same from one release to the next).
 func write(name string, b []byte) error {
 	if err := os.WriteFile(name, b, 0o600); err != nil { // #nosec G703 -- under the output folder the developer names
 		return err
