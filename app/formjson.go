@@ -31,7 +31,7 @@ func jsonForm(data []byte, reads func(name string) bool) (url.Values, error) {
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(data, &members); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(data, err)
 	}
 	if members == nil { // the body is null
 		return nil, validationError([]httpx.FieldError{{Path: textSources[srcForm].root, Rule: "type", Message: "must be object"}})
