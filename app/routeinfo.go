@@ -99,6 +99,11 @@ type ResponseInfo struct {
 	// MediaType is the body's media type as declared with RespondsAs
 	// ("text/event-stream"); empty when the body's type tells it.
 	MediaType string
+	// Item is the type of each item of a stream (MediaType is one
+	// IsSequential accepts): the JSON of an event's data for
+	// text/event-stream, a record for application/jsonl. Events declares
+	// it, RespondsAs too; nil when not declared.
+	Item reflect.Type
 }
 
 // SecurityScheme is a way of authenticating that a plugin enforces,
