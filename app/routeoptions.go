@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/token"
 )
 
 // routeMeta is what a route says about itself for its description
@@ -23,6 +24,7 @@ type routeMeta struct {
 	deprecated   bool
 	undocumented bool
 	responses    []ResponseInfo // declared with Responds, in call order
+	upgrade      *UpgradeInfo   // declared with Upgrades
 }
 
 // describe is r's metadata, made on first use.
@@ -157,6 +159,26 @@ func responds(status int, as bool, mediaType string, body reflect.Type, headers 
 		m := r.describe()
 		m.responses = slices.DeleteFunc(m.responses, func(x ResponseInfo) bool { return x.Status == status })
 		m.responses = append(m.responses, res)
+	}
+}
+
+// Upgrades declares that the route switches the connection to protocol
+// (the Upgrade header's token, "websocket") with a 101 Switching
+// Protocols reply, and then exchanges messages: receive is one the
+// client sends, send one the server sends, each given as a value of its
+// type (nil: not declared). A plugin serving such routes declares it (the
+// websocket plugin does); OpenAPI describes the upgrade, and the
+// messages as an extension, since it has no word for them.
+func Upgrades(protocol string, receive, send any) RouteOption {
+	return func(r *routeDef) {
+		if protocol == "" || !token.Valid(protocol) {
+			r.fail(errkind.New(ErrInvalidHandler, "declares an upgrade to %q, which is not a protocol token such as websocket", protocol))
+			return
+		}
+		m := r.describe()
+		m.upgrade = &UpgradeInfo{Protocol: protocol, Receive: reflect.TypeOf(receive), Send: reflect.TypeOf(send)}
+		m.responses = slices.DeleteFunc(m.responses, func(x ResponseInfo) bool { return x.Status == http.StatusSwitchingProtocols })
+		m.responses = append(m.responses, ResponseInfo{Status: http.StatusSwitchingProtocols, Headers: []string{"Connection", "Upgrade"}})
 	}
 }
 

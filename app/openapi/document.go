@@ -195,7 +195,11 @@ func (b *builder) route(r app.RouteInfo) error {
 		op["deprecated"] = true
 	}
 	op["x-burrow-context"] = r.Context
-	if params := b.params(r); len(params) > 0 {
+	params := b.params(r)
+	if r.Upgrade != nil {
+		params = append(params, b.upgrade(r.Upgrade, op)...)
+	}
+	if len(params) > 0 {
 		op["parameters"] = params
 	}
 	switch {
@@ -223,6 +227,36 @@ func (b *builder) route(r app.RouteInfo) error {
 	}
 	ops[method] = op
 	return nil
+}
+
+// upgrade describes, on op, a route that switches protocols (a
+// WebSocket): the headers asking for it, the 101 that grants it, and
+// the messages exchanged after it as the extension x-burrow-upgrade —
+// OpenAPI describes HTTP exchanges, and has no word for them — each
+// message with its JSON schema. It returns the header parameters.
+func (b *builder) upgrade(u *app.UpgradeInfo, op obj) []any {
+	ext := obj{"protocol": u.Protocol}
+	// A message received is decoded as a request body is (in), one sent
+	// encoded as a reply (out).
+	for _, m := range []struct {
+		key string
+		t   reflect.Type
+		dir direction
+	}{{"receive", u.Receive, in}, {"send", u.Send, out}} {
+		if m.t != nil {
+			ext[m.key] = obj{"contentMediaType": "application/json", "schema": b.schemas.of(m.t, m.dir)}
+		}
+	}
+	op["x-burrow-upgrade"] = ext
+	if res, ok := op["responses"].(obj)["101"].(obj); ok {
+		res["description"] = "Switching Protocols: the connection speaks " + u.Protocol +
+			" from here on, exchanging the messages of x-burrow-upgrade (receive: the client's; send: the server's)."
+	}
+	return []any{
+		obj{"name": "Upgrade", "in": "header", "required": true, "schema": obj{"type": "string", "enum": []any{u.Protocol}}},
+		obj{"name": "Connection", "in": "header", "required": true, "schema": obj{"type": "string"},
+			"description": "Upgrade (among other tokens)."},
+	}
 }
 
 // template writes a Burrow path as an OpenAPI path template:

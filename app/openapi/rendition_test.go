@@ -147,3 +147,46 @@ func TestServed32(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `path "v32.json" must start with /`)
 }
+
+// Said is a WebSocket's message from the client; Heard the server's.
+type (
+	Said struct {
+		Text string `json:"text" validate:"required"`
+	}
+	Heard struct {
+		Text *string `json:"text"`
+	}
+)
+
+// TestUpgrade: a route that switches protocols (app.Upgrades, as the
+// websocket plugin declares) is described as the GET it is in HTTP: the
+// Upgrade and Connection headers, the 101 that grants it, its other
+// answers; its messages, which OpenAPI has no word for, are the
+// extension x-burrow-upgrade, with their schemas, in every rendition.
+func TestUpgrade(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	require.NoError(t, s.Get("/chat", func() error { return nil },
+		app.Upgrades("websocket", Said{}, Heard{}), app.Responds(426, nil, "Upgrade")))
+	v31, v32, v30 := build32(t, s)
+	for _, d := range []doc{v31, v32, v30} {
+		op := at(t, d, "paths", "/chat", "get").(doc)
+		assert.Equal(t, []any{
+			doc{"name": "Upgrade", "in": "header", "required": true, "schema": doc{"type": "string", "enum": []any{"websocket"}}},
+			doc{"name": "Connection", "in": "header", "required": true, "schema": doc{"type": "string"}, "description": "Upgrade (among other tokens)."},
+		}, op["parameters"])
+		assert.Equal(t, []string{"101", "426"}, keysOf(op["responses"].(doc)), "no 200: the upgrade is the success")
+		assert.Contains(t, at(t, op, "responses", "101", "description"), "speaks websocket")
+		assert.Equal(t, doc{"Connection": doc{"schema": doc{"type": "string"}}, "Upgrade": doc{"schema": doc{"type": "string"}}},
+			at(t, op, "responses", "101", "headers"))
+		assert.Equal(t, "websocket", at(t, op, "x-burrow-upgrade", "protocol"))
+		assert.Equal(t, "#/components/schemas/Said", at(t, op, "x-burrow-upgrade", "receive", "schema", "$ref"))
+		assert.Equal(t, "#/components/schemas/Heard", at(t, op, "x-burrow-upgrade", "send", "schema", "$ref"))
+		assert.True(t, has(at(t, d, "components", "schemas"), "Heard"))
+	}
+	assert.Equal(t, []any{"string", "null"}, at(t, v32, "components", "schemas", "Heard", "properties", "text", "type"))
+	assert.Equal(t, true, at(t, v30, "components", "schemas", "Heard", "properties", "text", "nullable"))
+
+	err := app.New().Get("/x", func() error { return nil }, app.Upgrades("web socket", nil, nil))
+	assert.ErrorContains(t, err, `declares an upgrade to "web socket", which is not a protocol token`)
+}
