@@ -113,6 +113,13 @@
         b.appendChild(el("pre", "", render(op.requestBody.content[mt].schema, 0, [])));
       });
     }
+    var up = op["x-burrow-upgrade"];
+    if (up) {
+      section(b, "Messages (" + up.protocol + ")");
+      [["receive", "from the client"], ["send", "from the server"]].forEach(function (m) {
+        if (up[m[0]]) b.appendChild(el("pre", "", m[1] + "  " + render(up[m[0]].schema, 0, [])));
+      });
+    }
     section(b, "Responses");
     Object.keys(op.responses).sort().forEach(function (code) {
       var r = deref(op.responses[code]);
