@@ -65,8 +65,8 @@
 // Every answer carries security headers; JSON of 1 KiB or more is
 // compressed (zstd, br or gzip, as the client prefers).
 //
-// GET /healthz and the description (GET /openapi.json, /openapi-3.0.json,
-// /docs) need nothing. A browser session starts and ends at /session:
+// GET /healthz and the description (GET /openapi.json, /openapi-3.2.json,
+// /openapi-3.0.json, /docs) need nothing. A browser session starts and ends at /session:
 //
 //	POST   /session      user=…&token=… (a form, or JSON {"user":…,"token":…})
 //	                     204, Set-Cookie: todo_session=…; 401 for a wrong token
