@@ -40,8 +40,9 @@
 // # Handlers
 //
 // A route's handler is a typed function, func(context.Context, In) (Out,
-// error), registered with [Get], [Post], [Put], [Patch], [Delete] or
-// [Handle]. Go instantiates the call where it is written, so Burrow calls
+// error), registered with [Get], [Post], [Put], [Patch], [Delete],
+// [QueryRoute] (the QUERY method: a safe read whose question is its body)
+// or [Handle]. Go instantiates the call where it is written, so Burrow calls
 // it directly.
 //
 //	type todo struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -59,7 +60,7 @@ func Events[In, T any](s *Server, path string, h func(context.Context, In, *Even
 	if h == nil {
 		return s.Route(http.MethodGet, path, nil, opts...) // the nil-handler error
 	}
-	opts = append([]RouteOption{RespondsAs(http.StatusOK, "text/event-stream", nil)}, opts...)
+	opts = append([]RouteOption{responds(http.StatusOK, true, "text/event-stream", reflect.TypeFor[T](), nil)}, opts...)
 	return s.Route(http.MethodGet, path, &eventsRoute[In, T]{fn: h}, opts...)
 }
 

@@ -71,6 +71,10 @@ type RouteInfo struct {
 	// a scheme without an entry requires none.
 	Scopes map[string][]string
 
+	// Upgrade is the protocol the route switches to, declared with
+	// Upgrades (a WebSocket route's); nil for none.
+	Upgrade *UpgradeInfo
+
 	// ProblemDetails says the framework answers the route's errors with
 	// problem details (httpx.Problem, WithProblemDetails) rather than
 	// httpx.ErrorBody.
@@ -99,6 +103,20 @@ type ResponseInfo struct {
 	// MediaType is the body's media type as declared with RespondsAs
 	// ("text/event-stream"); empty when the body's type tells it.
 	MediaType string
+	// Item is the type of each item of a stream (MediaType is one
+	// IsSequential accepts): the JSON of an event's data for
+	// text/event-stream, a record for application/jsonl. Events declares
+	// it, RespondsAs too; nil when not declared.
+	Item reflect.Type
+}
+
+// UpgradeInfo describes the protocol a route switches the connection to
+// with 101 Switching Protocols, and the messages it then exchanges, each
+// one JSON value.
+type UpgradeInfo struct {
+	Protocol string       // the Upgrade header's token: "websocket"
+	Receive  reflect.Type // a message the client sends; nil when not declared
+	Send     reflect.Type // a message the server sends; nil when not declared
 }
 
 // SecurityScheme is a way of authenticating that a plugin enforces,
@@ -228,6 +246,10 @@ func (ri *RouteInfo) clone() RouteInfo {
 	}
 	c.Tags = slices.Clone(ri.Tags)
 	c.Security = slices.Clone(ri.Security)
+	if ri.Upgrade != nil {
+		u := *ri.Upgrade
+		c.Upgrade = &u
+	}
 	if ri.Scopes != nil {
 		c.Scopes = make(map[string][]string, len(ri.Scopes))
 		for k, v := range ri.Scopes {
@@ -275,6 +297,10 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	if m := def.meta; m != nil {
 		ri.OperationID, ri.Summary, ri.Description = m.operationID, m.summary, m.description
 		ri.Tags, ri.Deprecated, ri.Undocumented = slices.Clone(m.tags), m.deprecated, m.undocumented
+		if m.upgrade != nil {
+			u := *m.upgrade
+			ri.Upgrade = &u
+		}
 		for _, r := range m.responses {
 			ri.Responses = slices.DeleteFunc(ri.Responses, func(x ResponseInfo) bool { return x.Status == r.Status })
 			ri.Responses = append(ri.Responses, r)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/burrow-go/burrow/internal/errkind"
+	"github.com/burrow-go/burrow/internal/token"
 )
 
 // routeMeta is what a route says about itself for its description
@@ -23,6 +24,7 @@ type routeMeta struct {
 	deprecated   bool
 	undocumented bool
 	responses    []ResponseInfo // declared with Responds, in call order
+	upgrade      *UpgradeInfo   // declared with Upgrades
 }
 
 // describe is r's metadata, made on first use.
@@ -98,27 +100,44 @@ func Undocumented() RouteOption {
 //	s.Get("/one", reply, app.Responds(200, body{}))
 //	s.Post("/users", create, app.Responds(201, user{}, "Location"), app.Responds(409, httpx.ErrorBody{}))
 func Responds(status int, body any, headers ...string) RouteOption {
-	return responds(status, false, "", body, headers)
+	return responds(status, false, "", reflect.TypeOf(body), headers)
 }
 
 // RespondsAs is [Responds] for a reply whose media type the body's type
 // cannot tell: a stream of Server-Sent Events, a CSV export, a file.
-// body may be nil: the reply still has a body, of that media type.
+// body may be nil: the reply still has a body, of that media type. For a
+// stream of items — text/event-stream, application/jsonl,
+// application/x-ndjson, application/json-seq (IsSequential) — body is one
+// item, the JSON of an event's data or one JSON record (nil: events whose
+// data is any text); its type is the response's Item.
 //
-//	s.Get("/events", events, app.RespondsAs(200, "text/event-stream", nil))
+//	s.Get("/events", events, app.RespondsAs(200, "text/event-stream", tick{}))
 //	s.Get("/export", export, app.RespondsAs(200, "text/csv", nil, "Content-Disposition"))
 //	s.Get("/files/*", file, app.RespondsAs(200, "application/octet-stream", nil))
 func RespondsAs(status int, mediaType string, body any, headers ...string) RouteOption {
-	return responds(status, true, mediaType, body, headers)
+	return responds(status, true, mediaType, reflect.TypeOf(body), headers)
 }
 
-func responds(status int, as bool, mediaType string, body any, headers []string) RouteOption {
+// IsSequential reports whether mediaType (without parameters) is a
+// stream of items a client reads one at a time, each described by the
+// same schema (OpenAPI 3.2's sequential media types): Server-Sent Events,
+// JSON Lines (application/jsonl, application/x-ndjson) and JSON text
+// sequences (application/json-seq).
+func IsSequential(mediaType string) bool {
+	switch mediaType {
+	case "text/event-stream", "application/jsonl", "application/x-ndjson", "application/json-seq":
+		return true
+	}
+	return false
+}
+
+func responds(status int, as bool, mediaType string, body reflect.Type, headers []string) RouteOption {
 	return func(r *routeDef) {
 		if status < 100 || status > 599 {
 			r.fail(errkind.New(ErrInvalidHandler, "declares a response with status %d, which is not an HTTP status (100-599)", status))
 			return
 		}
-		res := ResponseInfo{Status: status, Headers: slices.Clone(headers)}
+		res := ResponseInfo{Status: status, Headers: slices.Clone(headers), Type: body}
 		if as {
 			mt, params, err := mime.ParseMediaType(mediaType)
 			if err != nil || len(params) > 0 || !strings.Contains(mt, "/") || strings.Contains(mt, "*") {
@@ -130,9 +149,9 @@ func responds(status int, as bool, mediaType string, body any, headers []string)
 				return
 			}
 			res.MediaType = mt
-		}
-		if body != nil {
-			res.Type = reflect.TypeOf(body)
+			if IsSequential(mt) {
+				res.Type, res.Item = nil, body
+			}
 		}
 		for i := range res.Headers {
 			res.Headers[i] = http.CanonicalHeaderKey(strings.TrimSpace(res.Headers[i]))
@@ -140,6 +159,26 @@ func responds(status int, as bool, mediaType string, body any, headers []string)
 		m := r.describe()
 		m.responses = slices.DeleteFunc(m.responses, func(x ResponseInfo) bool { return x.Status == status })
 		m.responses = append(m.responses, res)
+	}
+}
+
+// Upgrades declares that the route switches the connection to protocol
+// (the Upgrade header's token, "websocket") with a 101 Switching
+// Protocols reply, and then exchanges messages: receive is one the
+// client sends, send one the server sends, each given as a value of its
+// type (nil: not declared). A plugin serving such routes declares it (the
+// websocket plugin does); OpenAPI describes the upgrade, and the
+// messages as an extension, since it has no word for them.
+func Upgrades(protocol string, receive, send any) RouteOption {
+	return func(r *routeDef) {
+		if protocol == "" || !token.Valid(protocol) {
+			r.fail(errkind.New(ErrInvalidHandler, "declares an upgrade to %q, which is not a protocol token such as websocket", protocol))
+			return
+		}
+		m := r.describe()
+		m.upgrade = &UpgradeInfo{Protocol: protocol, Receive: reflect.TypeOf(receive), Send: reflect.TypeOf(send)}
+		m.responses = slices.DeleteFunc(m.responses, func(x ResponseInfo) bool { return x.Status == http.StatusSwitchingProtocols })
+		m.responses = append(m.responses, ResponseInfo{Status: http.StatusSwitchingProtocols, Headers: []string{"Connection", "Upgrade"}})
 	}
 }
 

@@ -57,6 +57,25 @@ func Delete[In, Out any](s *Server, path string, h func(context.Context, In) (Ou
 	return Handle(s, http.MethodDelete, path, h, opts...)
 }
 
+// QueryRoute registers h as the QUERY route at path (httpx.MethodQuery):
+// a read whose question travels in the body — a search with filters too
+// long or too structured for a URL — so In usually has a body field (the
+// name Query is the query string's parameter type). QUERY is safe and
+// idempotent, as GET is: h must change nothing a client could see, and a
+// client or a cache may repeat the request. No HEAD route is added for
+// it (HEAD is GET's twin alone), and a browser page of another origin
+// sends it only after a preflight, which the cors plugin answers as for
+// any method the path serves. Its operation is in the OpenAPI 3.2
+// document (app/openapi), not in 3.1's or 3.0.3's, which have no QUERY.
+//
+//	app.QueryRoute(s, "/todos", func(ctx context.Context, in struct {
+//		app.In
+//		Filter filter `body:""`
+//	}) ([]todo, error) { ... })
+func QueryRoute[In, Out any](s *Server, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
+	return Handle(s, httpx.MethodQuery, path, h, opts...)
+}
+
 // Handle registers h as the route for method and path; see [Get].
 func Handle[In, Out any](s *Server, method, path string, h func(context.Context, In) (Out, error), opts ...RouteOption) error {
 	if h == nil {

@@ -224,6 +224,7 @@ Routes
 ├── one (GET, HEAD) root > authenticatedContext
 │     • onRequest: (*Verifier).authenticate
 ├── openapi-3.0.json (GET, HEAD) root
+├── openapi-3.2.json (GET, HEAD) root
 ├── openapi.json (GET, HEAD) root
 ├── readyz (GET, HEAD) root
 ├── three (GET, HEAD) root > publicContext%s

@@ -139,7 +139,7 @@ func build(keys []string, share bool, tick time.Duration, opts ...app.Option) *a
 	s := app.New(opts...)
 	s.DecorateRequest("answer", 42)
 	s.Get("/readyz", readiness(s), app.Responds(http.StatusOK, readyzBody{}), app.Responds(http.StatusServiceUnavailable, readyzBody{}))
-	// GET /openapi.json, /openapi-3.0.json and /docs: the whole server's
+	// GET /openapi.json, /openapi-3.2.json, /openapi-3.0.json and /docs: the whole server's
 	// description, built at Ready.
 	s.Register(openapi.Plugin(apiInfo))
 

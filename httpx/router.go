@@ -26,6 +26,13 @@ const DefaultMaxParamLength = 100
 // other route of the same path names.
 const AnyMethod = "*"
 
+// MethodQuery is the HTTP QUERY method (RFC 10008): a request that asks
+// for a result described by its body, as a search too long or too
+// structured for a URL's query string. It is safe and idempotent, as GET
+// is, so a client may retry it and a cache may store its answer (keyed
+// by the body too); net/http names no constant for it.
+const MethodQuery = "QUERY"
+
 // Match is the outcome of a lookup.
 type Match uint8
 

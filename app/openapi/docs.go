@@ -57,7 +57,7 @@ func docsPage(d *Document, info Info, docURL string) []byte {
 		b.WriteString("<p>" + html.EscapeString(info.Description) + "</p>")
 	}
 	b.WriteString("</main>\n<script type=\"application/json\" id=\"openapi\">")
-	json.HTMLEscape(&b, bytes.TrimSpace(d.v31))
+	json.HTMLEscape(&b, bytes.TrimSpace(d.v32)) // every route: QUERY's too
 	b.WriteString("</script>\n<script>")
 	b.WriteString(pageScript)
 	b.WriteString("</script>\n</body>\n</html>\n")

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -58,6 +59,34 @@ func TestDocsPageRendersTagsNamedLikeObjectMembers(t *testing.T) {
 		s.Get("/t"+string(rune('a'+i)), func() (string, error) { return "", nil }, app.Tags(tag), app.OperationID("op"+string(rune('A'+i))))
 	}
 	s.Get("/untagged", func() (string, error) { return "", nil }, app.OperationID("untagged"))
+	headings, ids := runPage(t, node, s)
+	assert.ElementsMatch(t, append(tags, "Operations"), headings)
+	assert.ElementsMatch(t, []string{"opA", "opB", "opC", "opD", "untagged"}, ids)
+}
+
+// TestDocsPageRendersWhat32Adds: the page renders the 3.2 rendition, so
+// it shows a QUERY operation, one under additionalOperations, a stream
+// described by its items and a WebSocket's messages.
+func TestDocsPageRendersWhat32Adds(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the docs page's script is not run")
+	}
+	s := apptest.New(t)
+	s.Register(openapi.Plugin(openapi.Info{}))
+	app.QueryRoute(s, "/search", func(context.Context, filterIn) ([]Match, error) { return nil, nil })
+	s.Route("PURGE", "/cache", func() error { return nil })
+	app.Events(s, "/pulses", func(context.Context, struct{}, *app.EventStream[Pulse]) error { return nil })
+	s.Get("/chat", func() error { return nil }, app.Upgrades("websocket", Said{}, Heard{}))
+	_, ids := runPage(t, node, s)
+	assert.ElementsMatch(t, []string{"querySearch", "purgeCache", "getPulses", "getChat"}, ids)
+}
+
+// runPage runs the script of s's docs page under node on a stub DOM, and
+// returns the headings and operation ids it shows.
+func runPage(t *testing.T, node string, s *app.Server) (headings, ids []string) {
+	t.Helper()
 	page := apptest.Get(t, s, "/docs")
 	require.Equal(t, 200, page.StatusCode)
 	data := between(t, page.Body, `<script type="application/json" id="openapi">`, "</script>")
@@ -71,8 +100,7 @@ func TestDocsPageRendersTagsNamedLikeObjectMembers(t *testing.T) {
 	require.NoError(t, err, "the page's script fails: %s", out)
 	var shown struct{ Headings, IDs []string }
 	require.NoError(t, json.Unmarshal(out, &shown), "%s", out)
-	assert.ElementsMatch(t, append(tags, "Operations"), shown.Headings)
-	assert.ElementsMatch(t, []string{"opA", "opB", "opC", "opD", "untagged"}, shown.IDs)
+	return shown.Headings, shown.IDs
 }
 
 // between is the text of s after the first start and before the end

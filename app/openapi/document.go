@@ -1,6 +1,7 @@
-// Package openapi describes a Burrow server as an OpenAPI 3.1 document
-// (with a 3.0.3 rendition for tools that do not read 3.1 yet), and serves
-// it with a docs page that works offline.
+// Package openapi describes a Burrow server as an OpenAPI 3.1 document,
+// with a 3.2 rendition that says what 3.1 cannot (QUERY operations, the
+// items of a stream) and a 3.0.3 rendition for tools that do not read
+// 3.1 yet, and serves them with a docs page that works offline.
 //
 // The document is built from what the server knows once Ready has
 // compiled its routes ([app.Server.Routes]): each route's path, the
@@ -14,7 +15,15 @@
 // the document of its own subtree; the root's covers the whole server.
 //
 //	s.Register(openapi.Plugin(openapi.Info{Title: "Todos", Version: "1.0.0"}))
-//	// GET /openapi.json, GET /openapi-3.0.json, GET /docs
+//	// GET /openapi.json, GET /openapi-3.2.json, GET /openapi-3.0.json, GET /docs
+//
+// The 3.2 rendition holds every route: a QUERY route (app.QueryRoute) as
+// its path's query operation, a route of any other method OpenAPI names
+// no field for (PURGE) under additionalOperations, and a stream's items
+// (app.Events, app.RespondsAs on text/event-stream or application/jsonl)
+// as its media type's itemSchema. 3.1 and 3.0.3 have none of these: those
+// operations are left out of them (with the components only they use),
+// and a stream is a string there.
 package openapi
 
 import (
@@ -41,13 +50,18 @@ type Info struct {
 	Description string // Markdown
 }
 
-// Document is a built OpenAPI document, in its two renditions.
+// Document is a built OpenAPI document, in its three renditions.
 type Document struct {
-	v31, v30 []byte
+	v31, v32, v30 []byte
 }
 
 // JSON is the OpenAPI 3.1 document.
 func (d *Document) JSON() []byte { return d.v31 }
+
+// JSON32 is its OpenAPI 3.2 rendition: the 3.1 document, with QUERY
+// operations and those of other methods 3.1 has no field for, and the
+// itemSchema of streams.
+func (d *Document) JSON32() []byte { return d.v32 }
 
 // JSON30 is its OpenAPI 3.0.3 rendition: the same operations and
 // schemas, with 3.1's type arrays written as nullable, and so on.
@@ -57,18 +71,27 @@ func (d *Document) JSON30() []byte { return d.v30 }
 // document cannot describe together.
 var ErrDocument = errors.New("cannot build the OpenAPI document")
 
-// methods are the methods an OpenAPI path item holds.
+// methods are the methods an OpenAPI 3.1 path item holds, as fields
+// named in lower case; 3.2 adds QUERY. A 3.2 path item holds any other
+// method under additionalOperations, by its name.
 var methods = []string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
 
+// The renditions, by their openapi field.
+const (
+	v31 = "3.1.0"
+	v32 = "3.2.0"
+	v30 = "3.0.3"
+)
+
 // Build makes the document of routes (from app.Server.Routes), leaving
-// out those marked app.Undocumented and those with a method OpenAPI
-// cannot hold. The output is deterministic: the same routes give the
-// same bytes.
+// out those marked app.Undocumented and those answering any method
+// (httpx.AnyMethod), which no operation describes. The output is
+// deterministic: the same routes give the same bytes.
 func Build(routes []app.RouteInfo, info Info) (*Document, error) {
 	b := &builder{schemas: newSchemas(), paths: obj{}, security: map[string]app.SecurityScheme{},
 		ids: map[string]string{}, responses: obj{}}
 	for _, r := range routes {
-		if r.Undocumented || !slices.Contains(methods, r.Method) {
+		if r.Undocumented || r.Method == httpx.AnyMethod {
 			continue
 		}
 		if err := b.route(r); err != nil {
@@ -76,15 +99,17 @@ func Build(routes []app.RouteInfo, info Info) (*Document, error) {
 		}
 	}
 	names := b.finish()
-	v31, err := encode(b.document(info, names, false))
-	if err != nil {
-		return nil, err
+	d := &Document{}
+	for _, r := range []struct {
+		version string
+		out     *[]byte
+	}{{v31, &d.v31}, {v32, &d.v32}, {v30, &d.v30}} {
+		var err error
+		if *r.out, err = encode(b.document(info, names, r.version)); err != nil {
+			return nil, err
+		}
 	}
-	v30, err := encode(b.document(info, names, true))
-	if err != nil {
-		return nil, err
-	}
-	return &Document{v31: v31, v30: v30}, nil
+	return d, nil
 }
 
 // top is the document's root, written in the order people read it;
@@ -131,8 +156,18 @@ func (b *builder) route(r app.RouteInfo) error {
 		item = obj{}
 		b.paths[path] = item
 	}
-	method := strings.ToLower(r.Method)
-	if _, dup := item[method]; dup {
+	// A method of 3.2's fields is a field of the path item, by its name
+	// in lower case; any other is a member of additionalOperations.
+	ops, method := item, strings.ToLower(r.Method)
+	if !slices.Contains(methods, r.Method) && r.Method != httpx.MethodQuery {
+		ops, _ = item["additionalOperations"].(obj)
+		if ops == nil {
+			ops = obj{}
+			item["additionalOperations"] = ops
+		}
+		method = r.Method
+	}
+	if _, dup := ops[method]; dup {
 		return fmt.Errorf("%w: route %s: another route is documented at %s %s", ErrDocument, where, r.Method, path)
 	}
 	id := r.OperationID
@@ -160,7 +195,11 @@ func (b *builder) route(r app.RouteInfo) error {
 		op["deprecated"] = true
 	}
 	op["x-burrow-context"] = r.Context
-	if params := b.params(r); len(params) > 0 {
+	params := b.params(r)
+	if r.Upgrade != nil {
+		params = append(params, b.upgrade(r.Upgrade, op)...)
+	}
+	if len(params) > 0 {
 		op["parameters"] = params
 	}
 	switch {
@@ -186,8 +225,38 @@ func (b *builder) route(r app.RouteInfo) error {
 	} else {
 		op["security"] = []any{} // says "none", where a missing list could mean "forgotten"
 	}
-	item[method] = op
+	ops[method] = op
 	return nil
+}
+
+// upgrade describes, on op, a route that switches protocols (a
+// WebSocket): the headers asking for it, the 101 that grants it, and
+// the messages exchanged after it as the extension x-burrow-upgrade —
+// OpenAPI describes HTTP exchanges, and has no word for them — each
+// message with its JSON schema. It returns the header parameters.
+func (b *builder) upgrade(u *app.UpgradeInfo, op obj) []any {
+	ext := obj{"protocol": u.Protocol}
+	// A message received is decoded as a request body is (in), one sent
+	// encoded as a reply (out).
+	for _, m := range []struct {
+		key string
+		t   reflect.Type
+		dir direction
+	}{{"receive", u.Receive, in}, {"send", u.Send, out}} {
+		if m.t != nil {
+			ext[m.key] = obj{"contentMediaType": "application/json", "schema": b.schemas.of(m.t, m.dir)}
+		}
+	}
+	op["x-burrow-upgrade"] = ext
+	if res, ok := op["responses"].(obj)["101"].(obj); ok {
+		res["description"] = "Switching Protocols: the connection speaks " + u.Protocol +
+			" from here on, exchanging the messages of x-burrow-upgrade (receive: the client's; send: the server's)."
+	}
+	return []any{
+		obj{"name": "Upgrade", "in": "header", "required": true, "schema": obj{"type": "string", "enum": []any{u.Protocol}}},
+		obj{"name": "Connection", "in": "header", "required": true, "schema": obj{"type": "string"},
+			"description": "Upgrade (among other tokens)."},
+	}
 }
 
 // template writes a Burrow path as an OpenAPI path template:
@@ -392,7 +461,11 @@ func (b *builder) response(x app.ResponseInfo) obj {
 	}
 	res := obj{"description": desc}
 	if x.MediaType != "" {
-		res["content"] = obj{x.MediaType: obj{"schema": b.mediaSchema(x)}}
+		media := obj{"schema": b.mediaSchema(x)}
+		if app.IsSequential(x.MediaType) {
+			media["itemSchema"] = b.itemSchema(x) // 3.2's; document drops it from the others
+		}
+		res["content"] = obj{x.MediaType: media}
 	} else if x.Type != nil && x.Status != http.StatusNoContent && x.Status != http.StatusNotModified {
 		// Send writes a string as text and a []byte as bytes, those
 		// types exactly; anything else, named strings included, as JSON.
@@ -431,6 +504,34 @@ func (b *builder) mediaSchema(x app.ResponseInfo) obj {
 		return obj{"type": "string"}
 	}
 	return obj{}
+}
+
+// itemSchema is the schema of one item of x, a stream (OpenAPI 3.2's
+// itemSchema): for text/event-stream, an event as 3.2 reads one (its
+// fields data, event, id and retry), whose data holds the JSON of x.Item
+// when it is declared; for the JSON sequences, x.Item's schema, or
+// anything when it is not declared.
+func (b *builder) itemSchema(x app.ResponseInfo) obj {
+	var item obj
+	if x.Item != nil {
+		item = b.schemas.of(x.Item, out)
+	}
+	if x.MediaType != "text/event-stream" {
+		if item == nil {
+			return obj{}
+		}
+		return item
+	}
+	data := obj{"type": "string"}
+	if item != nil {
+		data["contentMediaType"], data["contentSchema"] = "application/json", item
+	}
+	return obj{"type": "object", "required": []any{"data"}, "properties": obj{
+		"data":  data,
+		"event": obj{"type": "string"},
+		"id":    obj{"type": "string"},
+		"retry": obj{"type": "integer", "minimum": 0},
+	}}
 }
 
 var (
@@ -516,9 +617,9 @@ func (b *builder) finish() map[schemaKey]string {
 	return b.schemas.names(errorSchemas)
 }
 
-// document assembles what the routes added, as 3.1 or, with v30, as its
-// 3.0.3 rendition. Every call builds a fresh tree.
-func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top {
+// document assembles what the routes added, as the rendition version.
+// Every call builds a fresh tree.
+func (b *builder) document(info Info, names map[schemaKey]string, version string) top {
 	if info.Title == "" {
 		info.Title = "API"
 	}
@@ -527,7 +628,7 @@ func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top 
 	}
 	// Paths hold the whole path, prefix included: the server is the origin
 	// the document is read from.
-	doc := top{OpenAPI: "3.1.0", Info: obj{"title": info.Title, "version": info.Version}, Servers: []any{obj{"url": "/"}}}
+	doc := top{OpenAPI: version, Info: obj{"title": info.Title, "version": info.Version}, Servers: []any{obj{"url": "/"}}}
 	if info.Description != "" {
 		doc.Info["description"] = info.Description
 	}
@@ -558,8 +659,13 @@ func (b *builder) document(info Info, names map[schemaKey]string, v30 bool) top 
 	if len(comps) > 0 {
 		doc.Components = resolve(comps, names).(obj)
 	}
-	if v30 {
-		doc.OpenAPI = "3.0.3"
+	if version == v32 {
+		streams32(doc.Paths)
+		return doc
+	}
+	before32(doc.Paths)
+	prune(&doc)
+	if version == v30 {
 		downgrade(doc.Paths)
 		scopes30(doc.Paths, b.security)
 		if schemas, ok := doc.Components["schemas"].(obj); ok {

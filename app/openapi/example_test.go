@@ -63,3 +63,63 @@ func ExamplePlugin() {
 	// /health getHealth []
 	// /todos/{id} getTodosById [map[bearerAuth:[]]]
 }
+
+// The 3.2 rendition holds what 3.1 cannot: a QUERY route is its path's
+// query operation, and a typed event stream is described by its items.
+func ExampleDocument_JSON32() {
+	type filter struct {
+		Text string `json:"text"`
+	}
+	type tick struct {
+		N int `json:"n"`
+	}
+	s := app.New()
+	app.QueryRoute(s, "/todos", func(context.Context, struct {
+		app.In
+		Filter filter `body:""`
+	}) ([]string, error) {
+		return nil, nil
+	})
+	app.Events(s, "/ticks", func(context.Context, struct{}, *app.EventStream[tick]) error { return nil })
+	if err := s.Ready(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := openapi.Build(s.Routes(), openapi.Info{Title: "Todos"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Paths   struct {
+			Todos struct {
+				Query struct {
+					OperationID string `json:"operationId"`
+				} `json:"query"`
+			} `json:"/todos"`
+			Ticks struct {
+				Get struct {
+					Responses map[string]struct {
+						Content map[string]struct {
+							ItemSchema struct {
+								Properties map[string]struct {
+									ContentSchema map[string]string `json:"contentSchema"`
+								} `json:"properties"`
+							} `json:"itemSchema"`
+						} `json:"content"`
+					} `json:"responses"`
+				} `json:"get"`
+			} `json:"/ticks"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(d.JSON32(), &doc); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(doc.OpenAPI, doc.Paths.Todos.Query.OperationID)
+	fmt.Println(doc.Paths.Ticks.Get.Responses["200"].Content["text/event-stream"].ItemSchema.Properties["data"].ContentSchema["$ref"])
+	// Output:
+	// 3.2.0 queryTodos
+	// #/components/schemas/Tick
+}

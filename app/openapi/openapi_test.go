@@ -393,7 +393,7 @@ func documentBytes(t *testing.T, routes func(s *app.Server)) []byte {
 	require.NoError(t, s.Ready())
 	d, err := openapi.Build(s.Routes(), openapi.Info{})
 	require.NoError(t, err)
-	return append(d.JSON(), d.JSON30()...)
+	return append(append(d.JSON(), d.JSON32()...), d.JSON30()...)
 }
 
 // TestDocsPage: the page is one self-contained document, that lists the

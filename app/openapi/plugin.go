@@ -16,8 +16,8 @@ const PluginName = "openapi"
 type Option func(*config)
 
 type config struct {
-	doc, doc30, docs string
-	err              error
+	doc, doc30, docs, doc32 string
+	err                     error
 }
 
 // Paths sets where the plugin serves the 3.1 document, its 3.0.3
@@ -35,17 +35,29 @@ func Paths(doc, doc30, docs string) Option {
 	}
 }
 
+// Path32 sets where the plugin serves the OpenAPI 3.2 rendition (default
+// /openapi-3.2.json), under the context's prefix; "" serves none.
+func Path32(path string) Option {
+	return func(c *config) {
+		if path != "" && !strings.HasPrefix(path, "/") {
+			c.err = fmt.Errorf("openapi.Path32: path %q must start with /", path)
+		}
+		c.doc32 = path
+	}
+}
+
 // Plugin serves the OpenAPI document of the context that registers it
-// (it is wrapped) and of that context's descendants: GET /openapi.json,
-// GET /openapi-3.0.json and GET /docs, a page of its own that renders
-// the document with no other request (the page and its script are in
+// (it is wrapped) and of that context's descendants: GET /openapi.json
+// (3.1), GET /openapi-3.2.json, GET /openapi-3.0.json and GET /docs, a
+// page of its own that renders the 3.2 rendition (every route) with no
+// other request (the page and its script are in
 // the binary; no CDN). The document is built once, when the server is
 // Ready, from the routes that context's subtree holds with the schemes
 // they can see; a request is answered with bytes already made. Its own
 // routes are left out of the document. Routes that one document cannot
 // describe (two with one operation id) make Ready fail with ErrDocument.
 func Plugin(info Info, opts ...Option) *app.Plugin {
-	c := &config{doc: "/openapi.json", doc30: "/openapi-3.0.json", docs: "/docs"}
+	c := &config{doc: "/openapi.json", doc30: "/openapi-3.0.json", docs: "/docs", doc32: "/openapi-3.2.json"}
 	for _, o := range opts {
 		o(c)
 	}
@@ -76,6 +88,9 @@ func Plugin(info Info, opts ...Option) *app.Plugin {
 		var errs []error
 		if c.doc != "" {
 			errs = append(errs, s.Get(c.doc, serve(func() []byte { return built.v31 }, "application/json"), hide))
+		}
+		if c.doc32 != "" {
+			errs = append(errs, s.Get(c.doc32, serve(func() []byte { return built.v32 }, "application/json"), hide))
 		}
 		if c.doc30 != "" {
 			errs = append(errs, s.Get(c.doc30, serve(func() []byte { return built.v30 }, "application/json"), hide))

@@ -26,8 +26,9 @@ type settings struct {
 	DB    config.URL `flag:"db" usage:"a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL"`
 	Users userList   `flag:"users" usage:"users as name:token,name:token; none: one user \"demo\" with a random token"`
 
-	OpenAPI     bool `flag:"openapi" usage:"print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit"`
-	PrintConfig bool `flag:"print-config" usage:"print the effective configuration as JSON, secrets redacted, then exit"`
+	OpenAPI        bool   `flag:"openapi" usage:"print the OpenAPI document (what GET /openapi.json serves, or the -openapi-version rendition), then exit"`
+	OpenAPIVersion string `flag:"openapi-version" default:"3.1" validate:"enum=3.1|3.2|3.0" usage:"the rendition -openapi prints: 3.1 (/openapi.json), 3.2 (/openapi-3.2.json) or 3.0 (/openapi-3.0.json)"`
+	PrintConfig    bool   `flag:"print-config" usage:"print the effective configuration as JSON, secrets redacted, then exit"`
 
 	Origins originList `flag:"cors-origins" usage:"origins whose pages may call the API, as https://a.example,https://b.example; none: no CORS"`
 	Proxies proxyList  `flag:"trusted-proxies" usage:"proxies whose X-Forwarded-For is believed, as CIDRs or addresses: 127.0.0.1/32,10.0.0.0/8"`

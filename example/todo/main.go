@@ -19,7 +19,8 @@
 // -db (a SQLite file or a postgres:// URL; default a fresh in-memory
 // SQLite database), -users name:token,… (with none, one
 // user "demo" with a random token, logged once at start), -openapi
-// (print the OpenAPI document, what GET /openapi.json serves, and exit),
+// (print the OpenAPI document, what GET /openapi.json serves, and exit;
+// -openapi-version 3.2 or 3.0 prints that rendition instead),
 // -cors-origins https://a.example,https://b.example (the origins whose
 // pages may call the API; none: no CORS header at all), -trusted-proxies
 // 127.0.0.1/32,… (the proxies whose X-Forwarded-For gives the client's
@@ -64,8 +65,8 @@
 // Every answer carries security headers; JSON of 1 KiB or more is
 // compressed (zstd, br or gzip, as the client prefers).
 //
-// GET /healthz and the description (GET /openapi.json, /openapi-3.0.json,
-// /docs) need nothing. A browser session starts and ends at /session:
+// GET /healthz and the description (GET /openapi.json, /openapi-3.2.json,
+// /openapi-3.0.json, /docs) need nothing. A browser session starts and ends at /session:
 //
 //	POST   /session      user=…&token=… (a form, or JSON {"user":…,"token":…})
 //	                     204, Set-Cookie: todo_session=…; 401 for a wrong token
@@ -200,7 +201,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if cfg.OpenAPI {
 		err := s.Ready()
 		if err == nil {
-			err = printOpenAPI(os.Stdout, s)
+			err = printOpenAPI(os.Stdout, s, cfg.OpenAPIVersion)
 		}
 		return errors.Join(err, s.Close(context.Background()))
 	}

@@ -25,7 +25,7 @@ import (
 func TestFlags(t *testing.T) {
 	t.Parallel()
 	ab := userList{{"alice", "tokenA"}, {"bob", "tokenB"}}
-	defaults := settings{Host: "127.0.0.1", Port: 8080, RateLimit: 600, RateLimitIP: 60}
+	defaults := settings{Host: "127.0.0.1", Port: 8080, RateLimit: 600, RateLimitIP: 60, OpenAPIVersion: "3.1"}
 	tests := []struct {
 		name string
 		args []string

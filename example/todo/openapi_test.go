@@ -109,10 +109,21 @@ func TestOpenAPIDocument(t *testing.T) {
 	require.NoError(t, srv.Ready())
 	defer srv.Close(context.Background())
 	var printed strings.Builder
-	require.NoError(t, printOpenAPI(&printed, srv))
+	require.NoError(t, printOpenAPI(&printed, srv, "3.1"))
 	assert.Equal(t, res.body, printed.String(), "-openapi prints what GET /openapi.json serves")
+	for version, path := range map[string]string{"3.2": "/openapi-3.2.json", "3.0": "/openapi-3.0.json"} {
+		printed.Reset()
+		require.NoError(t, printOpenAPI(&printed, srv, version))
+		assert.Equal(t, s.do(t, "GET", path, "", "", "").body, printed.String(), "-openapi-version %s prints what GET %s serves", version, path)
+	}
 
 	cfg, err := parseFlags([]string{"-openapi"}, env())
 	require.NoError(t, err)
 	assert.True(t, cfg.OpenAPI)
+	assert.Equal(t, "3.1", cfg.OpenAPIVersion)
+	cfg, err = parseFlags([]string{"-openapi", "-openapi-version", "3.2"}, env())
+	require.NoError(t, err)
+	assert.Equal(t, "3.2", cfg.OpenAPIVersion)
+	_, err = parseFlags([]string{"-openapi-version", "4.0"}, env())
+	assert.ErrorContains(t, err, "openapi-version")
 }

@@ -81,8 +81,9 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	if st.traffic.checks == nil {
 		app.Get(s, "/healthz", health)
 	}
-	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
-	// document of every route, bearer's requirement on the todos.
+	// GET /openapi.json, /openapi-3.2.json, /openapi-3.0.json and /docs,
+	// without a token: the document of every route, bearer's requirement
+	// on the todos.
 	s.Register(openapi.Plugin(apiInfo))
 	s.Register(dbPlugin(db, st.obs))
 	st.keys = idempotency.SQL(keysDialect(db))
@@ -94,14 +95,22 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 var apiInfo = openapi.Info{Title: "Todos", Version: "1.0.0",
 	Description: "A todo list per user, behind a bearer token (see -users) or the session cookie that POST /session sets (the browser page's way)."}
 
-// printOpenAPI writes the OpenAPI document of s, once Ready, to w: what
-// GET /openapi.json serves.
-func printOpenAPI(w io.Writer, s *app.Server) error {
+// printOpenAPI writes the OpenAPI document of s, once Ready, to w, in
+// the rendition version ("3.1", "3.2" or "3.0"): what GET /openapi.json,
+// /openapi-3.2.json or /openapi-3.0.json serves.
+func printOpenAPI(w io.Writer, s *app.Server, version string) error {
 	doc, err := openapi.Build(s.Routes(), apiInfo)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(doc.JSON())
+	out := doc.JSON()
+	switch version {
+	case "3.2":
+		out = doc.JSON32()
+	case "3.0":
+		out = doc.JSON30()
+	}
+	_, err = w.Write(out)
 	return err
 }
 

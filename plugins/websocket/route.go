@@ -73,7 +73,16 @@ func Route[In, Recv, Send any](s *app.Server, path string, h func(context.Contex
 	if reflect.TypeFor[In]() == reflect.TypeFor[struct{}]() {
 		handler = func(rep *httpx.Reply) error { var in In; return rt.serve(rep, in) }
 	}
-	return s.Get(path, handler, cfg.routeOpts...)
+	// The description: the upgrade and its messages, and the refusals
+	// before it (a route option given later may declare them otherwise).
+	var recv Recv
+	var sent Send
+	routeOpts := append([]app.RouteOption{
+		app.Upgrades("websocket", recv, sent),
+		app.Responds(http.StatusUpgradeRequired, nil, "Upgrade"),
+		app.Responds(http.StatusForbidden, nil),
+	}, cfg.routeOpts...)
+	return s.Get(path, handler, routeOpts...)
 }
 
 // route is a WebSocket route's handler.

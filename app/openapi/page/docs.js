@@ -46,6 +46,7 @@
   // render writes a schema as an indented, TypeScript-like outline.
   function render(s, depth, stack) {
     if (!s) return "any";
+    if (s.contentSchema) return "JSON " + render(s.contentSchema, depth, stack);
     if (s.oneOf) return s.oneOf.map(function (x) { return render(x, depth, stack); }).join(" | ");
     if (s.$ref) {
       var name = refName(s);
@@ -79,7 +80,7 @@
     if (location.hash === "#" + op.operationId || location.hash === "#all") d.open = true;
     d.id = op.operationId;
     var s = el("summary");
-    s.appendChild(el("span", "m " + method, method));
+    s.appendChild(el("span", "m " + (method === method.toLowerCase() ? method : "other"), method));
     s.appendChild(el("span", "path", path));
     s.appendChild(el("span", "id", op.operationId));
     if (op.summary && op.summary !== method.toUpperCase() + " " + path) s.appendChild(el("span", "sum", op.summary));
@@ -112,6 +113,13 @@
         b.appendChild(el("pre", "", render(op.requestBody.content[mt].schema, 0, [])));
       });
     }
+    var up = op["x-burrow-upgrade"];
+    if (up) {
+      section(b, "Messages (" + up.protocol + ")");
+      [["receive", "from the client"], ["send", "from the server"]].forEach(function (m) {
+        if (up[m[0]]) b.appendChild(el("pre", "", m[1] + "  " + render(up[m[0]].schema, 0, [])));
+      });
+    }
     section(b, "Responses");
     Object.keys(op.responses).sort().forEach(function (code) {
       var r = deref(op.responses[code]);
@@ -121,7 +129,9 @@
       if (r.headers) row.appendChild(el("span", "muted", " headers: " + Object.keys(r.headers).join(", ")));
       b.appendChild(row);
       Object.keys(r.content || {}).forEach(function (mt) {
-        b.appendChild(el("pre", "", mt + "  " + render(r.content[mt].schema, 0, [])));
+        var m = r.content[mt];
+        var shape = m.itemSchema ? "stream of " + render(m.itemSchema, 0, []) : render(m.schema, 0, []);
+        b.appendChild(el("pre", "", mt + "  " + shape));
       });
     });
     d.appendChild(b);
@@ -130,13 +140,17 @@
 
   var groups = Object.create(null), order = [];
   Object.keys(doc.paths || {}).sort().forEach(function (path) {
-    var item = doc.paths[path];
-    ["get", "put", "post", "patch", "delete", "head", "options", "trace"].forEach(function (m) {
-      if (!item[m]) return;
-      var tags = item[m].tags && item[m].tags.length ? item[m].tags : ["Operations"];
+    var item = doc.paths[path], extra = item.additionalOperations || {};
+    var ops = ["get", "query", "put", "post", "patch", "delete", "head", "options", "trace"].filter(function (m) {
+      return item[m];
+    }).map(function (m) { return [m, item[m]]; });
+    Object.keys(extra).sort().forEach(function (m) { ops.push([m, extra[m]]); });
+    ops.forEach(function (pair) {
+      var op = pair[1];
+      var tags = op.tags && op.tags.length ? op.tags : ["Operations"];
       tags.forEach(function (t) {
         if (!groups[t]) { groups[t] = []; order.push(t); }
-        groups[t].push(operation(path, m, item[m]));
+        groups[t].push(operation(path, pair[0], op));
       });
     });
   });
