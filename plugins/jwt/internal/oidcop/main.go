@@ -14,7 +14,8 @@
 // challenge), whose redirect URIs and post-logout redirect URIs are the
 // doublestar patterns given with -redirect-uris and -post-logout-uris
 // (comma-separated), such as "http://127.0.0.1:*/login/oidc/callback":
-// the tests of plugins/oidc start their server on a free port. The
+// the tests of plugins/oidc start their server on a free port. Its ID
+// tokens carry the profile's claims (preferred_username, email). The
 // example's users log in on its login page, "test-user2" with the
 // password "verysecure".
 package main
@@ -94,6 +95,10 @@ type webClient struct {
 
 func (c *webClient) RedirectURIGlobs() []string           { return c.redirects }
 func (c *webClient) PostLogoutRedirectURIGlobs() []string { return c.logouts }
+
+// IDTokenUserinfoClaimsAssertion puts the profile's claims
+// (preferred_username, email) in the ID token, as many providers do.
+func (c *webClient) IDTokenUserinfoClaimsAssertion() bool { return true }
 
 func split(list string) []string {
 	if list == "" {
