@@ -15,20 +15,20 @@ import (
 type Option func(*config)
 
 type config struct {
-	scopes       []string
-	loginPath    string
-	logoutPath   string
-	afterLogin   string
-	afterLogout  string
-	flows        session.Store
-	ttl          time.Duration
-	flowCookie   string
-	insecure     bool
-	client       *http.Client
-	idToken      func(any) string // nil: log-out is local only
-	idTokenType  reflect.Type
-	now          func() time.Time
-	err          error
+	scopes      []string
+	loginPath   string
+	logoutPath  string
+	afterLogin  string
+	afterLogout string
+	flows       session.Store
+	ttl         time.Duration
+	flowCookie  string
+	insecure    bool
+	client      *http.Client
+	idToken     func(any) string // nil: log-out is local only
+	idTokenType reflect.Type
+	now         func() time.Time
+	err         error
 }
 
 func (c *config) fail(err error) {
