@@ -1,0 +1,4 @@
+package oidc
+
+// Clock replaces time.Now, for tests.
+var Clock = clock
