@@ -79,7 +79,7 @@ func (p *plugin) start(ctx context.Context) (flow, *http.Cookie, error) {
 	if err != nil {
 		return flow{}, nil, err
 	}
-	c := p.cookie(token)
+	c := p.cookie(token) // #nosec G124 -- made by plugin.cookie
 	c.MaxAge = int(p.ttl / time.Second)
 	return f, c, nil
 }

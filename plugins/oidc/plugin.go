@@ -71,7 +71,7 @@ const (
 	CodeDenied = "FST_OIDC_DENIED"
 	// CodeToken refuses a callback whose code the provider did not
 	// exchange, or whose ID token failed a check.
-	CodeToken = "FST_OIDC_TOKEN"
+	CodeToken = "FST_OIDC_TOKEN" // #nosec G101 -- an error code, not a credential
 )
 
 // ErrLogin is the cause of every refused callback (errors.Is through
@@ -311,7 +311,7 @@ func callback[T any](p *plugin, logIn func(context.Context, *Identity) (T, error
 
 // expired is the Set-Cookie value that clears the flow cookie.
 func (p *plugin) expired() string {
-	c := p.cookie("")
+	c := p.cookie("") // #nosec G124 -- made by plugin.cookie
 	c.MaxAge = -1
 	return c.String()
 }

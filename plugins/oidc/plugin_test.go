@@ -72,7 +72,7 @@ func TestProviderDown(t *testing.T) {
 	op.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !up.Load() {
 			asked.Add(1)
-			http.Error(w, "down", 503)
+			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
 		down.ServeHTTP(w, r)
