@@ -129,6 +129,7 @@ type config struct {
 	proxies  []string // -trusted-proxies
 	redis    string   // -redis: the sessions' and rate limits' Redis URL
 	traffic  trafficFlags
+	oidc     oidcConfig // -oidc-*, -public-url: log-in through a provider
 }
 
 // parseFlags reads args, with getenv for the variables the flags default
@@ -152,10 +153,14 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
 	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default")
 	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
+	c.oidc.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if err := c.traffic.check(); err != nil {
+		return c, err
+	}
+	if err := c.oidc.check(); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
@@ -215,7 +220,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer obs.close(logger) // after the servers' close: every span has ended
-	st := setup{users: cfg.users, origins: cfg.origins, obs: obs}
+	st := setup{users: cfg.users, origins: cfg.origins, obs: obs, oidc: cfg.oidc}
 	var rdb *redis.Client
 	if cfg.redis != "" {
 		rdb, err = openRedis(ctx, cfg.redis)

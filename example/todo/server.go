@@ -37,6 +37,8 @@ type setup struct {
 	traffic *traffic
 	// obs observes every request: metrics, traces (nil: none).
 	obs *observability
+	// oidc is log-in through an identity provider (zero: none).
+	oidc oidcConfig
 }
 
 // newServer assembles the service. At the root: the edge (security
