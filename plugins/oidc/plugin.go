@@ -96,6 +96,11 @@ type discovered struct {
 	endSession string
 }
 
+// maxFlows is the number of log-ins in progress the default flow store
+// keeps: past it, starting one forgets the oldest. A flood of log-ins
+// started can then end an honest one early, never let a forged one in.
+const maxFlows = 10_000
+
 // Plugin returns the plugin that logs browsers in through the provider
 // c names, into the session of type T of the context registering it
 // (plugins/session, registered there or in an ancestor). logIn makes the
@@ -118,7 +123,7 @@ func Plugin[T any](c Client, logIn func(ctx context.Context, id *Identity) (T, e
 		o(&p.config)
 	}
 	if p.flows == nil {
-		p.flows = session.NewMemoryStoreOf(10_000)
+		p.flows = session.NewMemoryStoreOf(maxFlows)
 	}
 	err := p.check()
 	if err == nil {
