@@ -1,55 +1,27 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+
+	"github.com/burrow-go/burrow/internal/oidctest"
 )
 
-// startOIDCProvider builds and starts the OpenID Provider of
-// github.com/zitadel/oidc that plugins/jwt's and plugins/oidc's tests
-// use, with the web client todo-web (secret web-secret) redirecting to
+// startOIDCProvider starts the OpenID Provider of github.com/zitadel/oidc
+// that plugins/jwt's and plugins/oidc's tests use, with the web client
+// todo-web (secret web-secret) redirecting to
 // http://todo.test/login/oidc/callback; it returns the issuer URL.
 func startOIDCProvider(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "oidcop")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join("..", "..", "plugins", "jwt", "internal", "oidcop")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "building the OpenID Provider: %s", out)
-	cmd := exec.Command(bin, "-web-client", "todo-web:web-secret", "-redirect-uris", "http://todo.test/login/oidc/callback")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case issuer := <-line:
-		require.NotEmpty(t, issuer, "the provider exited")
-		return issuer
-	case <-time.After(2 * time.Minute): // a guard against a hang, not a timing
-		t.Fatal("the provider did not start")
-	}
-	return ""
+	return oidctest.Start(t, "-web-client", "todo-web:web-secret", "-redirect-uris", "http://todo.test/login/oidc/callback")
 }
 
 // oidcBrowser is a client with a cookie jar that follows no redirect.

@@ -1,18 +1,14 @@
 package oidc_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,73 +18,19 @@ import (
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/internal/oidctest"
 	"github.com/burrow-go/burrow/plugins/oidc"
 	"github.com/burrow-go/burrow/plugins/session"
 )
 
-// buildProvider builds the OpenID Provider of github.com/zitadel/oidc
-// that plugins/jwt's tests use (a module of its own) into a directory of
-// t's. Never skipped: a provider that does not build is a failure.
-func buildProvider(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "oidcop")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join("..", "jwt", "internal", "oidcop")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "building the OpenID Provider: %s", out)
-	return bin
-}
-
-// startProvider starts the provider on a free port with a web client
-// (id "todo-web", secret "web-secret") whose redirect and post-logout
-// URIs are any loopback port's; it returns the issuer URL and is
-// stopped when t ends.
-func startProvider(t *testing.T, bin string) string {
-	cmd := exec.Command(bin, "-web-client", "todo-web:web-secret",
+// startProvider starts the OpenID Provider of github.com/zitadel/oidc
+// on a free port with a web client (id "todo-web", secret "web-secret")
+// whose redirect and post-logout URIs are any loopback port's; it
+// returns the issuer URL and is stopped when t ends.
+func startProvider(t *testing.T) string {
+	return oidctest.Start(t, "-web-client", "todo-web:web-secret",
 		"-redirect-uris", "http://127.0.0.1:*/login/oidc/callback",
 		"-post-logout-uris", "http://127.0.0.1:*/bye")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("provider's log:\n%s", stderr.String())
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(out).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case issuer := <-line:
-		require.NotEmpty(t, issuer, "the provider exited: %s", stderr.String())
-		return issuer
-	case <-time.After(2 * time.Minute): // a guard against a hang, not a timing
-		t.Fatalf("the provider did not start: %s", stderr.String())
-	}
-	return ""
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // account is the test application's session value.
@@ -246,7 +188,7 @@ func logInAtProvider(t *testing.T, b *browser, app *rp, issuer string) string {
 // Provider, its log-in page driven over HTTP, then out of both.
 func TestRealProviderLogIn(t *testing.T) {
 	t.Parallel()
-	issuer := startProvider(t, buildProvider(t))
+	issuer := startProvider(t)
 	ln, base := listen(t)
 	app := serveRP(t, ln, base, issuer, "web-secret")
 	b := newBrowser(t)
@@ -301,7 +243,7 @@ func TestRealProviderLogIn(t *testing.T) {
 // of a client with the wrong secret, and so does the callback.
 func TestRealProviderWrongSecret(t *testing.T) {
 	t.Parallel()
-	issuer := startProvider(t, buildProvider(t))
+	issuer := startProvider(t)
 	ln, base := listen(t)
 	app := serveRP(t, ln, base, issuer, "not-the-secret")
 	b := newBrowser(t)
