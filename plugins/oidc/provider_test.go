@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -156,30 +155,16 @@ func (b *browser) follow(t *testing.T, target, prefix string) (*apptest.Response
 	return nil, ""
 }
 
-var authRequestID = regexp.MustCompile(`name="id" value="([^"]+)"`)
-
-// logIn drives a whole log-in: the application's redirect, the
-// provider's log-in page, and back to the callback; it returns the
-// callback URL the provider sent the browser to, not yet visited.
+// logInAtProvider drives a whole log-in: the application's redirect,
+// the provider's log-in page, and back; it returns the callback URL the
+// provider sent the browser to, not yet visited.
 func logInAtProvider(t *testing.T, b *browser, app *rp, issuer string) string {
 	t.Helper()
 	res := b.step(t, "GET", app.base+"/login/oidc", nil)
 	require.Contains(t, []int{302, 303}, res.StatusCode, res.Body)
 	auth := res.Header.Get("Location")
 	require.True(t, strings.HasPrefix(auth, issuer), auth)
-	page, _ := b.follow(t, auth, app.base)
-	require.Equal(t, 200, page.StatusCode, page.Body)
-	m := authRequestID.FindStringSubmatch(page.Body)
-	require.NotNil(t, m, "the provider's log-in page: %s", page.Body)
-	res = b.step(t, "POST", issuer+"login/username", url.Values{
-		"id": {m[1]}, "username": {"test-user2"}, "password": {"verysecure"},
-	})
-	require.Equal(t, 302, res.StatusCode, res.Body)
-	loc, err := url.Parse(issuer + "login/username")
-	require.NoError(t, err)
-	next, err := loc.Parse(res.Header.Get("Location"))
-	require.NoError(t, err)
-	_, cb := b.follow(t, next.String(), app.base)
+	cb := oidctest.LogIn(t, b.Client, auth)
 	require.True(t, strings.HasPrefix(cb, app.base+"/login/oidc/callback?"), cb)
 	return cb
 }
