@@ -9,7 +9,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/plugins/oidc"
 	"github.com/burrow-go/burrow/plugins/session"
 )
@@ -73,4 +78,34 @@ func TestFlowCapacity(t *testing.T) {
 		require.Equal(t, 303, res.StatusCode)
 	}
 	refused(t, first, base, first.step(t, "GET", cb, nil), 403, "FST_OIDC_STATE")
+}
+
+// TestRefusalLogIsBounded: the reason a refusal logs is cut, however
+// long the provider's (or an attacker's) text.
+func TestRefusalLogIsBounded(t *testing.T) {
+	t.Parallel()
+	op := newFakeOP(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	s := apptest.New(t, app.WithLogger(zap.New(core)))
+	s.Register(func(s *app.Server) error {
+		s.Register(session.Plugin[account](session.NewMemoryStore(), session.Cookie("sid")))
+		return s.Register(oidc.Plugin(oidc.Client{Issuer: op.URL, ID: "todo-web", Secret: "web-secret", RedirectURL: "http://placeholder/login/oidc/callback"},
+			func(context.Context, *oidc.Identity) (account, error) { return account{}, nil }))
+	})
+	base := apptest.Serve(t, s)
+	b := newBrowser(t)
+	res := b.step(t, "GET", base+"/login/oidc", nil)
+	require.Equal(t, 303, res.StatusCode)
+	res = b.step(t, "GET", res.Header.Get("Location"), nil)
+	cb := mustURL(t, res.Header.Get("Location"))
+	q := cb.Query()
+	q.Del("code")
+	q.Set("error", strings.Repeat("x", 4000))
+	res = b.step(t, "GET", base+cb.Path+"?"+q.Encode(), nil)
+	require.Equal(t, 403, res.StatusCode, res.Body)
+	assert.NotContains(t, res.Body, "xxx")
+	refusals := logs.FilterMessage("oidc log-in refused").All()
+	require.Len(t, refusals, 1)
+	reason, _ := refusals[0].ContextMap()["reason"].(string)
+	assert.Equal(t, strings.Repeat("x", 256)+"…", reason)
 }

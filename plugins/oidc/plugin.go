@@ -232,11 +232,23 @@ type callbackIn[T any] struct {
 	Session *session.Session[T]
 }
 
-// refuse is the answer to a refused callback; the log gets the reason.
+// refuse is the answer to a refused callback; the log gets the reason,
+// cut to maxReason bytes: it may hold the provider's answer (an error
+// of the token endpoint quotes its body), or an attacker's text.
 func refuse(req *httpx.Request, status int, code, message string, cause error) error {
-	req.Log().Info("oidc log-in refused", zap.String("code", code), zap.Error(cause))
+	reason := ""
+	if cause != nil {
+		reason = cause.Error()
+		if len(reason) > maxReason {
+			reason = reason[:maxReason] + "…"
+		}
+	}
+	req.Log().Info("oidc log-in refused", zap.String("code", code), zap.String("reason", reason))
 	return &httpx.Error{StatusCode: status, Code: code, Message: message, Err: ErrLogin}
 }
+
+// maxReason bounds the reason a refusal logs.
+const maxReason = 256
 
 // callback ends a log-in: the flow of the browser's cookie, taken once,
 // its state checked, the code exchanged with the PKCE verifier, the ID
@@ -259,11 +271,7 @@ func callback[T any](p *plugin, logIn func(context.Context, *Identity) (T, error
 		if q.Has("error") {
 			// Never echoed: the provider's words (or an attacker's) stay in
 			// the log, bounded.
-			reason := q.Get("error")
-			if len(reason) > 64 {
-				reason = reason[:64]
-			}
-			return app.Redirect{}, refuse(req, 403, CodeDenied, "The identity provider did not log you in", errors.New(reason))
+			return app.Redirect{}, refuse(req, 403, CodeDenied, "The identity provider did not log you in", errors.New(q.Get("error")))
 		}
 		code := q.Get("code")
 		if code == "" {
