@@ -57,7 +57,7 @@ func (b *oidcBrowser) do(t *testing.T, method, target, ctype, body string, heade
 // public URL, http://todo.test, is a proxy's name for it).
 func logInAtProvider(t *testing.T, b *oidcBrowser, base, issuer string) string {
 	t.Helper()
-	res := b.do(t, "GET", base+"/login/oidc", "", "")
+	res := b.do(t, "GET", base+"/login/oidc", "", "", "Accept", "text/html", "Sec-Fetch-Site", "same-origin", "Sec-Fetch-Mode", "navigate")
 	require.Contains(t, []int{302, 303}, res.status, res.body)
 	auth := res.header.Get("Location")
 	require.True(t, strings.HasPrefix(auth, issuer), auth)
@@ -110,8 +110,11 @@ func TestOIDCLogIn(t *testing.T) {
 	assert.NotEmpty(t, q.Get("state"))
 	assert.NotEmpty(t, q.Get("nonce"))
 
+	// The provider's redirect as a browser follows it: a cross-site
+	// navigation.
+	navigation := []string{"Accept", "text/html", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}
 	cb := logInAtProvider(t, b, s.base, issuer)
-	res = b.do(t, "GET", s.base+cb, "", "")
+	res = b.do(t, "GET", s.base+cb, "", "", navigation...)
 	require.Contains(t, []int{302, 303}, res.status, res.body)
 	assert.Equal(t, "/", res.header.Get("Location"))
 	after := sessionSet(res)
