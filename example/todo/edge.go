@@ -60,7 +60,7 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 		if st.oidc.issuer != "" {
 			s.Register(oidcPlugin(st.oidc, a, st.sessions))
 		}
-		s.Register(todosPlugin(authPlugin(a), st.traffic), app.Name("todos"))
+		s.Register(todosPlugin(authPlugin(a), st.traffic, st.keys), app.Name("todos"))
 		return nil
 	}
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/burrow-go/burrow/app"
@@ -15,39 +12,13 @@ import (
 )
 
 // oidcConfig is browser log-in through an identity provider
-// (-oidc-issuer, -oidc-client-id, -oidc-client-secret, -public-url):
-// GET /login/oidc sends the browser to the provider, whose answer comes
-// back to -public-url + /login/oidc/callback and ends in the same
-// session as POST /session's. None set: no such routes.
+// (-oidc-issuer, -oidc-client-id, -oidc-client-secret, -public-url,
+// checked with the other flags): GET /login/oidc sends the browser to
+// the provider, whose answer comes back to -public-url +
+// /login/oidc/callback and ends in the same session as POST /session's.
+// No issuer: no such routes.
 type oidcConfig struct {
 	issuer, clientID, clientSecret, publicURL string
-}
-
-// flags defines the configuration's flags in fs.
-func (c *oidcConfig) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.issuer, "oidc-issuer", "", "log browsers in through this OpenID Connect issuer (GET /login/oidc); needs -oidc-client-id and -public-url")
-	fs.StringVar(&c.clientID, "oidc-client-id", "", "the client_id registered at -oidc-issuer")
-	fs.StringVar(&c.clientSecret, "oidc-client-secret", "", "the client secret registered at -oidc-issuer")
-	fs.StringVar(&c.publicURL, "public-url", "", "the service's URL as browsers reach it, https://todo.example: the log-in's redirect URI is this + /login/oidc/callback")
-}
-
-// check refuses an incomplete configuration.
-func (c *oidcConfig) check() error {
-	if c.issuer == "" {
-		if c.clientID != "" || c.clientSecret != "" {
-			return errors.New("-oidc-client-id and -oidc-client-secret need -oidc-issuer")
-		}
-		return nil
-	}
-	var errs []error
-	if c.clientID == "" {
-		errs = append(errs, errors.New("-oidc-issuer needs -oidc-client-id"))
-	}
-	u, err := url.Parse(c.publicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		errs = append(errs, errors.New("-oidc-issuer needs -public-url, an absolute http or https URL such as https://todo.example"))
-	}
-	return errors.Join(errs...)
 }
 
 // errNotAUser refuses a log-in through the provider of someone who is
