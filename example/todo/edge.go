@@ -57,6 +57,9 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 		s.Register(session.Plugin[account](st.sessions, session.Cookie(sessionCookie)))
 		s.Register(csrf.Plugin(csrf.Exempt(bearerRequest)))
 		s.Register(sessionPlugin(a), app.Name("session"))
+		if st.oidc.issuer != "" {
+			s.Register(oidcPlugin(st.oidc, a, st.sessions))
+		}
 		s.Register(todosPlugin(authPlugin(a), st.traffic, st.keys), app.Name("todos"))
 		return nil
 	}

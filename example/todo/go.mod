@@ -9,6 +9,7 @@ replace github.com/burrow-go/burrow/plugins/ratelimit/redisstore => ../../plugin
 require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/burrow-go/burrow v0.0.0
+	github.com/burrow-go/burrow/plugins/oidc v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/ratelimit/redisstore v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.3
 	github.com/chromedp/chromedp v0.23.0
@@ -27,6 +28,8 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -47,6 +50,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.83.2 // indirect
@@ -93,3 +97,5 @@ require (
 replace github.com/burrow-go/burrow/plugins/idempotency => ../../plugins/idempotency
 
 replace github.com/burrow-go/burrow/plugins/sqldb => ../../plugins/sqldb
+
+replace github.com/burrow-go/burrow/plugins/oidc => ../../plugins/oidc

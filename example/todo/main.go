@@ -38,10 +38,14 @@
 // requests are still served, so a load balancer stops sending before
 // the listener closes; default 0). See limits.go.
 //
-// Identity providers (read, checked and printed; not used yet):
-// -jwt-issuer URL with -jwt-audience AUD, and -oidc-issuer URL with
+// Identity providers: -jwt-issuer URL with -jwt-audience AUD (read,
+// checked and printed; not used yet), and -oidc-issuer URL with
 // -oidc-client-id, -oidc-client-secret (better given as
-// TODO_OIDC_CLIENT_SECRET_FILE) and -public-url BASE.
+// TODO_OIDC_CLIENT_SECRET_FILE) and -public-url BASE: browser log-in
+// through the provider (oidc.go), GET /login/oidc, which sends the
+// browser there, its callback BASE/login/oidc/callback, which ends in
+// the same session as POST /session for the user named by the ID
+// token's preferred_username (or sub), and POST /logout/oidc.
 //
 // Observability (observability.go): with -admin, the admin listener
 // also serves GET /metrics, the public server's request metrics for
@@ -146,8 +150,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		_, err = os.Stdout.Write(out)
 		return err
 	}
-	if cfg.JWTIssuer != "" || cfg.OIDCIssuer != "" {
-		logger.Warn("-jwt-issuer and -oidc-issuer are not used yet: no JWT nor OpenID Connect log-in is accepted")
+	if cfg.JWTIssuer != "" {
+		logger.Warn("-jwt-issuer is not used yet: no JWT is accepted")
 	}
 	users := []user(cfg.Users)
 	if len(users) == 0 {
@@ -182,7 +186,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	// Flushed after the servers' close: every span has ended.
 	stores = append(stores, closer(func() error { obs.close(logger); return nil }))
-	st := setup{users: users, origins: cfg.Origins, obs: obs}
+	st := setup{users: users, origins: cfg.Origins, obs: obs, oidc: oidcConfig{
+		issuer: cfg.OIDCIssuer, clientID: cfg.OIDCClientID, clientSecret: string(cfg.OIDCClientSecret), publicURL: cfg.PublicURL,
+	}}
 	var rdb *redis.Client
 	if cfg.Redis != "" {
 		rdb, err = openRedis(ctx, string(cfg.Redis))

@@ -41,6 +41,8 @@ type setup struct {
 	traffic *traffic
 	// obs observes every request: metrics, traces (nil: none).
 	obs *observability
+	// oidc is log-in through an identity provider (zero: none).
+	oidc oidcConfig
 	// keys keeps the Idempotency-Key records (newServer sets it, for
 	// the database).
 	keys idempotency.Store

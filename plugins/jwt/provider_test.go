@@ -1,15 +1,10 @@
 package jwt_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,57 +13,21 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/apptest"
+	"github.com/burrow-go/burrow/internal/oidctest"
 	"github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/jwt"
 )
 
-// buildProvider builds the OpenID Provider of github.com/zitadel/oidc
-// (internal/oidcop, a module of its own) into a directory of t's.
-// Never skipped: a provider that does not build is a failure.
-func buildProvider(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "oidcop")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join("internal", "oidcop")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "building the OpenID Provider: %s", out)
-	return bin
-}
-
-// provider is a running OpenID Provider.
+// provider is a running OpenID Provider: the provider of
+// github.com/zitadel/oidc in internal/oidcop.
 type provider struct {
 	issuer string
 }
 
-// startProvider starts the provider built as bin on a free port,
-// issuing access tokens for audience; it is stopped when t ends.
-func startProvider(t *testing.T, bin, audience string) *provider {
-	cmd := exec.Command(bin, "-audience", audience)
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("provider's log:\n%s", stderr.String())
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(out).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case issuer := <-line:
-		require.NotEmpty(t, issuer, "the provider exited: %s", stderr.String())
-		return &provider{issuer: issuer}
-	case <-time.After(2 * time.Minute): // a guard against a hang, not a timing
-		t.Fatalf("the provider did not start: %s", stderr.String())
-	}
-	return nil
+// startProvider starts the provider on a free port, issuing access
+// tokens for audience; it is stopped when t ends.
+func startProvider(t *testing.T, audience string) *provider {
+	return &provider{issuer: oidctest.Start(t, "-audience", audience)}
 }
 
 // token gets an access token by the client-credentials grant, for the
@@ -93,25 +52,6 @@ func (p *provider) token(t *testing.T, scope string) string {
 	return body.AccessToken
 }
 
-// lockedBuffer is the provider's log, written by os/exec's copying
-// goroutine while a failing test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type serviceClaims struct {
 	ClientID string `json:"client_id"`
 }
@@ -120,8 +60,7 @@ type serviceClaims struct {
 // found through its discovery document, over real HTTP.
 func TestRealProvider(t *testing.T) {
 	t.Parallel()
-	bin := buildProvider(t)
-	p := startProvider(t, bin, "todos-api")
+	p := startProvider(t, "todos-api")
 	checks := health.New()
 	s := apptest.New(t)
 	s.Register(func(s *app.Server) error {
@@ -150,7 +89,7 @@ func TestRealProvider(t *testing.T) {
 	sig[len(sig)-5] ^= 1
 	res = apptest.Fetch(t, "GET", base+"/todos", auth(string(sig))...)
 	assert.Equal(t, 401, res.StatusCode)
-	other := startProvider(t, bin, "other-api")
+	other := startProvider(t, "other-api")
 	res = apptest.Fetch(t, "GET", base+"/todos", auth(other.token(t, "todos:read"))...)
 	assert.Equal(t, 401, res.StatusCode, "another issuer, another audience")
 
