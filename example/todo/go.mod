@@ -27,6 +27,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -57,7 +58,9 @@ require (
 	github.com/burrow-go/burrow/plugins/compress v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/otel v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/prometheus v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/pubsub/redispubsub v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/session/redisstore v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/websocket v0.0.0-00010101000000-000000000000
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -84,3 +87,7 @@ replace github.com/burrow-go/burrow/plugins/session/redisstore => ../../plugins/
 replace github.com/burrow-go/burrow/plugins/otel => ../../plugins/otel
 
 replace github.com/burrow-go/burrow/plugins/prometheus => ../../plugins/prometheus
+
+replace github.com/burrow-go/burrow/plugins/websocket => ../../plugins/websocket
+
+replace github.com/burrow-go/burrow/plugins/pubsub/redispubsub => ../../plugins/pubsub/redispubsub

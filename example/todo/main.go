@@ -107,6 +107,8 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/config"
+	"github.com/burrow-go/burrow/plugins/pubsub"
+	"github.com/burrow-go/burrow/plugins/pubsub/redispubsub"
 	"github.com/burrow-go/burrow/plugins/session/redisstore"
 )
 
@@ -190,6 +192,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		}
 		stores = append(stores, rdb)
 		st.sessions = redisstore.New(rdb)
+		// The live routes' changes reach every instance on this Redis.
+		st.bus = pubsub.New(pubsub.WithTransport(redispubsub.New(rdb, redispubsub.Channel("todo:live"))))
 	}
 	st.traffic = newTraffic(cfg.traffic(), rdb)
 	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.Proxies...),

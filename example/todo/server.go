@@ -12,6 +12,7 @@ import (
 	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/example/todo/ui"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/pubsub"
 	"github.com/burrow-go/burrow/plugins/session"
 	"github.com/burrow-go/burrow/plugins/static"
 )
@@ -37,6 +38,9 @@ type setup struct {
 	traffic *traffic
 	// obs observes every request: metrics, traces (nil: none).
 	obs *observability
+	// bus carries the changes to the live routes: through Redis
+	// (-redis) to every instance, or this one's only (nil).
+	bus *pubsub.Bus
 }
 
 // newServer assembles the service. At the root: the edge (security
@@ -62,6 +66,9 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	if st.traffic == nil {
 		st.traffic = &traffic{}
 	}
+	if st.bus == nil {
+		st.bus = pubsub.New()
+	}
 	s := app.New(opts...)
 	if st.obs != nil {
 		s.Register(st.obs.plugin())
@@ -77,6 +84,7 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
 	// document of every route, bearer's requirement on the todos.
 	s.Register(openapi.Plugin(apiInfo))
+	s.Register(livePlugin(st.bus))
 	s.Register(dbPlugin(db))
 	s.Register(apiPlugin(st, ids), app.Name("api"), app.DependsOn("db"))
 	return s, nil
@@ -128,8 +136,9 @@ type dialect bool
 // txIn is what beginning a request's transaction takes.
 type txIn struct {
 	app.In
-	Req *httpx.Request
-	DB  *sql.DB
+	Req     *httpx.Request
+	DB      *sql.DB
+	Changes *changes // published once committed
 }
 
 // beginTx is the request's transaction, begun the first time the request
@@ -154,7 +163,11 @@ func beginTx(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, er
 		if failed {
 			return tx.Rollback()
 		}
-		return tx.Commit()
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		in.Changes.publish() // to the live routes, of every instance
+		return nil
 	}, nil
 }
 
@@ -164,12 +177,13 @@ type userTodosIn struct {
 	Tx       *sql.Tx
 	User     userID
 	Postgres dialect
+	Changes  *changes
 }
 
 // userTodos is the request's user's todos, in the request's transaction:
 // what every todo handler takes.
 func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, error) {
-	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres)}, nil, nil
+	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres), changes: in.Changes}, nil, nil
 }
 
 // todosPlugin serves the todo routes, to a request that authenticates
@@ -188,7 +202,8 @@ func todosPlugin(auth *app.Plugin, t *traffic) func(*app.Server) error {
 		importRoute(s, conflict)
 		app.Get(s, "/todos/:id", get)
 		app.Patch(s, "/todos/:id", patch, conflict)
-		return app.Delete(s, "/todos/:id", remove)
+		app.Delete(s, "/todos/:id", remove)
+		return liveRoutes(s)
 	}
 }
 
