@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/internal/redistest"
 	"github.com/burrow-go/burrow/plugins/websocket/wstest"
 )
 
@@ -241,4 +245,75 @@ func TestLiveEvents(t *testing.T) {
 	name, data = b.next(t)
 	assert.Equal(t, "created", name)
 	assert.JSONEq(t, `{"type":"created","todo":{"id":2,"title":"Eggs","done":false}}`, data, "bob's first event is his own")
+}
+
+// TestLiveAcrossInstances: with -redis, a change made through one
+// instance reaches the WebSocket clients of the other. The other's bus
+// subscribes to Redis once it is ready, which the test cannot see:
+// changes are made until one arrives.
+func TestLiveAcrossInstances(t *testing.T) {
+	t.Parallel()
+	r := redistest.Start(t)
+	args := []string{"-users", users, "-redis", r.URL(3)}
+	if pg != nil {
+		db := pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1)))
+		args = append(args, "-db", db)
+	}
+	a := start(t, env(), zap.NewNop(), args...)
+	b := start(t, env(), zap.NewNop(), args...)
+	c := wstest.DialURL(t, liveURL(b), "Authorization", alice)
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	got := make(chan change, 1)
+	go func() {
+		defer close(got)
+		_, msg, err := c.Read(ctx)
+		var ch change
+		if err == nil && json.Unmarshal(msg, &ch) == nil {
+			got <- ch
+		}
+	}()
+	for i := 0; ; i++ {
+		res := a.do(t, "POST", "/todos", alice, jsonType, fmt.Sprintf(`{"title":"Milk %d"}`, i))
+		require.Equal(t, http.StatusCreated, res.status, res.body)
+		select {
+		case ch, ok := <-got:
+			require.True(t, ok, "no message before the time-out")
+			assert.Equal(t, "created", ch.Type)
+			require.NotNil(t, ch.Todo)
+			assert.Contains(t, ch.Todo.Title, "Milk ")
+			return
+		case <-time.After(100 * time.Millisecond): // then another change
+		}
+	}
+}
+
+// TestLiveGoingAway: on SIGTERM every WebSocket client gets a close
+// frame with 1001, and the process exits.
+func TestLiveGoingAway(t *testing.T) {
+	t.Parallel()
+	bin := buildTodo(t)
+	p := startProcess(t, bin, os.Environ(), "-users", users, "-drain", "500ms")
+	url := "ws" + strings.TrimPrefix(p.base, "http") + "/todos/live"
+	clients := []*websocket.Conn{
+		wstest.DialURL(t, url, "Authorization", alice),
+		wstest.DialURL(t, url, "Authorization", bob),
+	}
+	for _, c := range clients {
+		write(t, c, `{"type":"ping"}`)
+		require.Equal(t, change{Type: "pong"}, next(t, c))
+	}
+	codes := make(chan websocket.StatusCode, len(clients))
+	for _, c := range clients {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+			defer cancel()
+			_, _, err := c.Read(ctx)
+			codes <- websocket.CloseStatus(err)
+		}()
+	}
+	p.stop(t)
+	for range clients {
+		assert.Equal(t, websocket.StatusGoingAway, <-codes)
+	}
 }
