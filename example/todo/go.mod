@@ -12,6 +12,7 @@ require (
 	github.com/burrow-go/burrow/plugins/ratelimit/redisstore v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.3
 	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.15
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
@@ -27,7 +28,6 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/coder/websocket v1.8.15 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -58,6 +58,7 @@ require (
 	github.com/burrow-go/burrow/plugins/compress v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/otel v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/prometheus v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/pubsub/pgpubsub v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/pubsub/redispubsub v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/session/redisstore v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/websocket v0.0.0-00010101000000-000000000000
@@ -91,3 +92,5 @@ replace github.com/burrow-go/burrow/plugins/prometheus => ../../plugins/promethe
 replace github.com/burrow-go/burrow/plugins/websocket => ../../plugins/websocket
 
 replace github.com/burrow-go/burrow/plugins/pubsub/redispubsub => ../../plugins/pubsub/redispubsub
+
+replace github.com/burrow-go/burrow/plugins/pubsub/pgpubsub => ../../plugins/pubsub/pgpubsub

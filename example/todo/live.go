@@ -4,11 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/plugins/pubsub"
+	"github.com/burrow-go/burrow/plugins/pubsub/pgpubsub"
+	"github.com/burrow-go/burrow/plugins/pubsub/redispubsub"
 	"github.com/burrow-go/burrow/plugins/websocket"
 )
 
@@ -71,6 +78,26 @@ func (c *changes) publish() {
 	if b, err := json.Marshal(c.list); err == nil {
 		c.bus.Publish(liveTopic(c.user), b)
 	}
+}
+
+// newBus returns the bus of the live routes and what to close after
+// the servers: with -redis, linked to the other instances through Redis;
+// on PostgreSQL without it, through the database's notifications, on
+// connections of its own; else this instance's only. The closer is
+// nil when there is nothing to close.
+func newBus(ctx context.Context, cfg settings, onPostgres bool, rdb *redis.Client) (*pubsub.Bus, io.Closer, error) {
+	switch {
+	case rdb != nil:
+		return pubsub.New(pubsub.WithTransport(redispubsub.New(rdb, redispubsub.Channel("todo:live")))), nil, nil
+	case onPostgres:
+		pool, err := pgxpool.New(ctx, string(cfg.DB))
+		if err != nil {
+			return nil, nil, fmt.Errorf("invalid -db: %w", err)
+		}
+		t := pgpubsub.New(pool, pgpubsub.Channel("todo_live"))
+		return pubsub.New(pubsub.WithTransport(t)), closer(func() error { pool.Close(); return nil }), nil
+	}
+	return pubsub.New(), nil, nil
 }
 
 // liveTopic is the bus topic of a user's changes.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"github.com/burrow-go/burrow/internal/pgtest"
 	"github.com/burrow-go/burrow/internal/redistest"
 	"github.com/burrow-go/burrow/plugins/websocket/wstest"
 )
@@ -247,21 +248,41 @@ func TestLiveEvents(t *testing.T) {
 	assert.JSONEq(t, `{"type":"created","todo":{"id":2,"title":"Eggs","done":false}}`, data, "bob's first event is his own")
 }
 
-// TestLiveAcrossInstances: with -redis, a change made through one
-// instance reaches the WebSocket clients of the other. The other's bus
-// subscribes to Redis once it is ready, which the test cannot see:
-// changes are made until one arrives.
+// TestLiveAcrossInstances: with -redis, or with two instances on one
+// PostgreSQL database, a change made through one instance reaches the
+// WebSocket clients of the other. The other's bus listens once it is
+// ready, which the test cannot see: changes are made until one arrives.
 func TestLiveAcrossInstances(t *testing.T) {
 	t.Parallel()
-	r := redistest.Start(t)
-	args := []string{"-users", users, "-redis", r.URL(3)}
-	if pg != nil {
-		db := pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1)))
-		args = append(args, "-db", db)
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T) []string
+	}{
+		{"redis", func(t *testing.T) []string {
+			args := []string{"-redis", redistest.Start(t).URL(3)}
+			if pg != nil {
+				args = append(args, "-db", pg.CreateDB(t, fmt.Sprintf("todo%d", databases.Add(1))))
+			}
+			return args
+		}},
+		{"postgres", func(t *testing.T) []string { return []string{"-db", pgtest.Start(t).URL("test")} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-users", users}, tc.args(t)...)
+			a := start(t, env(), zap.NewNop(), args...)
+			b := start(t, env(), zap.NewNop(), args...)
+			assertReaches(t, a, b)
+			assertReaches(t, b, a)
+		})
 	}
-	a := start(t, env(), zap.NewNop(), args...)
-	b := start(t, env(), zap.NewNop(), args...)
-	c := wstest.DialURL(t, liveURL(b), "Authorization", alice)
+}
+
+// assertReaches asserts that alice's changes made through from reach
+// her WebSocket client on to.
+func assertReaches(t *testing.T, from, to *service) {
+	t.Helper()
+	c := wstest.DialURL(t, liveURL(to), "Authorization", alice)
 	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
 	defer cancel()
 	got := make(chan change, 1)
@@ -274,7 +295,7 @@ func TestLiveAcrossInstances(t *testing.T) {
 		}
 	}()
 	for i := 0; ; i++ {
-		res := a.do(t, "POST", "/todos", alice, jsonType, fmt.Sprintf(`{"title":"Milk %d"}`, i))
+		res := from.do(t, "POST", "/todos", alice, jsonType, fmt.Sprintf(`{"title":"Milk %d %s"}`, i, from.base))
 		require.Equal(t, http.StatusCreated, res.status, res.body)
 		select {
 		case ch, ok := <-got:

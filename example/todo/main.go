@@ -107,8 +107,6 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/config"
-	"github.com/burrow-go/burrow/plugins/pubsub"
-	"github.com/burrow-go/burrow/plugins/pubsub/redispubsub"
 	"github.com/burrow-go/burrow/plugins/session/redisstore"
 )
 
@@ -192,10 +190,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		}
 		stores = append(stores, rdb)
 		st.sessions = redisstore.New(rdb)
-		// The live routes' changes reach every instance on this Redis.
-		st.bus = pubsub.New(pubsub.WithTransport(redispubsub.New(rdb, redispubsub.Channel("todo:live"))))
 	}
 	st.traffic = newTraffic(cfg.traffic(), rdb)
+	bus, busConns, err := newBus(ctx, cfg, postgres(db), rdb)
+	if err != nil {
+		return err
+	}
+	if busConns != nil {
+		stores = append(stores, busConns)
+	}
+	st.bus = bus
 	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.Proxies...),
 		app.WithDrainDelay(cfg.Drain))
 	if err != nil {
