@@ -124,6 +124,7 @@ const liveSendQueue = maxImportRows + 64
 // token is admitted from any origin: no page can send one on its own.
 func liveRoutes(s *app.Server) error {
 	return errors.Join(
+		s.ProvideRequest(app.Provider(newFeed)),
 		websocket.Route(s, "/todos/live", live, websocket.SendQueue(liveSendQueue),
 			websocket.ExemptOrigin(bearerRequest),
 			websocket.RouteOptions(app.Summary("Follow the changes to the caller's todos (a WebSocket)"))),
@@ -132,11 +133,28 @@ func liveRoutes(s *app.Server) error {
 	)
 }
 
-// liveIn is what the live routes take: the user, and the bus.
-type liveIn struct {
+// feed is a live route's subscription to its user's changes: a request
+// value, so that it is subscribed before the WebSocket's upgrade or the
+// stream's first byte — a change made once the client is connected
+// reaches it — and closed when the route's handler has returned.
+type feed struct{ sub *pubsub.Subscription }
+
+// feedIn is what a feed takes: the user, and the bus.
+type feedIn struct {
 	app.In
 	User userID
 	Bus  *pubsub.Bus
+}
+
+func newFeed(_ context.Context, in feedIn) (*feed, func(bool) error, error) {
+	sub := in.Bus.Subscribe(liveTopic(int64(in.User)))
+	return &feed{sub: sub}, func(bool) error { sub.Close(); return nil }, nil
+}
+
+// liveIn is what the live routes take.
+type liveIn struct {
+	app.In
+	Feed *feed
 }
 
 // clientMessage is what a WebSocket client may send: a ping.
@@ -148,17 +166,16 @@ type clientMessage struct {
 // would miss changes, so it is told to reconnect (and reload) instead.
 var errMissed = errors.New("the client fell behind and missed changes")
 
-// follow subscribes to user's changes and calls send with each, on a
-// goroutine of its own, until the subscription ends or send fails; it
-// then calls stop with why: the send's error, or errMissed when the bus
-// dropped the subscription. The function it returns ends the
-// subscription and waits for that goroutine: send is not called after.
-func follow(bus *pubsub.Bus, user userID, send func(change) error, stop context.CancelCauseFunc) func() {
-	sub := bus.Subscribe(liveTopic(int64(user)))
+// follow calls send with each change f receives, on a goroutine of its
+// own, until the subscription ends or send fails; it then calls stop
+// with why: the send's error, or errMissed when the bus dropped the
+// subscription. The function it returns ends the subscription and waits
+// for that goroutine: send is not called after.
+func (f *feed) follow(send func(change) error, stop context.CancelCauseFunc) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for m := range sub.C {
+		for m := range f.sub.C {
 			var list []change
 			if json.Unmarshal(m.Data, &list) != nil {
 				continue
@@ -166,17 +183,17 @@ func follow(bus *pubsub.Bus, user userID, send func(change) error, stop context.
 			for _, ch := range list {
 				if err := send(ch); err != nil {
 					stop(err)
-					for range sub.C { // until Close: the bus must not find it full
+					for range f.sub.C { // until Close: the bus must not find it full
 					}
 					return
 				}
 			}
 		}
-		if sub.Err() != nil {
+		if f.sub.Err() != nil {
 			stop(errMissed)
 		}
 	}()
-	return func() { sub.Close(); <-done }
+	return func() { f.sub.Close(); <-done }
 }
 
 // live is GET /todos/live: the user's changes as JSON text messages,
@@ -187,7 +204,7 @@ func follow(bus *pubsub.Bus, user userID, send func(change) error, stop context.
 func live(ctx context.Context, in liveIn, c *websocket.Conn[clientMessage, change]) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer follow(in.Bus, in.User, c.Send, cancel)()
+	defer in.Feed.follow(c.Send, cancel)()
 	for {
 		_, err := c.Receive(ctx)
 		var he *httpx.Error
@@ -208,7 +225,7 @@ func live(ctx context.Context, in liveIn, c *websocket.Conn[clientMessage, chang
 func events(ctx context.Context, in liveIn, es *app.EventStream[change]) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer follow(in.Bus, in.User, func(ch change) error {
+	defer in.Feed.follow(func(ch change) error {
 		return es.Send(app.Event[change]{Name: ch.Type, Data: ch})
 	}, cancel)()
 	<-ctx.Done()
