@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -127,7 +128,11 @@ func liveRoutes(s *app.Server) error {
 		s.ProvideRequest(app.Provider(newFeed)),
 		websocket.Route(s, "/todos/live", live, websocket.SendQueue(liveSendQueue),
 			websocket.ExemptOrigin(bearerRequest),
-			websocket.RouteOptions(app.Summary("Follow the changes to the caller's todos (a WebSocket)"))),
+			websocket.RouteOptions(app.Summary("Follow the changes to the caller's todos (a WebSocket)"),
+				app.Description(liveDescription),
+				app.Responds(http.StatusForbidden, httpx.ErrorBody{}),      // a cookie's handshake from another site
+				app.Responds(http.StatusUpgradeRequired, httpx.ErrorBody{}), // not a handshake
+			)),
 		app.Events(s, "/todos/events", events,
 			app.Summary("Follow the changes to the caller's todos (server-sent events)")),
 	)
@@ -150,6 +155,14 @@ func newFeed(_ context.Context, in feedIn) (*feed, func(bool) error, error) {
 	sub := in.Bus.Subscribe(liveTopic(int64(in.User)))
 	return &feed{sub: sub}, func(bool) error { sub.Close(); return nil }, nil
 }
+
+// liveDescription is GET /todos/live's, for the OpenAPI document, which
+// cannot describe a WebSocket's messages.
+const liveDescription = "A WebSocket (the handshake answered 101). The server sends " +
+	"`{\"type\":\"created\"|\"updated\"|\"deleted\",\"todo\":{…}}` for each change to the caller's todos, " +
+	"and `{\"type\":\"pong\"}` for each `{\"type\":\"ping\"}` the client sends. A message over 4 KiB " +
+	"closes the connection with 1009, one of another kind with 1007. GET /todos/events sends the same changes as " +
+	"server-sent events."
 
 // liveIn is what the live routes take.
 type liveIn struct {
