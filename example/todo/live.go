@@ -130,7 +130,7 @@ func liveRoutes(s *app.Server) error {
 			websocket.ExemptOrigin(bearerRequest),
 			websocket.RouteOptions(app.Summary("Follow the changes to the caller's todos (a WebSocket)"),
 				app.Description(liveDescription),
-				app.Responds(http.StatusForbidden, httpx.ErrorBody{}),      // a cookie's handshake from another site
+				app.Responds(http.StatusForbidden, httpx.ErrorBody{}),       // a cookie's handshake from another site
 				app.Responds(http.StatusUpgradeRequired, httpx.ErrorBody{}), // not a handshake
 			)),
 		app.Events(s, "/todos/events", events,
