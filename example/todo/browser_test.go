@@ -135,6 +135,19 @@ func loaded(typ network.ResourceType) bool {
 	return typ == network.ResourceTypeDocument || typ == network.ResourceTypeScript || typ == network.ResourceTypeStylesheet
 }
 
+// logInPage opens s's page and logs in as user with token, until the
+// list's form shows.
+func logInPage(s *service, user, token string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(s.base+"/"),
+		chromedp.WaitVisible(chromedp.CSS("form#login")),
+		chromedp.SendKeys(chromedp.CSS(`form#login input[name="user"]`), user),
+		chromedp.SendKeys(chromedp.CSS(`form#login input[name="token"]`), token),
+		chromedp.Click(chromedp.CSS(`form#login button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("form#new-todo")),
+	)
+}
+
 // TestBrowser: in headless Chromium, the page logs in (a session
 // cookie), adds a todo, ticks it off, is still logged in after a reload,
 // and logs out — with no uncaught exception, console error, CSP
@@ -146,12 +159,7 @@ func TestBrowser(t *testing.T) {
 	visible := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
 
 	require.NoError(t, chromedp.Do(tab,
-		chromedp.Navigate(s.base+"/"),
-		visible("form#login"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="user"]`), "alice"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="token"]`), "tokenA"),
-		chromedp.Click(chromedp.CSS(`form#login button[type="submit"]`)),
-		visible("form#new-todo"),
+		logInPage(s, "alice", "tokenA"),
 		visible("button#logout"),
 		chromedp.SendKeys(chromedp.CSS(`form#new-todo input[name="title"]`), "Buy milk"),
 		chromedp.Click(chromedp.CSS(`form#new-todo button[type="submit"]`)),
@@ -312,14 +320,7 @@ func TestBrowserLiveUpdates(t *testing.T) {
 	t.Cleanup(cancel)
 	logs := []*pageLog{watch(t, first)}
 	visible := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
-	require.NoError(t, chromedp.Do(first,
-		chromedp.Navigate(s.base+"/"),
-		visible("form#login"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="user"]`), "alice"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="token"]`), "tokenA"),
-		chromedp.Click(chromedp.CSS(`form#login button[type="submit"]`)),
-		visible("form#new-todo"),
-	))
+	require.NoError(t, chromedp.Do(first, logInPage(s, "alice", "tokenA")))
 	require.NoError(t, chromedp.Do(second, chromedp.Navigate("about:blank")))
 	logs = append(logs, watch(t, second))
 	require.NoError(t, chromedp.Do(second, chromedp.Navigate(s.base+"/"), visible("form#new-todo"))) // the session's cookie
