@@ -91,9 +91,14 @@ func newBus(ctx context.Context, cfg settings, onPostgres bool, rdb *redis.Clien
 	case rdb != nil:
 		return pubsub.New(pubsub.WithTransport(redispubsub.New(rdb, redispubsub.Channel("todo:live")))), nil, nil
 	case onPostgres:
-		pool, err := pgxpool.New(ctx, string(cfg.DB))
+		pc, err := pgxpool.ParseConfig(string(cfg.DB))
 		if err != nil {
 			return nil, nil, fmt.Errorf("invalid -db: %w", err)
+		}
+		pc.MaxConns = 2 // one listens, one notifies
+		pool, err := pgxpool.NewWithConfig(ctx, pc)
+		if err != nil {
+			return nil, nil, err
 		}
 		t := pgpubsub.New(pool, pgpubsub.Channel("todo_live"))
 		return pubsub.New(pubsub.WithTransport(t)), closer(func() error { pool.Close(); return nil }), nil
