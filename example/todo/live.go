@@ -110,7 +110,7 @@ func newBus(ctx context.Context, cfg settings, onPostgres bool, rdb *redis.Clien
 func liveTopic(user int64) string { return "todos:" + strconv.FormatInt(user, 10) }
 
 // livePlugin provides the bus, which links this instance to the others
-// through its transport (-redis), and each request's changes. It is
+// through its transport (newBus), and each request's changes. It is
 // wrapped: both are visible beside it, to the database's transaction.
 func livePlugin(bus *pubsub.Bus) *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
