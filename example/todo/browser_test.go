@@ -135,6 +135,19 @@ func loaded(typ network.ResourceType) bool {
 	return typ == network.ResourceTypeDocument || typ == network.ResourceTypeScript || typ == network.ResourceTypeStylesheet
 }
 
+// logInPage opens s's page and logs in as user with token, until the
+// list's form shows.
+func logInPage(s *service, user, token string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(s.base+"/"),
+		chromedp.WaitVisible(chromedp.CSS("form#login")),
+		chromedp.SendKeys(chromedp.CSS(`form#login input[name="user"]`), user),
+		chromedp.SendKeys(chromedp.CSS(`form#login input[name="token"]`), token),
+		chromedp.Click(chromedp.CSS(`form#login button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("form#new-todo")),
+	)
+}
+
 // TestBrowser: in headless Chromium, the page logs in (a session
 // cookie), adds a todo, ticks it off, is still logged in after a reload,
 // and logs out — with no uncaught exception, console error, CSP
@@ -146,12 +159,7 @@ func TestBrowser(t *testing.T) {
 	visible := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
 
 	require.NoError(t, chromedp.Do(tab,
-		chromedp.Navigate(s.base+"/"),
-		visible("form#login"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="user"]`), "alice"),
-		chromedp.SendKeys(chromedp.CSS(`form#login input[name="token"]`), "tokenA"),
-		chromedp.Click(chromedp.CSS(`form#login button[type="submit"]`)),
-		visible("form#new-todo"),
+		logInPage(s, "alice", "tokenA"),
 		visible("button#logout"),
 		chromedp.SendKeys(chromedp.CSS(`form#new-todo input[name="title"]`), "Buy milk"),
 		chromedp.Click(chromedp.CSS(`form#new-todo button[type="submit"]`)),
@@ -300,4 +308,51 @@ func TestBrowserWatchSeesProblems(t *testing.T) {
 		}
 		return true
 	}, browserLimit, 20*time.Millisecond, "every problem is seen")
+}
+
+// TestBrowserLiveUpdates: two tabs of one browser, logged in as alice;
+// a todo added in one appears in the other without a reload, and so do
+// changes a program makes through the API — with no problem logged.
+func TestBrowserLiveUpdates(t *testing.T) {
+	first := browser(t)
+	s := startUsers(t)
+	second, cancel := chromedp.NewContext(first) // a second tab of the same browser
+	t.Cleanup(cancel)
+	logs := []*pageLog{watch(t, first)}
+	visible := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
+	require.NoError(t, chromedp.Do(first, logInPage(s, "alice", "tokenA")))
+	require.NoError(t, chromedp.Do(second, chromedp.Navigate("about:blank")))
+	logs = append(logs, watch(t, second))
+	require.NoError(t, chromedp.Do(second, chromedp.Navigate(s.base+"/"), visible("form#new-todo"))) // the session's cookie
+	// The second tab follows the changes once its stream is open; a
+	// change made before that shows at its first read of the list, so
+	// either way the todo appears.
+	require.NoError(t, chromedp.Do(first,
+		chromedp.SendKeys(chromedp.CSS(`form#new-todo input[name="title"]`), "Buy milk"),
+		chromedp.Click(chromedp.CSS(`form#new-todo button[type="submit"]`)),
+	))
+	titles := `[...document.querySelectorAll('ul#todos li')].map((li) => li.textContent.trim()).join(',')`
+	waitFor := func(tab context.Context, want string) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(tab, chromedp.Poll[chromedp.Void](titles+` === `+fmt.Sprintf("%q", want), chromedp.WithPollingInterval(20*time.Millisecond))),
+			"the tab shows %q", want)
+	}
+	waitFor(second, "Buy milk")
+	// A program's changes: created, ticked, deleted, in both tabs.
+	require.Equal(t, http.StatusCreated, s.do(t, "POST", "/todos", alice, jsonType, `{"title":"Eggs"}`).status)
+	waitFor(first, "Buy milk,Eggs")
+	waitFor(second, "Buy milk,Eggs")
+	require.Equal(t, http.StatusNoContent, s.do(t, "DELETE", "/todos/1", alice, "", "").status)
+	waitFor(first, "Eggs")
+	waitFor(second, "Eggs")
+	// Bob's todos are not alice's: they never appear, and her next change does.
+	require.Equal(t, http.StatusCreated, s.do(t, "POST", "/todos", bob, jsonType, `{"title":"Bob's"}`).status)
+	require.Equal(t, http.StatusCreated, s.do(t, "POST", "/todos", alice, jsonType, `{"title":"Jam"}`).status)
+	waitFor(second, "Eggs,Jam")
+
+	for _, l := range logs {
+		l.mu.Lock()
+		assert.Empty(t, l.problems)
+		l.mu.Unlock()
+	}
 }

@@ -13,6 +13,7 @@ require (
 	github.com/burrow-go/burrow/plugins/ratelimit/redisstore v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.3
 	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.15
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
@@ -60,7 +61,10 @@ require (
 	github.com/burrow-go/burrow/plugins/compress v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/otel v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/prometheus v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/pubsub/pgpubsub v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/pubsub/redispubsub v0.0.0-00010101000000-000000000000
 	github.com/burrow-go/burrow/plugins/session/redisstore v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/websocket v0.0.0-00010101000000-000000000000
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -99,3 +103,9 @@ replace github.com/burrow-go/burrow/plugins/idempotency => ../../plugins/idempot
 replace github.com/burrow-go/burrow/plugins/sqldb => ../../plugins/sqldb
 
 replace github.com/burrow-go/burrow/plugins/oidc => ../../plugins/oidc
+
+replace github.com/burrow-go/burrow/plugins/websocket => ../../plugins/websocket
+
+replace github.com/burrow-go/burrow/plugins/pubsub/redispubsub => ../../plugins/pubsub/redispubsub
+
+replace github.com/burrow-go/burrow/plugins/pubsub/pgpubsub => ../../plugins/pubsub/pgpubsub

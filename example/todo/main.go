@@ -88,12 +88,21 @@
 //	GET    /todos/:id                           404 if missing or another user's
 //	PATCH  /todos/:id    {"title"?,"done"?}     409 if the title is taken
 //	DELETE /todos/:id                           204
+//	GET    /todos/live   a WebSocket: {"type":"created"|"updated"|"deleted",
+//	                     "todo":{…}} for each change to the caller's todos,
+//	                     made on any instance (through -redis, or the one
+//	                     PostgreSQL database of -db); {"type":"ping"} is
+//	                     answered {"type":"pong"}; see live.go
+//	GET    /todos/events the same changes as server-sent events
+//	                     (event: created, data: the WebSocket's message)
 //
 // A request that a cookie authenticates, or could (POST and DELETE
 // /session), is refused 403 when another site's page sent it
 // (Sec-Fetch-Site, or an Origin that is not the request's host); one
 // with a bearer token never is, since no browser adds one by itself (it
-// does add Basic credentials: those are checked like a cookie).
+// does add Basic credentials: those are checked like a cookie). So is a
+// WebSocket handshake with the cookie whose Origin is neither the
+// service's nor one of -cors-origins (403, no upgrade).
 package main
 
 import (
@@ -199,6 +208,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		st.sessions = redisstore.New(rdb)
 	}
 	st.traffic = newTraffic(cfg.traffic(), rdb)
+	bus, busConns, err := newBus(ctx, cfg, postgres(db), rdb)
+	if err != nil {
+		return err
+	}
+	if busConns != nil {
+		stores = append(stores, busConns)
+	}
+	st.bus = bus
 	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.Proxies...),
 		app.WithDrainDelay(cfg.Drain))
 	if err != nil {

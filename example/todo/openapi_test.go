@@ -49,7 +49,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			assert.Contains(t, op.Responses, "401", method+" "+path)
 		}
 	}
-	assert.Equal(t, 10, ops, "healthz, log-in and log-out, and the seven todo routes; not the document's own nor the page's")
+	assert.Equal(t, 12, ops, "healthz, log-in and log-out, and the nine todo routes; not the document's own nor the page's")
+	assert.Contains(t, doc.Paths["/todos/live"]["get"].Responses, "403", "a cookie's handshake from another site")
+	assert.Contains(t, string(doc.Paths["/todos/events"]["get"].Responses["200"]), `"text/event-stream"`)
 	assert.Contains(t, string(doc.Paths["/todos"]["post"].Responses["201"]), `"Location"`)
 	assert.Contains(t, doc.Paths["/todos"]["post"].Responses, "409")
 	assert.Contains(t, doc.Paths["/todos/batch"]["post"].Responses, "409")

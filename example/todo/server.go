@@ -15,6 +15,7 @@ import (
 	"github.com/burrow-go/burrow/example/todo/ui"
 	"github.com/burrow-go/burrow/httpx"
 	"github.com/burrow-go/burrow/plugins/idempotency"
+	"github.com/burrow-go/burrow/plugins/pubsub"
 	"github.com/burrow-go/burrow/plugins/session"
 	"github.com/burrow-go/burrow/plugins/sqldb"
 	"github.com/burrow-go/burrow/plugins/static"
@@ -46,6 +47,9 @@ type setup struct {
 	// keys keeps the Idempotency-Key records (newServer sets it, for
 	// the database).
 	keys idempotency.Store
+	// bus carries the changes to the live routes: through Redis
+	// (-redis) to every instance, or this one's only (nil).
+	bus *pubsub.Bus
 }
 
 // newServer assembles the service. At the root: the edge (security
@@ -71,6 +75,9 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	if st.traffic == nil {
 		st.traffic = &traffic{}
 	}
+	if st.bus == nil {
+		st.bus = pubsub.New()
+	}
 	s := app.New(opts...)
 	if st.obs != nil {
 		s.Register(st.obs.plugin())
@@ -87,6 +94,7 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	// without a token: the document of every route, bearer's requirement
 	// on the todos.
 	s.Register(openapi.Plugin(apiInfo))
+	s.Register(livePlugin(st.bus))
 	s.Register(dbPlugin(db, st.obs))
 	st.keys = idempotency.SQL(keysDialect(db))
 	s.Register(apiPlugin(st, ids), app.Name("api"), app.DependsOn("db"))
@@ -160,12 +168,13 @@ type userTodosIn struct {
 	Tx       *sql.Tx
 	User     userID
 	Postgres dialect
+	Changes  *changes
 }
 
 // userTodos is the request's user's todos, in the request's transaction:
 // what every todo handler takes.
 func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, error) {
-	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres)}, nil, nil
+	return todos{q: in.Tx, user: int64(in.User), postgres: bool(in.Postgres), changes: in.Changes}, nil, nil
 }
 
 // todosPlugin serves the todo routes, to a request that authenticates
@@ -174,6 +183,7 @@ func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store) func(*app
 	return func(s *app.Server) error {
 		s.Register(auth)
 		s.Register(t.guardUsers()) // after authentication: the per-user limit
+		s.AddHook(app.OnRequest, collectChanges)
 		// Idempotency-Key on the creations, a user's keys apart from
 		// another's, recorded in the request's transaction.
 		s.Register(idempotency.Plugin(keys, idempotency.IdentityOf(keyOwner)))
@@ -187,7 +197,8 @@ func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store) func(*app
 		importRoute(s, conflict)
 		app.Get(s, "/todos/:id", get)
 		app.Patch(s, "/todos/:id", patch, conflict)
-		return app.Delete(s, "/todos/:id", remove)
+		app.Delete(s, "/todos/:id", remove)
+		return liveRoutes(s)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/burrow-go/burrow/app/apptest"
 	"github.com/burrow-go/burrow/internal/pgtest"
+	"github.com/burrow-go/burrow/plugins/pubsub"
 )
 
 // TestMain fails the package if a test leaves a goroutine behind: a
@@ -244,7 +245,8 @@ func TestFailingCommitAnswers500(t *testing.T) {
 			db, err := openDB(ctx, "")
 			require.NoError(t, err)
 			defer db.Close()
-			s, err := newServer(ctx, db, setup{users: []user{{"alice", "tokenA"}}}, withoutLogs()...)
+			bus := pubsub.New()
+			s, err := newServer(ctx, db, setup{users: []user{{"alice", "tokenA"}}, bus: bus}, withoutLogs()...)
 			require.NoError(t, err)
 			require.NoError(t, s.Ready())
 			defer s.Close(ctx)
@@ -256,6 +258,8 @@ CREATE TABLE trap (user_id INTEGER REFERENCES users(id) DEFERRABLE INITIALLY DEF
 CREATE TRIGGER trap `+tc.trap+` BEGIN INSERT INTO trap VALUES (-1); END;`)
 			require.NoError(t, err)
 
+			sub := bus.Subscribe(liveTopic(1))
+			defer sub.Close()
 			var body io.Reader
 			header := []string{"Authorization", alice}
 			if tc.body != "" {
@@ -267,6 +271,14 @@ CREATE TRIGGER trap `+tc.trap+` BEGIN INSERT INTO trap VALUES (-1); END;`)
 			// The database's words stay in the log.
 			assert.Equal(t, `{"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}`, res.Body)
 			assert.Empty(t, res.Header.Get("Location"))
+
+			// Nothing was published: the next change is the first news.
+			_, err = db.ExecContext(ctx, `DROP TRIGGER trap`)
+			require.NoError(t, err)
+			res = apptest.Do(t, s, "POST", "/todos", strings.NewReader(`{"title":"Jam"}`), "Authorization", alice, "Content-Type", jsonType)
+			require.Equal(t, http.StatusCreated, res.StatusCode, res.Body)
+			m := <-sub.C
+			assert.Contains(t, string(m.Data), `"title":"Jam"`, "the failed request published nothing")
 		})
 	}
 }

@@ -223,6 +223,7 @@ type todos struct {
 	q        querier
 	user     int64
 	postgres bool
+	changes  *changes // what is written, for the live routes (nil: not noted)
 }
 
 // sql returns query as the database writes it.
@@ -269,6 +270,7 @@ func (t todos) create(ctx context.Context, title string, done bool) (todo, error
 	if err != nil {
 		return todo{}, conflict(err, title)
 	}
+	t.changes.record(t.user, changeCreated, td)
 	return td, nil
 }
 
@@ -298,21 +300,22 @@ func (t todos) update(ctx context.Context, id int64, title *string, done *bool) 
 	case err != nil:
 		return todo{}, err
 	}
+	t.changes.record(t.user, changeUpdated, td)
 	return td, nil
 }
 
 // remove deletes the todo id.
 func (t todos) remove(ctx context.Context, id int64) error {
-	res, err := t.q.ExecContext(ctx, t.sql(`DELETE FROM todos WHERE id = ? AND user_id = ?`), id, t.user)
-	if err != nil {
+	td := todo{ID: id}
+	err := t.q.QueryRowContext(ctx, t.sql(`DELETE FROM todos WHERE id = ? AND user_id = ? RETURNING title, done`), id, t.user).
+		Scan(&td.Title, &td.Done)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return errNotFound
+	case err != nil:
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err != nil {
-			return err
-		}
-		return errNotFound
-	}
+	t.changes.record(t.user, changeDeleted, td)
 	return nil
 }
 

@@ -12,7 +12,8 @@
 // then queues the message for the other instances, which the bus's
 // Transport carries: NewMemory links the buses of one process, and the
 // module github.com/burrow-go/burrow/plugins/pubsub/redispubsub carries
-// them through Redis.
+// them through Redis, github.com/burrow-go/burrow/plugins/pubsub/pgpubsub
+// through a PostgreSQL database's LISTEN/NOTIFY.
 //
 // The delivery guarantee is at most once, in order per publisher: a
 // subscriber gets a message once or not at all, and the messages of one

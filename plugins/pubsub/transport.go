@@ -9,8 +9,8 @@ import (
 // publishes through it, and receives through it what every instance
 // published (its own included, which the bus skips). A message is an
 // opaque envelope, topic included. The Redis transport is in the module
-// github.com/burrow-go/burrow/plugins/pubsub/redispubsub; Memory links
-// buses of one process.
+// github.com/burrow-go/burrow/plugins/pubsub/redispubsub, the PostgreSQL
+// one in .../pgpubsub; Memory links buses of one process.
 type Transport interface {
 	// Publish sends envelope to every instance's Receive.
 	Publish(ctx context.Context, envelope []byte) error

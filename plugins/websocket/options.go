@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/httpx"
 )
 
 // Defaults of a route's limits, each the production-safe choice.
@@ -42,6 +43,7 @@ type config struct {
 	rate         float64 // messages a second; 0 for no limit
 	burst        int
 	observer     Observer
+	exempt       func(*httpx.Request) bool // handshakes admitted from any origin
 	routeOpts    []app.RouteOption
 	err          error
 }
@@ -144,6 +146,20 @@ func MessageRate(perSecond float64, burst int) Option {
 // Observe reports the route's connections and messages to o (the
 // Prometheus plugin's WebSockets, say).
 func Observe(o Observer) Option { return func(c *config) { c.observer = o } }
+
+// ExemptOrigin admits the handshakes fn accepts whatever their Origin:
+// those no browser sends on its own, so no other site can forge them —
+// one carrying a bearer token, say, which a page cannot add to a
+// WebSocket handshake. fn runs after the context's hooks (so a token has
+// been checked). A handshake fn refuses is checked as Route says.
+func ExemptOrigin(fn func(req *httpx.Request) bool) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.fail("ExemptOrigin(nil): a function is needed")
+		}
+		c.exempt = fn
+	}
+}
 
 // RouteOptions applies route options to the route: its hooks, its
 // description, a plugin's config (app.WithConfig).

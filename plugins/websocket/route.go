@@ -35,7 +35,8 @@ import (
 // with 403 unless the CORS policy of the route's context names that
 // origin (cors.Allows): a browser sends the user's cookies with a
 // cross-site handshake and no preflight, so without the check any site
-// could act as the user. A request that is not a WebSocket handshake is
+// could act as the user; ExemptOrigin admits the handshakes no browser
+// sends on its own. A request that is not a WebSocket handshake is
 // answered 426.
 //
 // h's context ends with the connection: when the peer closes it or is
@@ -114,7 +115,7 @@ func (rt *route[In, Recv, Send]) serve(rep *httpx.Reply, in In) error {
 		rep.SetHeader("Upgrade", "websocket")
 		return errUpgradeRequired()
 	}
-	if !sameOrigin(r) && !cors.Allows(r) {
+	if !sameOrigin(r) && !cors.Allows(r) && (rt.cfg.exempt == nil || !rt.cfg.exempt(req)) {
 		return errCrossOrigin()
 	}
 	ws, err := websocket.Accept(rep.Raw(), r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // the origin is checked above

@@ -197,6 +197,44 @@ func TestCrossSiteHandshakeIsRefused(t *testing.T) {
 	}
 }
 
+// ExemptOrigin admits the handshakes its function accepts from any
+// origin (a bearer token's); the others are still checked.
+func TestExemptOriginAdmitsTheHandshakesItAccepts(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	hello := func(ctx context.Context, _ struct{}, c *ws.Conn[say, said]) error {
+		return c.Send(said{Text: "hello"})
+	}
+	bearer := func(req *httpx.Request) bool { return strings.HasPrefix(req.Header("Authorization"), "Bearer ") }
+	require.NoError(t, ws.Route(s, "/ws", hello, ws.ExemptOrigin(bearer)))
+
+	wstest.Dial(t, s, "/ws") // serves s in process until this test ends
+	for _, tc := range []struct {
+		name   string
+		header []string
+		ok     bool
+	}{
+		{"bearer, another site", []string{"Origin", "https://evil.example", "Authorization", "Bearer k"}, true},
+		{"bearer, same origin", []string{"Origin", "http://" + wstest.Host, "Authorization", "Bearer k"}, true},
+		{"basic, another site", []string{"Origin", "https://evil.example", "Authorization", "Basic a2s6cw=="}, false},
+		{"no credentials, another site", []string{"Origin", "https://evil.example"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, res := wstest.Handshake(t, s, "/ws", tc.header...)
+			if !tc.ok {
+				require.Nil(t, c, "upgraded")
+				assert.Equal(t, http.StatusForbidden, res.StatusCode)
+				return
+			}
+			require.NotNil(t, c, "refused: %+v", res)
+			assert.Equal(t, "hello", receive[said](t, c).Text)
+		})
+	}
+
+	err := ws.Route(apptest.New(t), "/nil", hello, ws.ExemptOrigin(nil))
+	assert.ErrorIs(t, err, ws.ErrInvalidOption)
+}
+
 func TestHooksRunBeforeTheUpgradeAndRequestValuesLiveForTheConnection(t *testing.T) {
 	t.Parallel()
 	s := apptest.New(t)

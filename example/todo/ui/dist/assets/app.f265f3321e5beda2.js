@@ -1,8 +1,9 @@
 // The todo list's page: it logs in with POST /session (the server sets
 // an HttpOnly session cookie; the page keeps no credential), then lists,
 // adds and ticks off the user's todos through the same API a program
-// uses. Only same-origin requests, no inline code: the page runs under a
-// strict Content-Security-Policy.
+// uses, and follows the changes made elsewhere (another tab, a program)
+// as server-sent events. Only same-origin requests, no inline code: the
+// page runs under a strict Content-Security-Policy.
 'use strict';
 
 const $ = (selector) => document.querySelector(selector);
@@ -35,6 +36,45 @@ async function message(res) {
 function show(loggedIn) {
   $('#login').hidden = loggedIn;
   $('#app').hidden = !loggedIn;
+  if (loggedIn) {
+    follow();
+  } else {
+    unfollow();
+  }
+}
+
+// live is the stream of changes to the user's todos (GET /todos/events),
+// open while the user is logged in. The browser reconnects it when it
+// drops; each change reads the list again, once for a burst of them.
+let live = null;
+let rereading = false;
+
+function changed() {
+  if (rereading) {
+    return;
+  }
+  rereading = true;
+  setTimeout(() => {
+    rereading = false;
+    refresh().catch((err) => say(`Cannot reach the server: ${err.message}`));
+  }, 50);
+}
+
+function follow() {
+  if (live) {
+    return;
+  }
+  live = new EventSource('/todos/events');
+  for (const type of ['created', 'updated', 'deleted']) {
+    live.addEventListener(type, changed);
+  }
+}
+
+function unfollow() {
+  if (live) {
+    live.close();
+    live = null;
+  }
 }
 
 function item(todo) {
