@@ -71,6 +71,13 @@ type RouteInfo struct {
 	// a scheme without an entry requires none.
 	Scopes map[string][]string
 
+	// Guards are what guards the route, as the plugins of its contexts
+	// declared it (DeclareGuard), less what its OnRoute hooks took it out
+	// of (Unguard).
+	Guards RouteGuards
+	// Public says the route is marked open to anyone (Public).
+	Public bool
+
 	// ProblemDetails says the framework answers the route's errors with
 	// problem details (httpx.Problem, WithProblemDetails) rather than
 	// httpx.ErrorBody.
@@ -228,6 +235,7 @@ func (ri *RouteInfo) clone() RouteInfo {
 	}
 	c.Tags = slices.Clone(ri.Tags)
 	c.Security = slices.Clone(ri.Security)
+	c.Guards = ri.Guards.clone()
 	if ri.Scopes != nil {
 		c.Scopes = make(map[string][]string, len(ri.Scopes))
 		for k, v := range ri.Scopes {
@@ -241,9 +249,12 @@ func (ri *RouteInfo) clone() RouteInfo {
 // registered, method, path, handler and config as the OnRoute hooks left
 // them, and in, what the route decodes for its handler and hooks. Standard
 // handlers and mounts describe no reply beyond their path.
-func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan, config *routeConfig) *RouteInfo {
+func (a *instance) describeRoute(n *node, def *routeDef, spec *RouteSpec, in *inputPlan) *RouteInfo {
+	method, path, handler, config := spec.Method, spec.Path, spec.Handler, spec.config
 	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path(), ProblemDetails: a.cfg.errors.Problems}
-	for _, p := range a.lineage(n) {
+	line := a.lineage(n)
+	ri.Guards = routeGuards(line, method, spec.unguarded)
+	for _, p := range line {
 		for _, sc := range p.security {
 			if !slices.ContainsFunc(ri.Security, func(x SecurityScheme) bool { return x.Name == sc.Name }) {
 				ri.Security = append(ri.Security, sc)
@@ -274,7 +285,7 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	ri.Params = withPathParams(path, ri.Params)
 	if m := def.meta; m != nil {
 		ri.OperationID, ri.Summary, ri.Description = m.operationID, m.summary, m.description
-		ri.Tags, ri.Deprecated, ri.Undocumented = slices.Clone(m.tags), m.deprecated, m.undocumented
+		ri.Tags, ri.Deprecated, ri.Undocumented, ri.Public = slices.Clone(m.tags), m.deprecated, m.undocumented, m.public
 		for _, r := range m.responses {
 			ri.Responses = slices.DeleteFunc(ri.Responses, func(x ResponseInfo) bool { return x.Status == r.Status })
 			ri.Responses = append(ri.Responses, r)

@@ -22,6 +22,7 @@ type routeMeta struct {
 	tags         []string
 	deprecated   bool
 	undocumented bool
+	public       bool           // Public
 	responses    []ResponseInfo // declared with Responds, in call order
 }
 

@@ -253,6 +253,17 @@ func (v *Verifier) credential(req *httpx.Request) (string, *httpx.Error) {
 	return key, nil
 }
 
+// Guard is the guard the verifier enforces where its hook lands, for
+// app.Server.DeclareGuard: an auth guard named after the scheme in lower
+// case ("bearer"), or after the Header ("x-api-key").
+func (v *Verifier) Guard() app.Guard {
+	name := strings.ToLower(v.prefix[:len(v.prefix)-1])
+	if v.header != "" {
+		name = strings.ToLower(v.header)
+	}
+	return app.Guard{Kind: app.GuardAuth, Name: name}
+}
+
 // readScopes is the plugin's OnRoute hook: it takes each route's Scopes,
 // so Ready knows a plugin guards it, and keeps it for the requests.
 func (v *Verifier) readScopes(spec *app.RouteSpec) error {

@@ -26,6 +26,10 @@ const PluginName = "jwt"
 // http bearer scheme of format JWT otherwise.
 const SchemeName = "jwtAuth"
 
+// GuardName is the name of the auth guard the plugin declares where
+// it guards routes (app.Server.DeclareGuard), unless Optional.
+const GuardName = "jwt"
+
 // CheckName is the name of the readiness check Health adds.
 const CheckName = "jwks"
 
@@ -110,6 +114,13 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 		}
 		if err := s.DeclareSecurity(securityScheme(c)); err != nil {
 			return err
+		}
+		// Optional lets requests without a token through: the routes
+		// do not require authentication, whatever they accept.
+		if !g.optional {
+			if err := s.DeclareGuard(app.Guard{Kind: app.GuardAuth, Name: GuardName}); err != nil {
+				return err
+			}
 		}
 		if err := s.OnRoute(g.readScopes); err != nil {
 			return err
