@@ -64,7 +64,8 @@ type RouteInfo struct {
 
 	// Security are the schemes declared (DeclareSecurity) in the route's
 	// context and its ancestors, root first: the route can see each one's
-	// guard, so a request must satisfy them all.
+	// guard, so a request must satisfy them all — but for the schemes of
+	// one AnyOf group, of which it must satisfy one.
 	Security []SecurityScheme
 	// Scopes are the scopes a scheme of Security requires of the route,
 	// by the scheme's name, as its route config says (ScopedSecurity);
@@ -120,6 +121,11 @@ type SecurityScheme struct {
 	ParamName        string // for apiKey: the header, query or cookie name
 	OpenIDConnectURL string // for openIdConnect
 	Description      string
+	// AnyOf names a group of alternatives: of the schemes a route
+	// carries, those of one group are satisfied by satisfying any one
+	// of them (a guard taking a cookie or a token: auth.AnyOf), while
+	// every other scheme and group is required. Empty: required.
+	AnyOf string
 }
 
 // ScopedSecurity is a route config value (WithConfig, SetRouteConfig)
