@@ -30,7 +30,7 @@ func Method[T any](to func(Identity) (T, error), opts ...Option) auth.Method[T] 
 	case c.identity != "" || !c.addHook:
 		err = errors.New("bearer.Method takes neither ExposeIdentity nor Manual: auth.AnyOf provides the identity")
 	}
-	m := &method[T]{to: to, err: err, name: "authorization"}
+	m := &method[T]{to: to, err: err, name: "Authorization"}
 	if err == nil {
 		m.v = newVerifier(c)
 		if c.header != "" {
