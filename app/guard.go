@@ -273,15 +273,25 @@ type routeJSON struct {
 	Guards  RouteGuards `json:"guards"`
 }
 
-// routesJSON is the JSON array of the routes of rs, with their guards.
+// routesJSON is the JSON array of the routes of rs, with their guards,
+// one route a line.
 func routesJSON(rs []RouteInfo) string {
-	out := make([]routeJSON, len(rs))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "root > api" as written
+	b.WriteString("[")
 	for i, r := range rs {
-		out[i] = routeJSON{Method: r.Method, Path: r.Path, Context: r.Context, Guards: r.Guards.clone()}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+		// Strings and bools always encode; the encoder ends each with
+		// a newline, which the array's commas follow.
+		_ = enc.Encode(routeJSON{Method: r.Method, Path: r.Path, Context: r.Context, Guards: r.Guards.clone()})
+		s := b.String()
+		b.Reset()
+		b.WriteString(strings.TrimSuffix(s, "\n"))
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		panic(err) // strings and bools always encode
-	}
-	return string(b) + "\n"
+	b.WriteString("\n]\n")
+	return b.String()
 }

@@ -53,11 +53,12 @@ func edgePlugin(origins []string) *app.Plugin {
 func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 	a := newAccounts(st.users, ids)
 	return func(s *app.Server) error {
+		s.Policy(apiPolicies()...)
 		s.Register(secure.Plugin(secure.API()))
 		s.Register(session.Plugin[account](st.sessions, session.Cookie(sessionCookie)))
 		s.Register(csrf.Plugin(csrf.Exempt(bearerRequest)))
 		s.Register(sessionPlugin(a), app.Name("session"))
-		s.Register(todosPlugin(authPlugin(a), st.traffic), app.Name("todos"))
+		s.Register(todosPlugin(guardPlugin(a, st.sessions), st.traffic), app.Name("todos"))
 		return nil
 	}
 }

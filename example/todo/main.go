@@ -12,6 +12,7 @@
 // SQLite database), -users name:token,… (env TODO_USERS; with none, one
 // user "demo" with a random token, logged once at start), -openapi
 // (print the OpenAPI document, what GET /openapi.json serves, and exit),
+// -routes (print the routes as JSON with what guards each, and exit),
 // -cors-origins https://a.example,https://b.example (the origins whose
 // pages may call the API; none: no CORS header at all), -trusted-proxies
 // 127.0.0.1/32,… (the proxies whose X-Forwarded-For gives the client's
@@ -125,6 +126,7 @@ type config struct {
 	port     int
 	users    []user
 	openapi  bool     // print the OpenAPI document and exit
+	routes   bool     // print the routes and their guards as JSON, and exit
 	origins  []string // -cors-origins
 	proxies  []string // -trusted-proxies
 	redis    string   // -redis: the sessions' and rate limits' Redis URL
@@ -144,6 +146,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
 	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
 	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
+	fs.BoolVar(&c.routes, "routes", false, "print the routes as JSON, each with what guards it (auth, csrf, rateLimit, cors), then exit")
 	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
 	origins := fs.String("cors-origins", "", "origins whose pages may call the API, as https://a.example,https://b.example; none: no CORS")
 	proxies := fs.String("trusted-proxies", "", "proxies whose X-Forwarded-For is believed, as CIDRs or addresses: 127.0.0.1/32,10.0.0.0/8")
@@ -236,6 +239,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	if cfg.openapi {
 		return printOpenAPI(os.Stdout, s)
+	}
+	if cfg.routes {
+		return printRoutes(os.Stdout, s)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {

@@ -21,7 +21,9 @@
 //     method, so a bad token cannot fall through to a cookie.
 //   - A request that carries no credential at all gets the first
 //     method's refusal of a missing credential (bearer's 401 with
-//     WWW-Authenticate: Bearer, when it comes first).
+//     WWW-Authenticate: Bearer, when it comes first). A 401 a method
+//     gives without a challenge (a session that ended) gets the
+//     challenges of the other methods' schemes.
 //   - The identity, whichever method found it, is one request value of
 //     type T, the type parameter shared by the methods: handlers and
 //     hooks take T. It is also the request decorator Decorator, for a
@@ -49,6 +51,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
@@ -120,6 +123,9 @@ func AnyOf[T any](methods ...Method[T]) *app.Plugin {
 				return err
 			}
 			g.cookie = g.cookie || m.Guard().Cookie
+			if c := challenge(sc); c != "" && !slices.Contains(g.challenges, c) {
+				g.challenges = append(g.challenges, c)
+			}
 		}
 		if g.cookie {
 			if err := s.DeclareGuard(app.Guard{Kind: app.GuardCSRF}); err != nil {
@@ -137,6 +143,21 @@ type guard[T any] struct {
 	methods []Method[T]
 	cookie  bool // a method is a cookie's: its requests are checked for CSRF
 	cop     *http.CrossOriginProtection
+	// challenges are the WWW-Authenticate values of the methods' schemes
+	// that have one, for a 401 a method gave without.
+	challenges []string
+}
+
+// challenge is the auth-scheme a client answers a 401 of sc with, ""
+// for a scheme that has none (an API key, a cookie).
+func challenge(sc app.SecurityScheme) string {
+	switch {
+	case sc.Type == "openIdConnect":
+		return "Bearer"
+	case sc.Type == "http" && sc.Scheme != "":
+		return strings.ToUpper(sc.Scheme[:1]) + sc.Scheme[1:]
+	}
+	return ""
 }
 
 // check refuses a composition that cannot work.
@@ -178,6 +199,14 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	}
 	id, err := m.Authenticate(req, rep)
 	if err != nil || rep.Sent() {
+		// Every 401 says how to authenticate (RFC 9110 §11.6.1): a
+		// method's refusal without a challenge (a dead session) gets
+		// those of the other ways in.
+		var he *httpx.Error
+		if errors.As(err, &he) && he.StatusCode == http.StatusUnauthorized && len(g.challenges) > 0 &&
+			len(rep.Header()["Www-Authenticate"]) == 0 {
+			rep.Header()["Www-Authenticate"] = slices.Clip(g.challenges)
+		}
 		return err
 	}
 	if m.Guard().Cookie && g.forged(req.Raw()) {

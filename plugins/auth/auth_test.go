@@ -89,7 +89,7 @@ func TestAnyOfTheFirstCredentialPresentDecides(t *testing.T) {
 			[]string{"Authorization", "Bearer nope", "Cookie", cookie}, 401, `{"error":"invalid authorization header"}`, `Bearer error="invalid_token"`},
 		{"another scheme is a wrong bearer credential", "GET",
 			[]string{"Authorization", "Basic YTpi", "Cookie", cookie}, 401, `{"error":"invalid authorization header"}`, `Bearer error="invalid_token"`},
-		{"a dead session is refused", "GET", []string{"Cookie", "sid=forged"}, 401, "log in again", ""},
+		{"a dead session is refused, with the other ways' challenge", "GET", []string{"Cookie", "sid=forged"}, 401, "log in again", "Bearer"},
 		{"a cookie's cross-site POST is refused", "POST", []string{"Cookie", cookie, "Sec-Fetch-Site", "cross-site"}, 403, "cross-origin request refused", ""},
 		{"a cookie's same-origin POST passes", "POST", []string{"Cookie", cookie, "Sec-Fetch-Site", "same-origin"}, 200, "posted by bob", ""},
 		{"a cookie's cross-site GET passes", "GET", []string{"Cookie", cookie, "Sec-Fetch-Site", "cross-site"}, 200, "bob", ""},
