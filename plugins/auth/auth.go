@@ -122,6 +122,7 @@ func AnyOf[T any](methods ...Method[T]) *app.Plugin {
 			if err := s.DeclareSecurity(sc); err != nil {
 				return err
 			}
+			g.cookies = append(g.cookies, m.Guard().Cookie)
 			g.cookie = g.cookie || m.Guard().Cookie
 			if c := challenge(sc); c != "" && !slices.Contains(g.challenges, c) {
 				g.challenges = append(g.challenges, c)
@@ -141,7 +142,8 @@ func AnyOf[T any](methods ...Method[T]) *app.Plugin {
 // guard is one registration of AnyOf.
 type guard[T any] struct {
 	methods []Method[T]
-	cookie  bool // a method is a cookie's: its requests are checked for CSRF
+	cookies []bool // cookies[i]: methods[i] is a cookie's, whose requests are checked for CSRF
+	cookie  bool   // a method is a cookie's
 	cop     *http.CrossOriginProtection
 	// challenges are the WWW-Authenticate values of the methods' schemes
 	// that have one, for a 401 a method gave without.
@@ -190,13 +192,14 @@ var csrfRefusal = &httpx.Error{StatusCode: http.StatusForbidden, Code: csrf.Code
 // authenticate is the onRequest hook: the first method whose credential
 // is present decides.
 func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
-	m := g.methods[0] // no credential at all: the first method refuses it
-	for _, c := range g.methods {
+	i := 0 // no credential at all: the first method refuses it
+	for j, c := range g.methods {
 		if c.Present(req) {
-			m = c
+			i = j
 			break
 		}
 	}
+	m := g.methods[i]
 	id, err := m.Authenticate(req, rep)
 	if err != nil || rep.Sent() {
 		// Every 401 says how to authenticate (RFC 9110 §11.6.1): a
@@ -209,7 +212,7 @@ func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 		}
 		return err
 	}
-	if m.Guard().Cookie && g.forged(req.Raw()) {
+	if g.cookies[i] && g.forged(req.Raw()) {
 		return csrfRefusal
 	}
 	return req.SetDecorator(Decorator, id)
