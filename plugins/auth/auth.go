@@ -1,13 +1,15 @@
 // Package auth composes several ways of authenticating into one guard:
-// a context whose routes take a session cookie, a bearer token or a JWT,
-// as @fastify/auth composes Fastify's.
+// a context whose routes take a session cookie, a bearer token or a JWT
+// (what @fastify/auth does for Fastify, except that a wrong credential
+// never falls through to the next way, where its default tries each in
+// turn).
 //
 //	s.Register(func(s *app.Server) error {
 //		s.Register(session.Plugin[account](store))
 //		s.Register(auth.AnyOf(
 //			jwt.Method(fromClaims, jwt.Discovery(issuer), jwt.Audience("todos")),
 //			bearer.Method(fromKey, bearer.Keys(tokens...)),
-//			session.Method(fromSession, store),
+//			session.Method(store, fromSession),
 //		))
 //		app.Get(s, "/todos", list) // list takes the user: a request value of type user
 //		return nil
