@@ -39,7 +39,8 @@ type RouteSpec struct {
 	// route served at a second path is one route, not a twin.
 	Twin bool
 
-	config *routeConfig // WithConfig's values, read with RouteConfig
+	config    *routeConfig // WithConfig's values, read with RouteConfig
+	unguarded []Guard      // the guards of its contexts it is out of (Unguard)
 }
 
 // OnRegister adds fn to run for every encapsulated plugin of this context

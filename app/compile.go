@@ -140,7 +140,10 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 		}
 	}
 	if ro.Method != anyMethod {
-		rt.desc = a.describeRoute(n, def, ro.Method, ro.Path, ro.Handler, rt.in, ro.config)
+		rt.desc = a.describeRoute(n, def, &ro, rt.in)
+		if err := checkPolicies(a.lineage(n), rt.desc); err != nil {
+			return headTwin{}, err
+		}
 	}
 	a.routes = append(a.routes, rt)
 	if ro.Method != http.MethodGet {

@@ -335,6 +335,23 @@
 //
 //	s.Get("/feed", feed, cors.Off()) // a plugin's route option wraps WithConfig
 //
+// # Guards and policies
+//
+// A plugin that guards routes declares what it enforces where its hook
+// lands ([Server.DeclareGuard]: authentication by a scheme, CSRF, a
+// rate-limit policy, CORS, shedding); Ready computes each route's
+// [RouteInfo].Guards, which PrintRoutes lists (and prints as JSON with
+// [AsJSON]). A context's policies ([Server.Policy], [RequireAuth],
+// [RequireCSRF]) make Ready fail for a route they do not cover, with
+// [ErrPolicy] naming the route; [Public] marks an open route.
+//
+//	s.Register(func(s *app.Server) error {
+//		s.Policy(app.RequireAuth(), app.RequireCSRF())
+//		s.Register(auth.AnyOf(bearer.Method(toUser, bearer.Keys(key)))) // declares its guard
+//		app.Post(s, "/login", login, app.Public())
+//		return app.Get(s, "/todos", list)
+//	}, app.Name("api"))
+//
 // # Streaming
 //
 //	s.Get("/events", func(rep *httpx.Reply) error {

@@ -57,6 +57,12 @@ var (
 	// with ReadsDecorators runs before the hook that sets the decorator
 	// (SetsDecorators), or where none does.
 	ErrHookOrder = errors.New("hook runs before the hook it depends on")
+	// ErrPolicy is returned by Ready for a route that breaks a Policy of
+	// its contexts (RequireAuth, RequireCSRF).
+	ErrPolicy = errors.New("route breaks a policy")
+	// ErrInvalidGuard is returned by DeclareGuard for a guard that cannot
+	// be described.
+	ErrInvalidGuard = errors.New("invalid guard")
 )
 
 // ErrBodyTooLarge is matched by the error a Parser gets when it reads

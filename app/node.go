@@ -40,6 +40,8 @@ type node struct {
 	loaded         []*loadRecord   // plugins loaded into this context, wrapped ones included, in order
 	app            appHooks
 	security       []SecurityScheme // declared here (DeclareSecurity)
+	guards         []Guard          // declared here (DeclareGuard)
+	policies       []Policy         // added here (Server.Policy)
 }
 
 // wrapped names the wrapped plugins loaded into n, in load order.

@@ -12,7 +12,7 @@ import (
 // PrintOption configures PrintRoutes.
 type PrintOption func(*printOptions)
 
-type printOptions struct{ hooks bool }
+type printOptions struct{ hooks, json bool }
 
 // IncludeHooks makes PrintRoutes list each route's effective hook chain,
 // in the order the hooks run, and the request values the route may build
@@ -24,16 +24,31 @@ type printOptions struct{ hooks bool }
 // value's constructor not made by Provider.
 func IncludeHooks() PrintOption { return func(o *printOptions) { o.hooks = true } }
 
+// AsJSON makes PrintRoutes write the routes (Routes) as a JSON array
+// instead of a tree, one object per route with its guards, for tools
+// and tests:
+//
+//	[{"method":"PATCH","path":"/todos/:id","context":"root > api",
+//	  "guards":{"auth":["bearer","session"],"csrf":true,"rateLimit":["user"],"cors":false}}]
+//
+// The arrays are never null. IncludeHooks adds nothing to it.
+func AsJSON() PrintOption { return func(o *printOptions) { o.json = true } }
+
 // PrintRoutes draws the routes as a tree of path segments, each with its
 // methods and context path. The routes of a path share a line while they
 // agree, and are drawn on lines of their own where they differ: in
-// context, in config values (WithConfig, listed under the route) or,
+// context, in guards (DeclareGuard, listed under a route that has any:
+// the schemes that authenticate it, or "no auth", CSRF, rate-limit
+// policies, CORS, shedding), in config values (WithConfig, listed under the route) or,
 // with IncludeHooks, in hook chain, request values or reflective
 // handler. Call it after Ready; before, it is empty.
 func (s *Server) PrintRoutes(opts ...PrintOption) string {
 	var o printOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.json {
+		return routesJSON(s.Routes())
 	}
 	type trie struct {
 		kids   map[string]*trie
@@ -105,6 +120,9 @@ type routeGroup struct {
 // like, or to a new one.
 func addToGroup(groups []*routeGroup, method string, rt *route, hooks bool) []*routeGroup {
 	var details []string
+	if rt.desc != nil && rt.desc.Guards.any() {
+		details = append(details, "guards: "+rt.desc.Guards.String())
+	}
 	if line := rt.configLine(); line != "" {
 		details = append(details, line)
 	}

@@ -64,7 +64,8 @@ type RouteInfo struct {
 
 	// Security are the schemes declared (DeclareSecurity) in the route's
 	// context and its ancestors, root first: the route can see each one's
-	// guard, so a request must satisfy them all.
+	// guard, so a request must satisfy them all — but for the schemes of
+	// one AnyOf group, of which it must satisfy one.
 	Security []SecurityScheme
 	// Scopes are the scopes a scheme of Security requires of the route,
 	// by the scheme's name, as its route config says (ScopedSecurity);
@@ -74,6 +75,12 @@ type RouteInfo struct {
 	// Upgrade is the protocol the route switches to, declared with
 	// Upgrades (a WebSocket route's); nil for none.
 	Upgrade *UpgradeInfo
+	// Guards are what guards the route, as the plugins of its contexts
+	// declared it (DeclareGuard), less what its OnRoute hooks took it out
+	// of (Unguard).
+	Guards RouteGuards
+	// Public says the route is marked open to anyone (Public).
+	Public bool
 
 	// ProblemDetails says the framework answers the route's errors with
 	// problem details (httpx.Problem, WithProblemDetails) rather than
@@ -131,6 +138,11 @@ type SecurityScheme struct {
 	ParamName        string // for apiKey: the header, query or cookie name
 	OpenIDConnectURL string // for openIdConnect
 	Description      string
+	// AnyOf names a group of alternatives: of the schemes a route
+	// carries, those of one group are satisfied by satisfying any one
+	// of them (a guard taking a cookie or a token: auth.AnyOf), while
+	// every other scheme and group is required. Empty: required.
+	AnyOf string
 }
 
 // ScopedSecurity is a route config value (WithConfig, SetRouteConfig)
@@ -250,6 +262,7 @@ func (ri *RouteInfo) clone() RouteInfo {
 		u := *ri.Upgrade
 		c.Upgrade = &u
 	}
+	c.Guards = ri.Guards.clone()
 	if ri.Scopes != nil {
 		c.Scopes = make(map[string][]string, len(ri.Scopes))
 		for k, v := range ri.Scopes {
@@ -263,9 +276,12 @@ func (ri *RouteInfo) clone() RouteInfo {
 // registered, method, path, handler and config as the OnRoute hooks left
 // them, and in, what the route decodes for its handler and hooks. Standard
 // handlers and mounts describe no reply beyond their path.
-func (a *instance) describeRoute(n *node, def *routeDef, method, path string, handler any, in *inputPlan, config *routeConfig) *RouteInfo {
+func (a *instance) describeRoute(n *node, def *routeDef, spec *RouteSpec, in *inputPlan) *RouteInfo {
+	method, path, handler, config := spec.Method, spec.Path, spec.Handler, spec.config
 	ri := &RouteInfo{Method: method, Path: path, Context: n.ctx.Path(), ProblemDetails: a.cfg.errors.Problems}
-	for _, p := range a.lineage(n) {
+	line := a.lineage(n)
+	ri.Guards = routeGuards(line, method, spec.unguarded)
+	for _, p := range line {
 		for _, sc := range p.security {
 			if !slices.ContainsFunc(ri.Security, func(x SecurityScheme) bool { return x.Name == sc.Name }) {
 				ri.Security = append(ri.Security, sc)
@@ -296,7 +312,7 @@ func (a *instance) describeRoute(n *node, def *routeDef, method, path string, ha
 	ri.Params = withPathParams(path, ri.Params)
 	if m := def.meta; m != nil {
 		ri.OperationID, ri.Summary, ri.Description = m.operationID, m.summary, m.description
-		ri.Tags, ri.Deprecated, ri.Undocumented = slices.Clone(m.tags), m.deprecated, m.undocumented
+		ri.Tags, ri.Deprecated, ri.Undocumented, ri.Public = slices.Clone(m.tags), m.deprecated, m.undocumented, m.public
 		if m.upgrade != nil {
 			u := *m.upgrade
 			ri.Upgrade = &u

@@ -23,6 +23,7 @@ type routeMeta struct {
 	tags         []string
 	deprecated   bool
 	undocumented bool
+	public       bool           // Public
 	responses    []ResponseInfo // declared with Responds, in call order
 	upgrade      *UpgradeInfo   // declared with Upgrades
 }

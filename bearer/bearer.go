@@ -131,8 +131,12 @@ func Plugin(opts ...Option) *app.Plugin {
 		if !v.addHook {
 			return s.Decorate(v)
 		}
-		// The hook guards this context's routes: say so in their descriptions.
+		// The hook guards this context's routes: say so in their
+		// descriptions, and in the proof of what guards each route.
 		if err := s.DeclareSecurity(v.security); err != nil {
+			return err
+		}
+		if err := s.DeclareGuard(v.Guard()); err != nil {
 			return err
 		}
 		// Declared: a hook reading the identity (a per-user rate limit)

@@ -132,6 +132,11 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 	if failure == nil {
 		return nil
 	}
+	return v.answer(rep, failure)
+}
+
+// answer sends the plugin's answer to failure.
+func (v *Verifier) answer(rep *httpx.Reply, failure *httpx.Error) error {
 	if failure == v.errScope {
 		rep.Header()["Content-Type"] = v.contentType
 		rep.Code(failure.StatusCode)
@@ -159,8 +164,14 @@ func (v *Verifier) authenticate(req *httpx.Request, rep *httpx.Reply) error {
 // refuse runs the check; on failure it logs the reason and sets the
 // challenge header.
 func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.Error, cause error) {
+	_, failure, cause = v.refuseFor(req, rep)
+	return failure, cause
+}
+
+// refuseFor is refuse, which also returns who the key is when it passes.
+func (v *Verifier) refuseFor(req *httpx.Request, rep *httpx.Reply) (id Identity, failure *httpx.Error, cause error) {
 	var r *rule
-	failure, r, cause = v.check(req)
+	id, failure, r, cause = v.check(req)
 	if failure != nil {
 		v.log(req, failure, cause)
 		challenge := v.challengeFor(failure)
@@ -171,16 +182,16 @@ func (v *Verifier) refuse(req *httpx.Request, rep *httpx.Reply) (failure *httpx.
 			rep.Header()["Www-Authenticate"] = challenge
 		}
 	}
-	return failure, cause
+	return id, failure, cause
 }
 
-// check returns nil when req may pass, or the failure and, for a store
-// or Auth error, its cause; for a key lacking the route's scopes, the
-// route's rule.
-func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cause error) {
+// check returns who the key is when req may pass, or the failure and,
+// for a store or Auth error, its cause; for a key lacking the route's
+// scopes, the route's rule. With ExposeIdentity it sets the decorator.
+func (v *Verifier) check(req *httpx.Request) (id Identity, failure *httpx.Error, r *rule, cause error) {
 	key, failure := v.credential(req)
 	if failure != nil {
-		return failure, nil, nil
+		return id, failure, nil, nil
 	}
 	index := -1
 	var found *APIKey
@@ -188,38 +199,42 @@ func (v *Verifier) check(req *httpx.Request) (failure *httpx.Error, r *rule, cau
 	case v.store != nil:
 		k, err := v.store.Find(req.Context(), HashKey(key))
 		if err != nil {
-			return v.errInternal, nil, err
+			return id, v.errInternal, nil, err
 		}
 		if k == nil {
-			return v.errInvalid, nil, nil
+			return id, v.errInvalid, nil, nil
 		}
 		found = k
 		if r = v.rules.Of(req); r != nil && !scopetoken.All(k.Scopes, r.scopes) {
-			return v.errScope, r, nil
+			return id, v.errScope, r, nil
 		}
 	case v.auth != nil:
 		ok, err := v.auth(key, req)
 		if err != nil {
-			return v.errInternal, nil, err
+			return id, v.errInternal, nil, err
 		}
 		if !ok {
-			return v.errInvalid, nil, nil
+			return id, v.errInvalid, nil, nil
 		}
 	default:
 		if index = v.match(key); index < 0 {
-			return v.errInvalid, nil, nil
+			return id, v.errInvalid, nil, nil
 		}
+	}
+	id = Identity{Index: index, Authenticated: true}
+	if found != nil {
+		id = Identity{Index: -1, Authenticated: true, KeyID: found.ID, Scopes: found.Scopes}
 	}
 	if v.identity != "" {
-		id := v.identities[index+1]
+		boxed := v.identities[index+1] // boxed once: no allocation per request
 		if found != nil {
-			id = Identity{Index: -1, Authenticated: true, KeyID: found.ID, Scopes: found.Scopes}
+			boxed = id
 		}
-		if err := req.SetDecorator(v.identity, id); err != nil {
-			return v.errInternal, nil, err
+		if err := req.SetDecorator(v.identity, boxed); err != nil {
+			return id, v.errInternal, nil, err
 		}
 	}
-	return nil, nil, nil
+	return id, nil, nil, nil
 }
 
 // credential is the key req presents: the value of the plugin's Header,
@@ -251,6 +266,13 @@ func (v *Verifier) credential(req *httpx.Request) (string, *httpx.Error) {
 		return "", v.errInvalid
 	}
 	return key, nil
+}
+
+// Guard is the guard the verifier enforces where its hook lands, for
+// app.Server.DeclareGuard: an auth guard named as its security scheme
+// without "Auth": "bearer", "x-api-key" for Header("X-API-Key").
+func (v *Verifier) Guard() app.Guard {
+	return app.Guard{Kind: app.GuardAuth, Name: strings.TrimSuffix(v.security.Name, "Auth")}
 }
 
 // readScopes is the plugin's OnRoute hook: it takes each route's Scopes,

@@ -222,6 +222,7 @@ Routes
 ├── echo (POST) root > publicContext
 ├── events (GET, HEAD) root > publicContext
 ├── one (GET, HEAD) root > authenticatedContext
+│     • guards: auth bearer
 │     • onRequest: (*Verifier).authenticate
 ├── openapi-3.0.json (GET, HEAD) root
 ├── openapi-3.2.json (GET, HEAD) root

@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -209,19 +210,43 @@ func (b *builder) route(r app.RouteInfo) error {
 		op["requestBody"] = b.formBody(r)
 	}
 	if len(r.Security) > 0 {
-		req := obj{}
+		// One requirement object per way of satisfying them: every
+		// scheme outside a group, and one scheme of each AnyOf group.
+		reqs := []obj{{}}
+		groups := map[string]int{} // AnyOf group → index of its first scheme's alternatives
+		var alts [][]app.SecurityScheme
 		for _, sc := range r.Security {
 			if prev, ok := b.security[sc.Name]; ok && prev != sc {
 				return fmt.Errorf("%w: route %s: security scheme %q differs from another of that name the document holds", ErrDocument, where, sc.Name)
 			}
 			b.security[sc.Name] = sc
-			scopes := []any{}
-			for _, s := range r.Scopes[sc.Name] {
-				scopes = append(scopes, s)
+			if i, ok := groups[sc.AnyOf]; ok && sc.AnyOf != "" {
+				alts[i] = append(alts[i], sc)
+				continue
 			}
-			req[sc.Name] = scopes
+			groups[sc.AnyOf] = len(alts)
+			alts = append(alts, []app.SecurityScheme{sc})
 		}
-		op["security"] = []any{req}
+		for _, choice := range alts {
+			var next []obj
+			for _, req := range reqs {
+				for _, sc := range choice {
+					scopes := []any{}
+					for _, s := range r.Scopes[sc.Name] {
+						scopes = append(scopes, s)
+					}
+					o := maps.Clone(req)
+					o[sc.Name] = scopes
+					next = append(next, o)
+				}
+			}
+			reqs = next
+		}
+		list := make([]any, len(reqs))
+		for i, req := range reqs {
+			list[i] = req
+		}
+		op["security"] = list
 	} else {
 		op["security"] = []any{} // says "none", where a missing list could mean "forgotten"
 	}

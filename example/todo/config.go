@@ -27,6 +27,7 @@ type settings struct {
 	Users userList   `flag:"users" usage:"users as name:token,name:token; none: one user \"demo\" with a random token"`
 
 	OpenAPI        bool   `flag:"openapi" usage:"print the OpenAPI document (what GET /openapi.json serves, or the -openapi-version rendition), then exit"`
+	Routes         bool   `flag:"routes" usage:"print the routes as JSON, each with what guards it (auth, csrf, rateLimit, cors), then exit"`
 	OpenAPIVersion string `flag:"openapi-version" default:"3.1" validate:"enum=3.1|3.2|3.0" usage:"the rendition -openapi prints: 3.1 (/openapi.json), 3.2 (/openapi-3.2.json) or 3.0 (/openapi-3.0.json)"`
 	PrintConfig    bool   `flag:"print-config" usage:"print the effective configuration as JSON, secrets redacted, then exit"`
 

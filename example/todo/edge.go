@@ -53,6 +53,7 @@ func edgePlugin(origins []string) *app.Plugin {
 func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 	a := newAccounts(st.users, ids)
 	return func(s *app.Server) error {
+		s.Policy(apiPolicies()...)
 		s.Register(secure.Plugin(secure.API()))
 		s.Register(session.Plugin[account](st.sessions, session.Cookie(sessionCookie)))
 		s.Register(csrf.Plugin(csrf.Exempt(bearerRequest)))
@@ -60,7 +61,7 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 		if st.oidc.issuer != "" {
 			s.Register(oidcPlugin(st.oidc, a, st.sessions))
 		}
-		s.Register(todosPlugin(authPlugin(a), st.traffic, st.keys), app.Name("todos"))
+		s.Register(todosPlugin(guardPlugin(a, st.sessions), st.traffic, st.keys), app.Name("todos"))
 		return nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/auth"
 	readiness "github.com/burrow-go/burrow/plugins/health"
 	"github.com/burrow-go/burrow/plugins/ratelimit"
 )
@@ -92,6 +93,7 @@ func (t *traffic) guardRoot(db interface{ PingContext(context.Context) error }, 
 		if err := s.OnRoute(func(spec *app.RouteSpec) error {
 			if (spec.Method == http.MethodGet || spec.Method == http.MethodHead) && (spec.Path == "/healthz" || files[spec.Path]) {
 				app.SetRouteConfig(spec, uncounted{})
+				app.Unguard(spec, perAddress) // what guards each route says so
 			}
 			return nil
 		}); err != nil {
@@ -101,6 +103,10 @@ func (t *traffic) guardRoot(db interface{ PingContext(context.Context) error }, 
 			ratelimit.Limit(policy("ip", t.perIP, ratelimit.ByIP()))))
 	}, app.Name("traffic"))
 }
+
+// perAddress is the guard of the per-address policy, which the routes
+// it skips are taken out of.
+var perAddress = app.Guard{Kind: app.GuardRateLimit, Name: "ip"}
 
 // skipPerAddress reports whether the per-address middleware leaves r
 // alone: a route of the authenticated context, or an uncounted one.
@@ -156,6 +162,7 @@ func (t *traffic) guardUsers() *app.Plugin {
 		}
 		if err := s.OnRoute(func(spec *app.RouteSpec) error {
 			app.SetRouteConfig(spec, authenticated{})
+			app.Unguard(spec, perAddress) // the user's budget pays
 			return nil
 		}); err != nil {
 			return err
@@ -163,9 +170,12 @@ func (t *traffic) guardUsers() *app.Plugin {
 		if err := s.DecorateRequest(userDecorator, userID(0)); err != nil {
 			return err
 		}
+		// The user comes from the guard's decorator: Ready proves the
+		// guard runs first, or a per-user budget keyed on no user would
+		// limit no one.
 		if err := s.AddHook(app.OnRequest, func(_ context.Context, in userIn) error {
 			return in.Req.SetDecorator(userDecorator, in.User)
-		}, app.SetsDecorators(userDecorator)); err != nil {
+		}, app.ReadsDecorators(auth.Decorator), app.SetsDecorators(userDecorator)); err != nil {
 			return err
 		}
 		if err := s.Register(ratelimit.Plugin(ratelimit.WithStore(t.store), ratelimit.AsHook(app.OnRequest),

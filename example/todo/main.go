@@ -20,7 +20,8 @@
 // SQLite database), -users name:token,… (with none, one
 // user "demo" with a random token, logged once at start), -openapi
 // (print the OpenAPI document, what GET /openapi.json serves, and exit;
-// -openapi-version 3.2 or 3.0 prints that rendition instead),
+// -openapi-version 3.2 or 3.0 prints that rendition instead), -routes
+// (print the routes as JSON with what guards each, and exit),
 // -cors-origins https://a.example,https://b.example (the origins whose
 // pages may call the API; none: no CORS header at all), -trusted-proxies
 // 127.0.0.1/32,… (the proxies whose X-Forwarded-For gives the client's
@@ -221,10 +222,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	if err != nil {
 		return err
 	}
-	if cfg.OpenAPI {
+	if cfg.OpenAPI || cfg.Routes {
 		err := s.Ready()
-		if err == nil {
+		if err == nil && cfg.OpenAPI {
 			err = printOpenAPI(os.Stdout, s, cfg.OpenAPIVersion)
+		} else if err == nil {
+			err = printRoutes(os.Stdout, s)
 		}
 		return errors.Join(err, s.Close(context.Background()))
 	}

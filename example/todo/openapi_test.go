@@ -45,7 +45,8 @@ func TestOpenAPIDocument(t *testing.T) {
 				assert.Empty(t, op.Security, method+" "+path)
 				continue
 			}
-			assert.Equal(t, []map[string][]string{{"bearerAuth": {}}}, op.Security, method+" "+path)
+			assert.Equal(t, []map[string][]string{{"bearerAuth": {}}, {"sessionCookie": {}}}, op.Security,
+				"%s %s: a bearer token or the session cookie, either will do", method, path)
 			assert.Contains(t, op.Responses, "401", method+" "+path)
 		}
 	}

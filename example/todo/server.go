@@ -57,7 +57,7 @@ type setup struct {
 // GET /healthz, the OpenAPI description and the database as a service
 // (plugin "db"). Below it the API context (plugin "api"): sessions,
 // CSRF, POST and DELETE /session, and the todos plugin, whose routes
-// take a bearer token or a session cookie (plugin "auth"). users are
+// take a bearer token or a session cookie (auth.AnyOf). users are
 // added to the database first, so each keeps its todos in a database
 // file from one run to the next.
 func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*app.Server, error) {
@@ -178,7 +178,7 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 }
 
 // todosPlugin serves the todo routes, to a request that authenticates
-// (authPlugin).
+// (guardPlugin).
 func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(auth)

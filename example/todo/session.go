@@ -60,10 +60,10 @@ func logOut(_ context.Context, in logoutIn) (app.NoContent, error) {
 func sessionPlugin(a *accounts) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.SetBodyLimit(maxLoginBody)
-		app.Post(s, "/session", a.logIn,
+		app.Post(s, "/session", a.logIn, app.Public(),
 			app.Responds(http.StatusUnauthorized, httpx.ErrorBody{}),
 			app.Summary("Log in: start a browser session (cookie todo_session)"),
 			app.Description("The body is JSON or a form (application/x-www-form-urlencoded) with the same fields."))
-		return app.Delete(s, "/session", logOut, app.Summary("Log out: end the browser session"))
+		return app.Delete(s, "/session", logOut, app.Public(), app.Summary("Log out: end the browser session"))
 	}
 }

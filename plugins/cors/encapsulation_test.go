@@ -203,10 +203,12 @@ func TestPrintRoutesShowsEachRoutesPolicy(t *testing.T) {
 	require.NoError(t, s.Ready())
 	assert.Equal(t, `/
 ├── a (GET, HEAD) root
+│     • guards: no auth, cors
 │     • config: *cors.Route https://public.example https://admin.example, credentials (root)
 ├── b (GET, HEAD) root
 │     • config: *cors.Route off
 └── c (GET, HEAD) root
+      • guards: no auth, cors
       • config: *cors.Route override: https://public.example https://admin.example, origins matching ^(?:https://.*\.example)$, credentials (root)
 `, s.PrintRoutes())
 }

@@ -64,6 +64,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		// One instance per registration: the value may be registered in
 		// several contexts, each the owner of its own routes.
 		in := &instance{opts: opts, pol: pol, context: s.Path()}
+		if err := s.DeclareGuard(guard); err != nil {
+			return err
+		}
 		if err := s.OnRoute(in.resolve); err != nil {
 			return err
 		}
@@ -72,6 +75,10 @@ func Plugin(opts ...Option) *app.Plugin {
 		return s.Use(in.middleware, app.Outermost())
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }
+
+// guard is what the plugin declares where it lands; a route it turns
+// Off is taken out of it.
+var guard = app.Guard{Kind: app.GuardCORS}
 
 // resolve gives a route the policy it answers with: this plugin's, or
 // the route's Override merged over it, or none (Off). It runs for every
@@ -84,6 +91,7 @@ func (in *instance) resolve(spec *app.RouteSpec) error {
 		switch {
 		case r.off:
 			r.pol = nil
+			app.Unguard(spec, guard)
 		case r.opts != nil:
 			pol, err := newPolicy(append(append([]Option{}, in.opts...), r.opts...))
 			if err != nil {

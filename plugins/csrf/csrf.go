@@ -82,6 +82,9 @@ func Plugin(opts ...Option) *app.Plugin {
 		o(c)
 	}
 	return app.Wrap(func(s *app.Server) error {
+		if err := s.DeclareGuard(app.Guard{Kind: app.GuardCSRF}); err != nil {
+			return err
+		}
 		return s.AddHook(app.OnRequest, c.check)
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return c.err }))
 }

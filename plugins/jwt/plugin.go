@@ -26,6 +26,10 @@ const PluginName = "jwt"
 // http bearer scheme of format JWT otherwise.
 const SchemeName = "jwtAuth"
 
+// GuardName is the name of the auth guard the plugin declares where
+// it guards routes (app.Server.DeclareGuard), unless Optional.
+const GuardName = "jwt"
+
 // CheckName is the name of the readiness check Health adds.
 const CheckName = "jwks"
 
@@ -63,6 +67,8 @@ const decorator = "burrow.jwt"
 
 // guard is one registration of the plugin.
 type guard[T any] struct {
+	c        *config
+	remote   *remote // nil for static keys
 	v        *verifier
 	level    zapcore.Level
 	custom   bool   // T has fields: decode the payload into it
@@ -82,25 +88,7 @@ type guard[T any] struct {
 // route's Scopes 403. Invalid options make Register (and Ready) fail
 // with a *app.PluginError naming the plugin.
 func Plugin[T any](opts ...Option) *app.Plugin {
-	c, err := newConfig(opts)
-	g := &guard[T]{}
-	var r *remote
-	if err == nil {
-		g.level, g.scheme, g.prefix, g.optional, g.ch = c.logLevel, c.scheme, c.scheme+" ", c.optional, newChallenges(c.scheme)
-		g.custom = reflect.TypeFor[T]().Size() > 0 // struct{} holds nothing to decode
-		g.v = &verifier{issuer: c.issuer, audience: c.audience, leeway: c.leeway, maxSize: c.maxSize,
-			require: c.require, now: c.now}
-		if len(c.static) > 0 {
-			g.v.static = newKeySet(c.static)
-		} else {
-			r = newRemote(c.discovery, c.jwksURL, c.client)
-			r.now = c.now
-			if c.wait != nil {
-				r.wait = c.wait
-			}
-			g.v.remote = r
-		}
-	}
+	g, err := newGuard[T](opts)
 	return app.Wrap(func(s *app.Server) error {
 		if err := s.DecorateRequest(decorator, (*Claims[T])(nil)); err != nil {
 			return err
@@ -108,33 +96,73 @@ func Plugin[T any](opts ...Option) *app.Plugin {
 		if err := s.ProvideRequest(app.Provider(claimsOf[T])); err != nil {
 			return err
 		}
-		if err := s.DeclareSecurity(securityScheme(c)); err != nil {
+		if err := s.DeclareSecurity(securityScheme(g.c)); err != nil {
 			return err
 		}
-		if err := s.OnRoute(g.readScopes); err != nil {
-			return err
-		}
-		if err := s.OnReady(g.rules.Publish); err != nil {
-			return err
-		}
-		if r != nil {
-			r.log = s.Log()
-			if err := s.OnReady(func() error { r.start(); return nil }); err != nil {
+		// Optional lets requests without a token through: the routes
+		// do not require authentication, whatever they accept.
+		if !g.optional {
+			if err := s.DeclareGuard(app.Guard{Kind: app.GuardAuth, Name: GuardName}); err != nil {
 				return err
 			}
-			if err := s.OnClose(func(context.Context) error { r.stop(); return nil }); err != nil {
-				return err
-			}
-			if c.checks != nil {
-				if err := s.Register(c.checks.Check(CheckName, r.check, health.Interval(time.Second))); err != nil {
-					return err
-				}
-			}
+		}
+		if err := g.setup(s); err != nil {
+			return err
 		}
 		// Declared: a hook reading the claims' decorator must run after
 		// this one, which Ready checks.
 		return s.AddHook(app.OnRequest, g.authenticate, app.SetsDecorators(decorator))
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
+}
+
+// newGuard is the guard of opts, or what is wrong with them.
+func newGuard[T any](opts []Option) (*guard[T], error) {
+	c, err := newConfig(opts)
+	g := &guard[T]{c: c}
+	if err != nil {
+		return g, err
+	}
+	g.level, g.scheme, g.prefix, g.optional, g.ch = c.logLevel, c.scheme, c.scheme+" ", c.optional, newChallenges(c.scheme)
+	g.custom = reflect.TypeFor[T]().Size() > 0 // struct{} holds nothing to decode
+	g.v = &verifier{issuer: c.issuer, audience: c.audience, leeway: c.leeway, maxSize: c.maxSize,
+		require: c.require, now: c.now}
+	if len(c.static) > 0 {
+		g.v.static = newKeySet(c.static)
+		return g, nil
+	}
+	r := newRemote(c.discovery, c.jwksURL, c.client)
+	r.now = c.now
+	if c.wait != nil {
+		r.wait = c.wait
+	}
+	g.v.remote, g.remote = r, r
+	return g, nil
+}
+
+// setup readies the context the guard lands in: the routes' Scopes, and
+// the key set's fetching from Ready to Close.
+func (g *guard[T]) setup(s *app.Server) error {
+	if err := s.OnRoute(g.readScopes); err != nil {
+		return err
+	}
+	if err := s.OnReady(g.rules.Publish); err != nil {
+		return err
+	}
+	r := g.remote
+	if r == nil {
+		return nil
+	}
+	r.log = s.Log()
+	if err := s.OnReady(func() error { r.start(); return nil }); err != nil {
+		return err
+	}
+	if err := s.OnClose(func(context.Context) error { r.stop(); return nil }); err != nil {
+		return err
+	}
+	if g.c.checks != nil {
+		return s.Register(g.c.checks.Check(CheckName, r.check, health.Interval(time.Second)))
+	}
+	return nil
 }
 
 // securityScheme is the security scheme the plugin declares.
@@ -189,37 +217,47 @@ func (g *guard[T]) readScopes(spec *app.RouteSpec) error {
 
 // authenticate is the onRequest hook.
 func (g *guard[T]) authenticate(req *httpx.Request, rep *httpx.Reply) error {
+	c, err := g.verify(req, rep)
+	if err != nil || c == nil {
+		return err
+	}
+	return req.SetDecorator(decorator, c)
+}
+
+// verify returns the claims of req's valid token, or the refusal; nil
+// and nil for a request without a token that Optional lets through.
+func (g *guard[T]) verify(req *httpx.Request, rep *httpx.Reply) (*Claims[T], error) {
 	values := req.Raw().Header["Authorization"]
 	switch {
 	case len(values) > 1:
-		return g.refuse(req, rep, errMultiple, g.ch.request, "more than one Authorization header")
+		return nil, g.refuse(req, rep, errMultiple, g.ch.request, "more than one Authorization header")
 	case len(values) == 0 || values[0] == "":
 		if g.optional && g.rules.Of(req) == nil {
-			return nil
+			return nil, nil
 		}
-		return g.refuse(req, rep, errMissing, g.ch.missing, "no bearer token")
+		return nil, g.refuse(req, rep, errMissing, g.ch.missing, "no bearer token")
 	}
 	h := values[0]
 	if len(h) < len(g.prefix) || !strings.EqualFold(h[:len(g.prefix)], g.prefix) {
-		return g.refuse(req, rep, errInvalid, g.ch.invalid, "not a "+g.scheme+" token")
+		return nil, g.refuse(req, rep, errInvalid, g.ch.invalid, "not a "+g.scheme+" token")
 	}
 	token := strings.TrimSpace(h[len(g.prefix):])
 	reg, payload, err := g.v.verify(req.Context(), token)
 	if err != nil {
-		return g.refuse(req, rep, errInvalid, g.ch.invalid, err.Error())
+		return nil, g.refuse(req, rep, errInvalid, g.ch.invalid, err.Error())
 	}
 	c := &Claims[T]{Issuer: reg.Issuer, Subject: reg.Subject, Audience: reg.Audience,
 		Expires: reg.Expires.time(), NotBefore: reg.NotBefore.time(), IssuedAt: reg.IssuedAt.time(),
 		ID: reg.ID, Scopes: reg.scopes()}
 	if g.custom {
 		if err := json.Unmarshal(payload, &c.Custom); err != nil {
-			return g.refuse(req, rep, errInvalid, g.ch.invalid, "claims do not fit the claims type")
+			return nil, g.refuse(req, rep, errInvalid, g.ch.invalid, "claims do not fit the claims type")
 		}
 	}
 	if r := g.rules.Of(req); r != nil && !scopetoken.All(c.Scopes, r.scopes) {
-		return g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
+		return nil, g.refuse(req, rep, errScope, r.challenge, "insufficient scope")
 	}
-	return req.SetDecorator(decorator, c)
+	return c, nil
 }
 
 // refuse logs why and answers failure.

@@ -129,14 +129,16 @@ func Plugin[T any](c Client, logIn func(ctx context.Context, id *Identity) (T, e
 	if err == nil {
 		err = p.checkClient(logIn != nil, reflect.TypeFor[T]())
 	}
+	// The routes are how a browser gets in and out: open to anyone
+	// (app.Public), so that a context's RequireAuth policy passes them.
 	return app.Describe(func(s *app.Server) error {
-		if err := app.Get(s, p.loginPath, p.login); err != nil {
+		if err := app.Get(s, p.loginPath, p.login, app.Public()); err != nil {
 			return err
 		}
-		if err := app.Get(s, p.callbackPath, callback(p, logIn), app.Status(http.StatusSeeOther)); err != nil {
+		if err := app.Get(s, p.callbackPath, callback(p, logIn), app.Status(http.StatusSeeOther), app.Public()); err != nil {
 			return err
 		}
-		return app.Post(s, p.logoutPath, logout[T](p))
+		return app.Post(s, p.logoutPath, logout[T](p), app.Public())
 	}, app.Name(PluginName), app.Supports("0.x"), app.Check(func() error { return err }))
 }
 

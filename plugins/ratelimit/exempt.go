@@ -43,7 +43,15 @@ type routeKey struct{ method, pattern string }
 // it by route; a middleware reads it per request (app.RouteConfigOf).
 func (l *Limiter) readExempt(spec *app.RouteSpec) error {
 	e, ok := app.RouteConfig[Exempt](spec)
-	if !ok || spec.Twin || !l.hook {
+	if !ok || spec.Twin {
+		return nil
+	}
+	for _, p := range l.policies {
+		if e.covers(p.Name) {
+			app.Unguard(spec, app.Guard{Kind: app.GuardRateLimit, Name: p.Name})
+		}
+	}
+	if !l.hook {
 		return nil
 	}
 	m := maps.Clone(*l.exempt.Load())

@@ -71,7 +71,10 @@ func Allow(prefixes ...netip.Prefix) Option {
 }
 
 // Skip exempts the requests fn returns true for (a health path, static
-// files): no policy counts them and they get no headers.
+// files): no policy counts them and they get no headers. A function
+// cannot be read at start-up, so the routes it skips still list the
+// policies in their guards (app.RouteInfo.Guards): an OnRoute hook takes
+// them out with app.Unguard, or the route is given Exempt, which does.
 func Skip(fn func(*http.Request) bool) Option {
 	return func(c *config) { c.skip = fn }
 }

@@ -33,6 +33,11 @@ func Plugin(opts ...Option) *app.Plugin {
 		if l.log == nopLog {
 			l.log = s.Log()
 		}
+		for _, p := range l.policies {
+			if err := s.DeclareGuard(app.Guard{Kind: app.GuardRateLimit, Name: p.Name}); err != nil {
+				return err
+			}
+		}
 		if err := s.OnRoute(l.readExempt); err != nil {
 			return err
 		}

@@ -288,14 +288,9 @@ func (m *manager) cookie(value string) *http.Cookie {
 	return c
 }
 
-// decorator is the request decorator through which the send hook finds
-// the request's session, when one was built.
-const decorator = "burrow.session"
-
-// Plugin returns the wrapped plugin that provides *Session[T] in the
-// context registering it, kept in store. An invalid option makes
-// Register (and Ready) fail with a *app.PluginError naming session.
-func Plugin[T any](store Store, opts ...Option) *app.Plugin {
+// newManager is the manager of store and opts; its err says what is
+// wrong with them.
+func newManager(store Store, opts []Option) *manager {
 	m := &manager{
 		store: store, name: "session", path: "/", sameSite: http.SameSiteLaxMode,
 		idle: 30 * time.Minute, absolute: 24 * time.Hour, now: time.Now,
@@ -312,6 +307,18 @@ func Plugin[T any](store Store, opts ...Option) *app.Plugin {
 	exp := m.cookie("") // #nosec G124 -- made by manager.cookie
 	exp.MaxAge = -1
 	m.expired = exp.String()
+	return m
+}
+
+// decorator is the request decorator through which the send hook finds
+// the request's session, when one was built.
+const decorator = "burrow.session"
+
+// Plugin returns the wrapped plugin that provides *Session[T] in the
+// context registering it, kept in store. An invalid option makes
+// Register (and Ready) fail with a *app.PluginError naming session.
+func Plugin[T any](store Store, opts ...Option) *app.Plugin {
+	m := newManager(store, opts)
 
 	type in struct {
 		app.In

@@ -29,6 +29,9 @@ func (s *Shedder) Bulkhead(n int) *app.Plugin {
 		if err := s.watchRoutes(srv); err != nil {
 			return err
 		}
+		if err := srv.DeclareGuard(app.Guard{Kind: app.GuardShed}); err != nil {
+			return err
+		}
 		// The decorator marks the requests this bulkhead counted, so the
 		// onResponse hook lets go of exactly those, whoever answered.
 		if err := srv.DecorateRequest(name, false); err != nil {
@@ -74,6 +77,7 @@ func (s *Shedder) watchRoutes(srv *app.Server) error {
 		defer s.mu.Unlock()
 		for _, p := range s.never {
 			if r.Context == p || strings.HasPrefix(r.Context, p+" > ") {
+				app.Unguard(r, app.Guard{Kind: app.GuardShed})
 				m := maps.Clone(*s.exempt.Load())
 				m[r.Context] = true
 				s.exempt.Store(&m)

@@ -190,6 +190,9 @@ func (s *Shedder) Plugin() *app.Plugin {
 		}); err != nil {
 			return err
 		}
+		if err := srv.DeclareGuard(app.Guard{Kind: app.GuardShed}); err != nil {
+			return err
+		}
 		return srv.AddHook(app.OnRequest, s.onRequest)
 	}, app.Name("shed"), app.Check(func() error { return s.err }))
 }
