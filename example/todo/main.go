@@ -129,6 +129,8 @@ type config struct {
 	proxies  []string // -trusted-proxies
 	redis    string   // -redis: the sessions' and rate limits' Redis URL
 	traffic  trafficFlags
+	// requireIfMatch: -require-if-match
+	requireIfMatch bool
 }
 
 // parseFlags reads args, with getenv for the variables the flags default
@@ -150,6 +152,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.redis, "redis", "", "keep sessions and rate limits in Redis, redis://host:port/db; none: in memory")
 	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
 	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
+	fs.BoolVar(&c.requireIfMatch, "require-if-match", false, "answer 428 to a PATCH or DELETE of a todo without If-Match")
 	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default")
 	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
 	if err := fs.Parse(args); err != nil {
@@ -215,7 +218,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		return err
 	}
 	defer obs.close(logger) // after the servers' close: every span has ended
-	st := setup{users: cfg.users, origins: cfg.origins, obs: obs}
+	st := setup{users: cfg.users, origins: cfg.origins, obs: obs, requireIfMatch: cfg.requireIfMatch}
 	var rdb *redis.Client
 	if cfg.redis != "" {
 		rdb, err = openRedis(ctx, cfg.redis)

@@ -37,6 +37,9 @@ type setup struct {
 	traffic *traffic
 	// obs observes every request: metrics, traces (nil: none).
 	obs *observability
+	// requireIfMatch makes PATCH and DELETE /todos/:id answer 428
+	// without If-Match (-require-if-match).
+	requireIfMatch bool
 }
 
 // newServer assembles the service. At the root: the edge (security
@@ -174,21 +177,21 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 
 // todosPlugin serves the todo routes, to a request that authenticates
 // (authPlugin).
-func todosPlugin(auth *app.Plugin, t *traffic) func(*app.Server) error {
+func todosPlugin(auth *app.Plugin, t *traffic, requireIfMatch bool) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(auth)
 		s.Register(t.guardUsers()) // after authentication: the per-user limit
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(storeErrors)
-		app.Get(s, "/todos", list)
+		app.Get(s, "/todos", list, readCaching()...)
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict)
 		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict)
 		importRoute(s, conflict)
-		app.Get(s, "/todos/:id", get)
-		app.Patch(s, "/todos/:id", patch, conflict)
-		return app.Delete(s, "/todos/:id", remove)
+		app.Get(s, "/todos/:id", get, readCaching()...)
+		app.Patch(s, "/todos/:id", patch, writeCaching(requireIfMatch, conflict)...)
+		return app.Delete(s, "/todos/:id", remove, writeCaching(requireIfMatch)...)
 	}
 }
 
