@@ -172,8 +172,8 @@ func takes(t reflect.Type, want reflect.Type, depth int) bool {
 	if t.Kind() != reflect.Struct || depth > 8 {
 		return false
 	}
-	for f := range t.Fields() {
-		if f.Type == want || takes(f.Type, want, depth+1) {
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Type == want || takes(f.Type, want, depth+1) {
 			return true
 		}
 	}
