@@ -76,6 +76,13 @@
 // (Sec-Fetch-Site, or an Origin that is not the request's host); one
 // with a bearer token never is, since no browser adds one by itself (it
 // does add Basic credentials: those are checked like a cookie).
+//
+// GET /todos and GET /todos/:id carry an ETag (a hash of the body) and
+// Cache-Control "private, no-cache": sent back in If-None-Match, the tag
+// gets 304 and no body while the answer is unchanged. PATCH and DELETE
+// /todos/:id with If-Match change the todo only if it is still that
+// version (412 otherwise); with -require-if-match, they answer 428
+// without If-Match. See caching.go.
 package main
 
 import (
