@@ -116,7 +116,8 @@
 // hooks, up to [WithMaxBodyBytes] (1 MiB; [Server.SetBodyLimit],
 // [BodyLimit]); beyond it, a 413. [Server.AddContentTypeParser] adds media
 // types. [Body], [Query] and [Params] carry the same input as parameters of
-// a flexible handler.
+// a flexible handler. [Validate] applies the same rules, with the same
+// 400, to any other value: a row of an uploaded file, a queued message.
 //
 // In structs compose: a field tagged with a source and no name (query:"",
 // header:"", path:"", cookie:"") is a group read from that source, and an
@@ -287,17 +288,14 @@
 //		app.WithDrainDelay(2*time.Second),
 //		app.WithRequestTimeout(30*time.Second),
 //	)
-//	go func() {
-//		<-sigterm
-//		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-//		defer cancel()
-//		s.Close(ctx) // readiness off, drain, PreClose, in-flight requests, OnClose
-//	}()
-//	if err := s.Listen(":8000"); err != nil { // Ready, then serve; nil after Close
-//		log.Fatal(err)
-//	}
+//	// Until SIGTERM, then s.Close: readiness off, drain, PreClose,
+//	// in-flight requests, OnClose; then admin's; then the database.
+//	err := app.Run(ctx, app.Serving(s, ":8000"), app.Serving(admin, "127.0.0.1:9090"), app.Closing(db))
+//	os.Exit(app.ExitCode(err))
 //
-// Registration only records; [Server.Ready] (called by [Server.Listen],
+// [Run] is a service's main loop around [Server.Serve] and
+// [Server.Close]; package config loads the flags and variables it
+// serves with. Registration only records; [Server.Ready] (called by [Server.Listen],
 // [Server.ListenTLS], [Server.Serve] and [Server.Inject]) loads the plugins
 // and compiles the routes, after which the tree is frozen. Time-outs for
 // headers, bodies, replies and idle connections have safe defaults
@@ -370,7 +368,10 @@
 // [httpx.Reply.SSE], [httpx.Reply.Stream] and [httpx.Reply.ServeContent]
 // begin the reply themselves. A stream's context ends when the client
 // leaves, at the request time-out and at the start of [Server.Close] (cause
-// httpx.ErrServerClosing).
+// httpx.ErrServerClosing). [Events] is the typed form of an event stream:
+// events of one Go type, the client's Last-Event-ID, heartbeats.
+// [Server.Closing] tells a connection that outlives its request (a
+// WebSocket's) of the close.
 //
 // # Testing
 //

@@ -133,6 +133,13 @@ func (s *Server) Path() string { return s.n.ctx.Path() }
 // Prefix is the route prefix of this handle's context.
 func (s *Server) Prefix() string { return s.n.prefix }
 
+// Closing is done once Close has begun — at its start, before the drain
+// delay, as the streams of httpx.Reply.SSE and Stream are told — with the
+// cause httpx.ErrServerClosing. A connection that outlives its request's
+// answer (a WebSocket, whose handler hijacked it) waits on it to say
+// goodbye: Close then waits for its handler, until Close's deadline.
+func (s *Server) Closing() context.Context { return s.a.closing }
+
 // mutate runs fn under the registration lock if the server still accepts
 // registrations; otherwise it returns why not, naming what, the
 // registration refused ("route GET /b").

@@ -159,21 +159,11 @@ func (t *typedRoute[In, Out]) types() routeTypes {
 var typeNoInput = reflect.TypeFor[struct{}]()
 
 func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker, error) {
-	if opt.beside || opt.allowError || opt.inputs == nil {
-		return nil, errkind.New(ErrInvalidHandler, "%T is a route's handler (made by app.Get, app.Post, … app.Handle), not a hook's", t.fn)
+	get, err := planRouteInput[In](t.fn, c, opt)
+	if err != nil {
+		return nil, err
 	}
-	in := reflect.TypeFor[In]()
 	fn := t.fn
-	get := func(*exchange, error) In { var zero In; return zero }
-	if in != typeNoInput {
-		if !dig.IsIn(in) || in.Kind() != reflect.Struct {
-			return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
-		}
-		var err error
-		if get, err = planDirect[In](c, opt); err != nil {
-			return nil, err
-		}
-	}
 	var out Out
 	switch any(out).(type) {
 	case Redirect:
@@ -198,6 +188,22 @@ func (t *typedRoute[In, Out]) direct(c *scope.Context, opt planOptions) (invoker
 		}
 		return o, nil
 	}, nil
+}
+
+// planRouteInput plans In, the input struct of fn, a route's handler made
+// by Handle or Events; struct{} is no input.
+func planRouteInput[In any](fn any, c *scope.Context, opt planOptions) (func(*exchange, error) In, error) {
+	if opt.beside || opt.allowError || opt.inputs == nil {
+		return nil, errkind.New(ErrInvalidHandler, "%T is a route's handler (made by app.Get, app.Post, … app.Handle), not a hook's", fn)
+	}
+	in := reflect.TypeFor[In]()
+	if in == typeNoInput {
+		return func(*exchange, error) In { var zero In; return zero }, nil
+	}
+	if !dig.IsIn(in) || in.Kind() != reflect.Struct {
+		return nil, errkind.New(ErrInvalidHandler, "%v cannot be a route's input: embed app.In in a struct, or use struct{} for no input", in)
+	}
+	return planDirect[In](c, opt)
 }
 
 // replyStatus is the status of Status, which the route sends the

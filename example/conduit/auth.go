@@ -2,53 +2,47 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jws"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/jwt"
 )
 
-// tokens makes and reads the API's JWTs: HS256 with the server's secret,
-// the user's id as subject, valid for tokenTTL. golang-jwt/jwt is the
-// library the Go ecosystem settled on; it is told to accept HS256 only,
-// so a token cannot choose its own algorithm ("none", or RS256 with the
+// tokens signs the API's JWTs: HS256 with the server's secret, the
+// user's id as subject, valid for tokenTTL. plugins/jwt verifies them,
+// with the same secret as its one key: HS256 is then the only algorithm
+// a token can use, so none can choose its own ("none", or RS256 with the
 // secret as a public key).
 type tokens struct {
 	secret []byte
-	parser *jwt.Parser
 }
 
 const tokenTTL = 24 * time.Hour
 
-func newTokens(secret []byte) *tokens {
-	return &tokens{secret: secret, parser: jwt.NewParser(
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithExpirationRequired(),
-		jwt.WithLeeway(30*time.Second),
-	)}
-}
+func newTokens(secret []byte) *tokens { return &tokens{secret: secret} }
 
 func (t *tokens) issue(userID int64) (string, error) {
 	now := time.Now()
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{
-		Subject:   strconv.FormatInt(userID, 10),
-		IssuedAt:  jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(tokenTTL)),
-	}).SignedString(t.secret)
+	claims := map[string]any{"sub": strconv.FormatInt(userID, 10), "iat": now.Unix(), "exp": now.Add(tokenTTL).Unix()}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	signed, err := jws.Sign(payload, jws.WithKey(jwa.HS256(), t.secret))
+	return string(signed), err
 }
 
-func (t *tokens) userID(token string) (int64, error) {
-	var claims jwt.RegisteredClaims
-	if _, err := t.parser.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return t.secret, nil }); err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(claims.Subject, 10, 64)
-}
+// maxToken bounds the Authorization header's token: conduit's own are
+// about 150 bytes.
+const maxToken = 4096
 
 // viewer is who sends a request: the user whose token it carries, or
 // nobody (ID 0) without an Authorization header. Handlers of routes
@@ -64,26 +58,24 @@ var errUnauthorized = httpx.NewError(http.StatusUnauthorized, "UNAUTHORIZED", "m
 type viewerIn struct {
 	app.In
 	Req    *httpx.Request
-	Tokens *tokens
+	Claims *jwt.Claims[struct{}]
 }
 
-// readViewer builds the request's viewer from "Authorization: Token
-// <jwt>". A header that is there but wrong is a 401 even where auth is
-// optional: a client that meant to authenticate and failed should know.
+// readViewer builds the request's viewer from the claims plugins/jwt
+// verified in "Authorization: Token <jwt>": nil claims, no header. A
+// header that is there but wrong is refused by the plugin with a 401,
+// even where auth is optional: a client that meant to authenticate and
+// failed should know.
 func readViewer(_ context.Context, in viewerIn) (viewer, func(bool) error, error) {
-	h := in.Req.Header("Authorization")
-	if h == "" {
+	if in.Claims == nil {
 		return viewer{}, nil, nil
 	}
-	scheme, token, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Token") || len(token) > 4096 {
-		return viewer{}, nil, errUnauthorized
-	}
-	id, err := in.Tokens.userID(strings.TrimSpace(token))
+	id, err := strconv.ParseInt(in.Claims.Subject, 10, 64)
 	if err != nil {
 		return viewer{}, nil, errUnauthorized
 	}
-	return viewer{ID: id, Token: token}, nil, nil
+	_, token, _ := strings.Cut(in.Req.Header("Authorization"), " ")
+	return viewer{ID: id, Token: strings.TrimSpace(token)}, nil, nil
 }
 
 // needUser is the onRequest hook of the routes that need a user.
@@ -94,10 +86,14 @@ func needUser(v viewer) error {
 	return nil
 }
 
-// authPlugin provides the tokens and each request's viewer to the API.
-// Wrapped, like the database.
+// authPlugin verifies tokens and provides the tokens and each request's
+// viewer to the API. Wrapped, like the database.
 func authPlugin(t *tokens) *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
+		if err := s.Register(jwt.Plugin[struct{}](jwt.Secret(t.secret), jwt.Scheme("Token"), jwt.Optional(),
+			jwt.MaxTokenSize(maxToken))); err != nil {
+			return err
+		}
 		if err := s.Decorate(t); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/plugins/sqldb"
 )
 
 // db is the database as the handlers see it: one *sql.DB and the one
@@ -185,9 +186,10 @@ func (d *db) migrate(ctx context.Context) error {
 	return nil
 }
 
-// tx is a request's transaction: begun the first time a handler of the
-// request needs it, committed when the handler succeeds, rolled back
-// when it fails. Handlers take it as an In field.
+// tx is a request's transaction (plugins/sqldb's *sql.Tx) with the
+// database's dialect: begun the first time a handler of the request
+// needs it, committed when the request succeeds, rolled back when it
+// fails. Handlers take it as an In field.
 type tx struct {
 	*sql.Tx
 	d *db
@@ -199,27 +201,22 @@ func (t tx) q(query string) string { return t.d.q(query) }
 type txIn struct {
 	app.In
 	DB *db
+	Tx *sql.Tx
 }
 
 // dbPlugin provides the database to the whole API, and each request's
-// transaction. It is wrapped: what it provides lands in the context that
-// registers it.
+// transaction (plugins/sqldb). It is wrapped: what it provides lands in
+// the context that registers it. The pool stays the caller's to close.
 func dbPlugin(d *db) *app.Plugin {
 	return app.Wrap(func(s *app.Server) error {
+		if err := s.Register(sqldb.Plugin(d.DB, sqldb.KeepOpen())); err != nil {
+			return err
+		}
 		if err := s.Decorate(d); err != nil {
 			return err
 		}
-		return s.ProvideRequest(app.Provider(func(ctx context.Context, in txIn) (tx, func(failed bool) error, error) {
-			t, err := in.DB.BeginTx(ctx, nil)
-			if err != nil {
-				return tx{}, nil, err
-			}
-			return tx{Tx: t, d: in.DB}, func(failed bool) error {
-				if failed {
-					return t.Rollback()
-				}
-				return t.Commit()
-			}, nil
+		return s.ProvideRequest(app.Provider(func(_ context.Context, in txIn) (tx, func(failed bool) error, error) {
+			return tx{Tx: in.Tx, d: in.DB}, nil, nil
 		}))
 	}, app.Name("db"))
 }

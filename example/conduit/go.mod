@@ -6,8 +6,8 @@ replace github.com/burrow-go/burrow => ../..
 
 require (
 	github.com/burrow-go/burrow v0.0.0-00010101000000-000000000000
-	github.com/golang-jwt/jwt/v5 v5.3.1
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
+	github.com/lestrrat-go/jwx/v3 v3.4.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	golang.org/x/crypto v0.59.0
@@ -16,11 +16,27 @@ require (
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
+	github.com/goccy/go-json v0.11.2 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/lestrrat-go/blackmagic v1.0.4 // indirect
+	github.com/lestrrat-go/dsig v1.4.0 // indirect
+	github.com/lestrrat-go/dsig-secp256k1 v1.0.0 // indirect
+	github.com/lestrrat-go/httpcc v1.0.1 // indirect
+	github.com/lestrrat-go/httprc/v3 v3.0.6 // indirect
+	github.com/lestrrat-go/option/v2 v2.0.0 // indirect
+	github.com/segmentio/asm v1.2.1 // indirect
+	github.com/valyala/fastjson v1.6.10 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 )
 
 require (
 	github.com/burrow-go/burrow/plugins/compress v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/jwt v0.0.0-00010101000000-000000000000
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -41,3 +57,9 @@ require (
 )
 
 replace github.com/burrow-go/burrow/plugins/compress => ../../plugins/compress
+
+replace github.com/burrow-go/burrow/plugins/jwt => ../../plugins/jwt
+
+require github.com/burrow-go/burrow/plugins/sqldb v0.0.0-00010101000000-000000000000
+
+replace github.com/burrow-go/burrow/plugins/sqldb => ../../plugins/sqldb

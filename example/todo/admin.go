@@ -1,13 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/pprof"
-
-	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
 	readiness "github.com/burrow-go/burrow/plugins/health"
@@ -43,46 +38,4 @@ func profiler() http.Handler {
 		r2.URL = &u
 		mux.ServeHTTP(w, &r2)
 	})
-}
-
-// adminListener is a running admin server; nil when there is none.
-type adminListener struct {
-	s    *app.Server
-	errc chan error
-}
-
-// startAdmin serves the admin server on addr, when there is one, with
-// obs's scrape route, and logs the address it listens on (port 0 picks
-// one).
-func (t *traffic) startAdmin(addr string, logger *zap.Logger, obs *observability) (*adminListener, error) {
-	if addr == "" {
-		return nil, nil
-	}
-	s := newAdmin(t.checks, app.WithLogger(logger.Named("admin")), app.WithoutRequestLogging())
-	obs.routes(s) // GET /metrics
-	if err := s.Ready(); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		_ = s.Close(context.Background())
-		return nil, fmt.Errorf("admin listener: %w", err)
-	}
-	logger.Info("admin listening", zap.Stringer("addr", ln.Addr()))
-	a := &adminListener{s: s, errc: make(chan error, 1)}
-	go func() { a.errc <- s.Serve(ln) }()
-	return a, nil
-}
-
-// close closes the admin server once the public one has: /readyz fails
-// from the moment the public server begins to close (its drain) until
-// the end.
-func (a *adminListener) close(ctx context.Context) error {
-	if a == nil {
-		return nil
-	}
-	if err := a.s.Close(ctx); err != nil {
-		return err
-	}
-	return <-a.errc
 }

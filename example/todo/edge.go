@@ -57,7 +57,7 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 		s.Register(session.Plugin[account](st.sessions, session.Cookie(sessionCookie)))
 		s.Register(csrf.Plugin(csrf.Exempt(bearerRequest)))
 		s.Register(sessionPlugin(a), app.Name("session"))
-		s.Register(todosPlugin(authPlugin(a), st.traffic, st.requireIfMatch), app.Name("todos"))
+		s.Register(todosPlugin(authPlugin(a), st.traffic, st.keys, st.requireIfMatch), app.Name("todos"))
 		return nil
 	}
 }

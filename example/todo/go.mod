@@ -12,7 +12,7 @@ require (
 	github.com/burrow-go/burrow/plugins/ratelimit/redisstore v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.3
 	github.com/chromedp/chromedp v0.23.0
-	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/klauspost/compress v1.20.4
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
@@ -37,7 +37,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
-	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0 // indirect
@@ -84,3 +83,13 @@ replace github.com/burrow-go/burrow/plugins/session/redisstore => ../../plugins/
 replace github.com/burrow-go/burrow/plugins/otel => ../../plugins/otel
 
 replace github.com/burrow-go/burrow/plugins/prometheus => ../../plugins/prometheus
+
+require (
+	github.com/burrow-go/burrow/plugins/idempotency v0.0.0-00010101000000-000000000000
+	github.com/burrow-go/burrow/plugins/sqldb v0.0.0-00010101000000-000000000000
+	go.opentelemetry.io/otel v1.47.0
+)
+
+replace github.com/burrow-go/burrow/plugins/idempotency => ../../plugins/idempotency
+
+replace github.com/burrow-go/burrow/plugins/sqldb => ../../plugins/sqldb

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
@@ -17,12 +16,6 @@ import (
 	"github.com/burrow-go/burrow/plugins/ratelimit"
 )
 
-// The budgets, per minute, when the flags say nothing.
-const (
-	defaultPerUser = 600
-	defaultPerIP   = 60
-)
-
 // checkInterval is how often the readiness checks (database, Redis)
 // run: a dependency that goes away fails /readyz within about this
 // long, and one that comes back passes it again.
@@ -33,19 +26,6 @@ type trafficFlags struct {
 	perUser, perIP int
 	admin          string // -admin host:port; "" for none
 	drain          time.Duration
-}
-
-// check refuses budgets that would turn a limit off or into nonsense.
-func (f trafficFlags) check() error {
-	switch {
-	case f.perUser < 1:
-		return fmt.Errorf("invalid -rate-limit %d: want at least 1 request a minute", f.perUser)
-	case f.perIP < 1:
-		return fmt.Errorf("invalid -rate-limit-ip %d: want at least 1 request a minute", f.perIP)
-	case f.drain < 0:
-		return fmt.Errorf("invalid -drain %v: want 0 or more", f.drain)
-	}
-	return nil
 }
 
 // traffic is what guards the public server: its rate limits, where they

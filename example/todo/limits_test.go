@@ -32,21 +32,23 @@ func TestTrafficFlags(t *testing.T) {
 		{name: "defaults", want: trafficFlags{perUser: 600, perIP: 60}},
 		{name: "all", args: []string{"-rate-limit", "10", "-rate-limit-ip", "5", "-admin", "127.0.0.1:9090", "-drain", "1500ms"},
 			want: trafficFlags{perUser: 10, perIP: 5, admin: "127.0.0.1:9090", drain: 1500 * time.Millisecond}},
-		{name: "no per-user limit", args: []string{"-rate-limit", "0"}, err: "invalid -rate-limit 0: want at least 1 request a minute"},
-		{name: "no per-address limit", args: []string{"-rate-limit-ip", "-1"}, err: "invalid -rate-limit-ip -1: want at least 1 request a minute"},
-		{name: "negative drain", args: []string{"-drain", "-1s"}, err: "invalid -drain -1s: want 0 or more"},
-		{name: "not a number", args: []string{"-rate-limit", "many"}, err: `invalid value "many" for flag -rate-limit: parse error`},
+		{name: "no per-user limit", args: []string{"-rate-limit", "0"}, err: "-rate-limit must be >= 1 (rule min)"},
+		{name: "no per-address limit", args: []string{"-rate-limit-ip", "-1"}, err: "-rate-limit-ip must be >= 1 (rule min)"},
+		{name: "negative drain", args: []string{"-drain", "-1s"}, err: "-drain must be >= 0 (rule min)"},
+		{name: "not a number", args: []string{"-rate-limit", "many"}, err: "-rate-limit must be integer (rule type)"},
+		{name: "not an address", args: []string{"-admin", "127.0.0.1:99999"},
+			err: "-admin must be host:port for the admin listener, the port from 0 to 65535, as 127.0.0.1:9090 (rule type)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := parseFlags(tc.args, env())
 			if tc.err != "" {
-				assert.EqualError(t, err, tc.err)
+				assert.EqualError(t, err, "invalid configuration:\n\t"+tc.err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got.traffic)
+			assert.Equal(t, tc.want, got.traffic())
 		})
 	}
 }

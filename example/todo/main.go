@@ -7,9 +7,17 @@
 //	go run -C example/todo .                                  # in-memory database, one user "demo" (token logged)
 //	go run -C example/todo . -db todo.db -users alice:tokenA,bob:tokenB
 //
-// Flags: -port (env PORT, default 8080), -host (default 127.0.0.1),
+// Every flag also reads the variable TODO_<NAME>, its name upper-cased
+// with "-" as "_" (-rate-limit, TODO_RATE_LIMIT), and TODO_<NAME>_FILE
+// names a file holding the value (a mounted secret); a flag on the
+// command line wins. Values that are not valid stop the command before
+// it listens, with exit status 2 and a line for each, naming its rule
+// (config.go). -print-config prints the effective configuration as JSON,
+// secrets redacted, and exits.
+//
+// Flags: -port (also env PORT, default 8080), -host (default 127.0.0.1),
 // -db (a SQLite file or a postgres:// URL; default a fresh in-memory
-// SQLite database), -users name:token,… (env TODO_USERS; with none, one
+// SQLite database), -users name:token,… (with none, one
 // user "demo" with a random token, logged once at start), -openapi
 // (print the OpenAPI document, what GET /openapi.json serves, and exit),
 // -cors-origins https://a.example,https://b.example (the origins whose
@@ -28,6 +36,11 @@
 // none of them), -drain 1s (on SIGTERM, how long /readyz fails while
 // requests are still served, so a load balancer stops sending before
 // the listener closes; default 0). See limits.go.
+//
+// Identity providers (read, checked and printed; not used yet):
+// -jwt-issuer URL with -jwt-audience AUD, and -oidc-issuer URL with
+// -oidc-client-id, -oidc-client-secret (better given as
+// TODO_OIDC_CLIENT_SECRET_FILE) and -public-url BASE.
 //
 // Observability (observability.go): with -admin, the admin listener
 // also serves GET /metrics, the public server's request metrics for
@@ -90,18 +103,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
-	"strings"
-	"syscall"
-	"time"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/burrow-go/burrow/app"
+	"github.com/burrow-go/burrow/app/config"
 	"github.com/burrow-go/burrow/plugins/session/redisstore"
 )
 
@@ -116,160 +128,137 @@ func main() {
 		os.Exit(1)
 	}
 	redis.SetLogger(redisLog{logger.Named("redis")}) // process-wide: set once, here
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, os.Args[1:], os.Getenv, logger, nil)
-	stop()
+	err = run(context.Background(), os.Args[1:], os.Getenv, logger, nil)
 	_ = logger.Sync()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "todo:", err)
-		os.Exit(1)
 	}
+	os.Exit(app.ExitCode(err)) // 2 for a configuration that is not valid
 }
 
-// config is what the flags and the environment say.
-type config struct {
-	host, db string
-	port     int
-	users    []user
-	openapi  bool     // print the OpenAPI document and exit
-	origins  []string // -cors-origins
-	proxies  []string // -trusted-proxies
-	redis    string   // -redis: the sessions' and rate limits' Redis URL
-	traffic  trafficFlags
-	// requireIfMatch: -require-if-match
-	requireIfMatch bool
-}
-
-// parseFlags reads args, with getenv for the variables the flags default
-// to.
-func parseFlags(args []string, getenv func(string) string) (config, error) {
-	var c config
-	fs := flag.NewFlagSet("todo", flag.ContinueOnError)
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	fs.StringVar(&port, "port", port, "port to listen on (env PORT)")
-	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
-	fs.StringVar(&c.db, "db", "", "a SQLite database file, empty for a fresh in-memory database, or a postgres:// URL")
-	fs.BoolVar(&c.openapi, "openapi", false, "print the OpenAPI 3.1 document (what GET /openapi.json serves), then exit")
-	users := fs.String("users", getenv("TODO_USERS"), "users as name:token,name:token (env TODO_USERS); none: one user \"demo\" with a random token")
-	origins := fs.String("cors-origins", "", "origins whose pages may call the API, as https://a.example,https://b.example; none: no CORS")
-	proxies := fs.String("trusted-proxies", "", "proxies whose X-Forwarded-For is believed, as CIDRs or addresses: 127.0.0.1/32,10.0.0.0/8")
-	fs.StringVar(&c.redis, "redis", "", "keep sessions and rate limits in Redis, redis://host:port/db; none: in memory")
-	fs.IntVar(&c.traffic.perUser, "rate-limit", defaultPerUser, "requests per user per minute on the authenticated routes")
-	fs.IntVar(&c.traffic.perIP, "rate-limit-ip", defaultPerIP, "requests per client address per minute on the other routes (401s, failed logins and unknown paths count)")
-	fs.BoolVar(&c.requireIfMatch, "require-if-match", false, "answer 428 to a PATCH or DELETE of a todo without If-Match")
-	fs.StringVar(&c.traffic.admin, "admin", "", "host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default")
-	fs.DurationVar(&c.traffic.drain, "drain", 0, "on SIGTERM, how long /readyz fails while requests are still served, before the listener closes")
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if err := c.traffic.check(); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p > 65535 {
-		return c, fmt.Errorf("invalid port %q: want a number from 0 to 65535", port)
-	}
-	c.port = p
-	if c.users, err = parseUsers(*users); err != nil {
-		return c, err
-	}
-	c.origins, c.proxies = splitList(*origins), splitList(*proxies)
-	return c, nil
-}
-
-// splitList reads a comma-separated flag: its items, spaces trimmed, empty
-// ones skipped. The plugins the items go to judge them, at start-up.
-func splitList(flag string) []string {
-	var items []string
-	for item := range strings.SplitSeq(flag, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			items = append(items, item)
-		}
-	}
-	return items
-}
-
-// closeTimeout bounds the graceful close: requests in flight get this
-// long to finish.
-const closeTimeout = 10 * time.Second
-
-// run serves until ctx is done. started, when not nil, learns the address
-// once the server accepts connections (tests listen on port 0).
-func run(ctx context.Context, args []string, getenv func(string) string, logger *zap.Logger, started func(net.Addr)) error {
+// run serves until ctx is done, SIGINT or SIGTERM (app.Run). started,
+// when not nil, learns the public address once every listener accepts
+// connections (tests listen on port 0).
+func run(ctx context.Context, args []string, getenv func(string) string, logger *zap.Logger, started func(net.Addr)) (err error) {
 	cfg, err := parseFlags(args, getenv)
 	if err != nil {
 		return err
 	}
-	if len(cfg.users) == 0 {
+	if cfg.PrintConfig {
+		out, err := config.Dump(cfg)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(out)
+		return err
+	}
+	if cfg.JWTIssuer != "" || cfg.OIDCIssuer != "" {
+		logger.Warn("-jwt-issuer and -oidc-issuer are not used yet: no JWT nor OpenID Connect log-in is accepted")
+	}
+	users := []user(cfg.Users)
+	if len(users) == 0 {
 		// Never serve with a guessable token: make one and say it once.
 		token, err := randomToken()
 		if err != nil {
 			return err
 		}
-		cfg.users = []user{{name: "demo", token: token}}
+		users = []user{{name: "demo", token: token}}
 		logger.Warn("no users configured (-users or TODO_USERS): user demo gets a random token for this run", zap.String("token", token))
 	}
-	db, err := openDB(ctx, cfg.db)
+
+	// What is opened is closed once the servers have (app.Closing), or
+	// here when the start fails before they run.
+	var stores []io.Closer
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			for i := len(stores) - 1; i >= 0; i-- {
+				err = errors.Join(err, stores[i].Close())
+			}
+		}
+	}()
+	db, err := openDB(ctx, string(cfg.DB))
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	obs, err := newObservability(ctx, cfg.traffic.admin != "", getenv)
+	stores = append(stores, db)
+	obs, err := newObservability(ctx, cfg.Admin != "", getenv)
 	if err != nil {
 		return err
 	}
-	defer obs.close(logger) // after the servers' close: every span has ended
-	st := setup{users: cfg.users, origins: cfg.origins, obs: obs, requireIfMatch: cfg.requireIfMatch}
+	// Flushed after the servers' close: every span has ended.
+	stores = append(stores, closer(func() error { obs.close(logger); return nil }))
+	st := setup{users: users, origins: cfg.Origins, obs: obs, requireIfMatch: cfg.RequireIfMatch}
 	var rdb *redis.Client
-	if cfg.redis != "" {
-		rdb, err = openRedis(ctx, cfg.redis)
+	if cfg.Redis != "" {
+		rdb, err = openRedis(ctx, string(cfg.Redis))
 		if err != nil {
 			return err
 		}
-		defer rdb.Close()
+		stores = append(stores, rdb)
 		st.sessions = redisstore.New(rdb)
 	}
-	st.traffic = newTraffic(cfg.traffic, rdb)
-	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.proxies...),
-		app.WithDrainDelay(cfg.traffic.drain))
+	st.traffic = newTraffic(cfg.traffic(), rdb)
+	s, err := newServer(ctx, db, st, app.WithLogger(logger), app.WithTrustedProxies(cfg.Proxies...),
+		app.WithDrainDelay(cfg.Drain))
 	if err != nil {
 		return err
 	}
-	if err := s.Ready(); err != nil {
-		return err
+	if cfg.OpenAPI {
+		err := s.Ready()
+		if err == nil {
+			err = printOpenAPI(os.Stdout, s)
+		}
+		return errors.Join(err, s.Close(context.Background()))
 	}
-	if cfg.openapi {
-		return printOpenAPI(os.Stdout, s)
+
+	servers := []app.RunOption{app.Serving(s, net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))}
+	var admin *app.Server
+	if cfg.Admin != "" {
+		admin = newAdmin(st.traffic.checks, app.WithLogger(logger.Named("admin")), app.WithoutRequestLogging())
+		obs.routes(admin) // GET /metrics
+		admin.OnListen(func(addr net.Addr) error {
+			logger.Info("admin listening", zap.Stringer("addr", addr))
+			return nil
+		})
+		// After the public server: /readyz fails from the moment the
+		// public server begins to close (its drain) until it has closed.
+		servers = append(servers, app.Serving(admin, string(cfg.Admin)))
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
-	if err != nil {
-		return err
-	}
-	admin, err := st.traffic.startAdmin(cfg.traffic.admin, logger, obs)
-	if err != nil {
-		_ = ln.Close()
-		return errors.Join(err, s.Close(ctx))
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(ln) }()
 	if started != nil {
-		started(ln.Addr())
+		whenListening(started, s, admin)
 	}
-	select {
-	case err := <-errc:
-		return errors.Join(err, admin.close(context.Background()))
-	case <-ctx.Done():
-	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	if err := s.Close(closeCtx); err != nil {
-		return errors.Join(err, admin.close(closeCtx))
-	}
-	return errors.Join(<-errc, admin.close(closeCtx))
+	handedOver = true
+	return app.Run(ctx, append(servers, app.Closing(stores...))...)
 }
+
+// whenListening calls started with the public server's address once it
+// and the admin server, when there is one, listen.
+func whenListening(started func(net.Addr), public, admin *app.Server) {
+	var (
+		mu      sync.Mutex
+		waiting = 1
+		addr    net.Addr
+	)
+	listening := func(a net.Addr) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if a != nil {
+			addr = a
+		}
+		if waiting--; waiting == 0 {
+			started(addr)
+		}
+		return nil
+	}
+	public.OnListen(listening)
+	if admin != nil {
+		waiting++
+		admin.OnListen(func(net.Addr) error { return listening(nil) })
+	}
+}
+
+// closer is a function as an io.Closer.
+type closer func() error
+
+func (c closer) Close() error { return c() }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,52 +24,62 @@ import (
 
 func TestFlags(t *testing.T) {
 	t.Parallel()
-	ab := []user{{"alice", "tokenA"}, {"bob", "tokenB"}}
+	ab := userList{{"alice", "tokenA"}, {"bob", "tokenB"}}
+	defaults := settings{Host: "127.0.0.1", Port: 8080, RateLimit: 600, RateLimitIP: 60}
 	tests := []struct {
 		name string
 		args []string
 		env  []string
-		want config
+		want func(*settings)
 		err  string
 	}{
-		{name: "defaults", want: config{host: "127.0.0.1", port: 8080}},
+		{name: "defaults", want: func(*settings) {}},
 		{name: "flags", args: []string{"-port", "9000", "-host", "0.0.0.0", "-db", "t.db", "-users", "alice:tokenA,bob:tokenB"},
-			want: config{host: "0.0.0.0", port: 9000, db: "t.db", users: ab}},
+			want: func(c *settings) { c.Host, c.Port, c.DB, c.Users = "0.0.0.0", 9000, "t.db", ab }},
 		{name: "environment", env: []string{"PORT", "9001", "TODO_USERS", "alice:tokenA, bob:tokenB,"},
-			want: config{host: "127.0.0.1", port: 9001, users: ab}},
+			want: func(c *settings) { c.Port, c.Users = 9001, ab }},
+		{name: "TODO_PORT before PORT", env: []string{"PORT", "9001", "TODO_PORT", "9005"}, want: func(c *settings) { c.Port = 9005 }},
 		{name: "flags win", args: []string{"-port", "9002", "-users", "carol:c"}, env: []string{"PORT", "9001", "TODO_USERS", "alice:tokenA"},
-			want: config{host: "127.0.0.1", port: 9002, users: []user{{"carol", "c"}}}},
-		{name: "a token may hold a colon", args: []string{"-users", "alice:a:b"},
-			want: config{host: "127.0.0.1", port: 8080, users: []user{{"alice", "a:b"}}}},
-		{name: "port 0", args: []string{"-port", "0"}, want: config{host: "127.0.0.1", port: 0}},
-		{name: "bad port", args: []string{"-port", "http"}, err: `invalid port "http": want a number from 0 to 65535`},
-		{name: "bad PORT", env: []string{"PORT", "70000"}, err: `invalid port "70000": want a number from 0 to 65535`},
-		{name: "no colon", args: []string{"-users", "alice:a,secretToken"}, err: `invalid -users: entry 2 has no colon; want name:token`},
-		{name: "empty token", args: []string{"-users", "alice: "}, err: `invalid -users: entry 1 ("alice:…") is not name:token`},
-		{name: "no name", args: []string{"-users", ":secret"}, err: `invalid -users: entry 1 (":…") is not name:token`},
-		{name: "a name twice", args: []string{"-users", "alice:a,alice:b"}, err: `invalid -users: user "alice" is given twice`},
-		{name: "a token twice", args: []string{"-users", "alice:a,bob:a"}, err: `invalid -users: user "bob" has the token of another user`},
-		{name: "an argument", args: []string{"serve"}, err: `unexpected argument "serve"`},
-		{name: "unknown flag", args: []string{"-keys", "k"}, err: `flag provided but not defined: -keys`},
+			want: func(c *settings) { c.Port, c.Users = 9002, userList{{"carol", "c"}} }},
+		{name: "a token may hold a colon", args: []string{"-users", "alice:a:b"}, want: func(c *settings) { c.Users = userList{{"alice", "a:b"}} }},
+		{name: "port 0", args: []string{"-port", "0"}, want: func(c *settings) { c.Port = 0 }},
+		{name: "identity providers", args: []string{"-jwt-issuer", "https://id.example", "-jwt-audience", "todo",
+			"-oidc-issuer", "https://id.example", "-oidc-client-id", "todo", "-public-url", "https://todo.example"},
+			env: []string{"TODO_OIDC_CLIENT_SECRET", "s3cret"},
+			want: func(c *settings) {
+				c.JWTIssuer, c.JWTAudience, c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret, c.PublicURL =
+					"https://id.example", "todo", "https://id.example", "todo", "s3cret", "https://todo.example"
+			}},
+		{name: "bad port", args: []string{"-port", "http"}, err: "-port must be integer (rule type)"},
+		{name: "bad PORT", env: []string{"PORT", "70000"}, err: "PORT must be <= 65535 (rule max)"},
+		{name: "no colon", args: []string{"-users", "alice:a,secretToken"}, err: "-users entry 2 has no colon; want name:token (rule type)"},
+		{name: "empty token", args: []string{"-users", "alice: "}, err: `-users entry 1 ("alice:…") is not name:token (rule type)`},
+		{name: "no name", args: []string{"-users", ":secret"}, err: `-users entry 1 (":…") is not name:token (rule type)`},
+		{name: "a name twice", args: []string{"-users", "alice:a,alice:b"}, err: `-users user "alice" is given twice (rule type)`},
+		{name: "a token twice", args: []string{"-users", "alice:a,bob:a"}, err: `-users user "bob" has the token of another user (rule type)`},
+		{name: "an argument", args: []string{"serve"}, err: `unexpected argument "serve" (rule syntax)`},
+		{name: "unknown flag", args: []string{"-keys", "k"}, err: `flag provided but not defined: -keys (rule syntax)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := parseFlags(tc.args, env(tc.env...))
 			if tc.err != "" {
-				assert.EqualError(t, err, tc.err)
+				assert.EqualError(t, err, "invalid configuration:\n\t"+tc.err)
+				assert.Equal(t, 2, app.ExitCode(err))
+				assert.NotContains(t, err.Error(), "secretToken")
 				return
 			}
 			require.NoError(t, err)
-			got.traffic = trafficFlags{} // TestTrafficFlags checks them
-			assert.Equal(t, tc.want, got)
+			want := defaults
+			tc.want(&want)
+			assert.Equal(t, want, got)
 		})
 	}
 }
 
 // TestDocCommentNamesEveryFlag: the command's doc comment (what go doc
-// shows) names every flag parseFlags defines, found as the name each
-// fs.<Type>/fs.<Type>Var call in main.go passes.
+// shows) names every flag the settings define.
 func TestDocCommentNamesEveryFlag(t *testing.T) {
 	t.Parallel()
 	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments)
@@ -78,28 +87,12 @@ func TestDocCommentNamesEveryFlag(t *testing.T) {
 	require.NotNil(t, f.Doc)
 	doc := f.Doc.Text()
 	var names []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
+	st := reflect.TypeFor[settings]()
+	for i := range st.NumField() {
+		if name := st.Field(i).Tag.Get("flag"); name != "" {
+			names = append(names, name)
 		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fs" {
-			return true
-		}
-		for _, arg := range call.Args { // the name is the first string
-			if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				name, err := strconv.Unquote(lit.Value)
-				require.NoError(t, err)
-				names = append(names, name)
-				break
-			}
-		}
-		return true
-	})
+	}
 	require.Contains(t, names, "port", "the flags are found")
 	for _, name := range names {
 		assert.Regexp(t, regexp.MustCompile(`(^|[^\w-])-`+regexp.QuoteMeta(name)+`\b`), doc, "the doc comment names -%s", name)
@@ -267,7 +260,10 @@ func TestNoHandlerIsCalledByReflection(t *testing.T) {
 	t.Log(printed)
 	// The session is the auth hook's: a request without the cookie
 	// builds it without a look-up.
-	assert.Equal(t, 4, strings.Count(printed, "request values: *sql.Tx, main.userID, main.todos, *session.Session[github.com/burrow-go/burrow/example/todo.account]\n"),
-		"the todo routes (/todos, /todos/batch, /todos/:id, /todos/import) build the four values:\n%s", printed)
+	values := "request values: *sql.Tx, main.userID, main.todos, *session.Session[github.com/burrow-go/burrow/example/todo.account]"
+	assert.Equal(t, 3, strings.Count(printed, values+"\n"),
+		"the todo routes without Idempotency-Key (GET /todos, /todos/:id, /todos/import) build the four values:\n%s", printed)
+	assert.Equal(t, 2, strings.Count(printed, values+", idempotency.Records, *idempotency.call\n"),
+		"the creations (POST /todos, /todos/batch) build the four values and the key's:\n%s", printed)
 	assert.NotContains(t, printed, "by reflection")
 }

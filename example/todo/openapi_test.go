@@ -114,5 +114,5 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	cfg, err := parseFlags([]string{"-openapi"}, env())
 	require.NoError(t, err)
-	assert.True(t, cfg.openapi)
+	assert.True(t, cfg.OpenAPI)
 }

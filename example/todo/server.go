@@ -4,15 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+
+	"go.opentelemetry.io/otel"
 
 	"github.com/burrow-go/burrow/app"
 	"github.com/burrow-go/burrow/app/openapi"
 	"github.com/burrow-go/burrow/example/todo/ui"
 	"github.com/burrow-go/burrow/httpx"
+	"github.com/burrow-go/burrow/plugins/idempotency"
 	"github.com/burrow-go/burrow/plugins/session"
+	"github.com/burrow-go/burrow/plugins/sqldb"
 	"github.com/burrow-go/burrow/plugins/static"
 )
 
@@ -37,6 +41,9 @@ type setup struct {
 	traffic *traffic
 	// obs observes every request: metrics, traces (nil: none).
 	obs *observability
+	// keys keeps the Idempotency-Key records (newServer sets it, for
+	// the database).
+	keys idempotency.Store
 	// requireIfMatch makes PATCH and DELETE /todos/:id answer 428
 	// without If-Match (-require-if-match).
 	requireIfMatch bool
@@ -80,7 +87,8 @@ func newServer(ctx context.Context, db *sql.DB, st setup, opts ...app.Option) (*
 	// GET /openapi.json, /openapi-3.0.json and /docs, without a token: the
 	// document of every route, bearer's requirement on the todos.
 	s.Register(openapi.Plugin(apiInfo))
-	s.Register(dbPlugin(db))
+	s.Register(dbPlugin(db, st.obs))
+	st.keys = idempotency.SQL(keysDialect(db))
 	s.Register(apiPlugin(st, ids), app.Name("api"), app.DependsOn("db"))
 	return s, nil
 }
@@ -110,56 +118,33 @@ func health(context.Context, struct{}) (status, error) { return status{Status: "
 
 // dbPlugin provides the database to the context that registers it and
 // its descendants: the *sql.DB as a service, and a transaction per
-// request that asks for one. It is wrapped, so what it provides is
-// visible beside it.
-func dbPlugin(db *sql.DB) *app.Plugin {
+// request that asks for one (plugins/sqldb), committed when the request
+// succeeds and rolled back otherwise — a title conflict halfway through a
+// batch, a panic, a 400 or more, a client gone. GET and HEAD begin a
+// read-only (deferred) transaction: on a database file in WAL mode it
+// takes no write lock and does not wait for writers; other methods begin
+// IMMEDIATE (the pool's _txlock), so two writers queue instead of failing
+// on an upgrade. It is wrapped, so what it provides is visible beside it.
+// The pool stays the caller's to close (run closes it after the server).
+//
+// With tracing on, each transaction is a span of its request's trace,
+// and the pool's connections are OpenTelemetry metrics.
+func dbPlugin(db *sql.DB, obs *observability) *app.Plugin {
+	opts := []sqldb.Option{sqldb.TxOptions(sqldb.ReadOnlyReads), sqldb.KeepOpen()}
+	if obs != nil && obs.tracing {
+		opts = append(opts, sqldb.Tracing(otel.GetTracerProvider()), sqldb.Metrics(otel.GetMeterProvider(), "todo"))
+	}
 	return app.Wrap(func(s *app.Server) error {
-		if err := s.Decorate(db); err != nil {
+		if err := s.Register(sqldb.Plugin(db, opts...)); err != nil {
 			return err
 		}
-		if err := s.Decorate(dialect(postgres(db))); err != nil {
-			return err
-		}
-		return s.ProvideRequest(app.Provider(beginTx))
+		return s.Decorate(dialect(postgres(db)))
 	}, app.Name("db"))
 }
 
 // dialect is true on PostgreSQL: a service, so that the store's
 // statements are written for the database once, at start-up.
 type dialect bool
-
-// txIn is what beginning a request's transaction takes.
-type txIn struct {
-	app.In
-	Req *httpx.Request
-	DB  *sql.DB
-}
-
-// beginTx is the request's transaction, begun the first time the request
-// needs it (a request refused before its handler begins none). Its
-// cleanup commits when the request succeeded and rolls back otherwise:
-// the handler returned an error (a title conflict halfway through a
-// batch), panicked, or answered 400 or more. The cleanup runs before the
-// reply is written, so a commit that fails answers 500 instead of a
-// success that did not happen.
-//
-// GET and HEAD begin a read-only (deferred) transaction: on a database
-// file in WAL mode it takes no write lock and does not wait for writers.
-// Other methods begin IMMEDIATE (the pool's _txlock), taking the write
-// lock at once, so two writers queue instead of failing on an upgrade.
-func beginTx(ctx context.Context, in txIn) (*sql.Tx, func(failed bool) error, error) {
-	readOnly := in.Req.Method() == http.MethodGet || in.Req.Method() == http.MethodHead
-	tx, err := in.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
-	if err != nil {
-		return nil, nil, fmt.Errorf("beginning the request's transaction: %w", err)
-	}
-	return tx, func(failed bool) error {
-		if failed {
-			return tx.Rollback()
-		}
-		return tx.Commit()
-	}, nil
-}
 
 // userTodosIn is what the request's todos take.
 type userTodosIn struct {
@@ -177,23 +162,29 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 
 // todosPlugin serves the todo routes, to a request that authenticates
 // (authPlugin).
-func todosPlugin(auth *app.Plugin, t *traffic, requireIfMatch bool) func(*app.Server) error {
+func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store, requireIfMatch bool) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(auth)
 		s.Register(t.guardUsers()) // after authentication: the per-user limit
+		// Idempotency-Key on the creations, a user's keys apart from
+		// another's, recorded in the request's transaction.
+		s.Register(idempotency.Plugin(keys, idempotency.IdentityOf(keyOwner)))
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(storeErrors)
 		app.Get(s, "/todos", list, readCaching()...)
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
-		app.Post(s, "/todos", create, conflict)
-		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict)
+		app.Post(s, "/todos", create, conflict, idempotency.Route())
+		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict, idempotency.Route())
 		importRoute(s, conflict)
 		app.Get(s, "/todos/:id", get, readCaching()...)
 		app.Patch(s, "/todos/:id", patch, writeCaching(requireIfMatch, conflict)...)
 		return app.Delete(s, "/todos/:id", remove, writeCaching(requireIfMatch)...)
 	}
 }
+
+// keyOwner is whose an Idempotency-Key is: the request's user.
+func keyOwner(u userID) string { return strconv.FormatInt(int64(u), 10) }
 
 // storeErrors answers the store's refusals: a todo that is not the
 // caller's is 404, a title already used 409. Other errors go on to the

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/burrow-go/burrow/plugins/idempotency"
 )
 
 // errNotFound and errConflict are what the store fails with when the
@@ -112,7 +114,7 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, schema+";\n"+idempotency.SQLite.Schema()); err != nil {
 		_ = db.Close()
 		if path == "" {
 			return nil, fmt.Errorf("creating the in-memory database: %w", err)
@@ -139,7 +141,7 @@ func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 	if err == nil {
 		_, err = conn.ExecContext(ctx, `SELECT pg_advisory_lock(7470)`)
 		if err == nil {
-			_, err = conn.ExecContext(ctx, pgSchema)
+			_, err = conn.ExecContext(ctx, pgSchema+";\n"+idempotency.Postgres.Schema())
 			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7470)`)
 			err = errors.Join(err, uerr)
 		}
@@ -157,6 +159,15 @@ func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 func postgres(db *sql.DB) bool {
 	_, ok := db.Driver().(*stdlib.Driver)
 	return ok
+}
+
+// keysDialect is db's, for the Idempotency-Key records: the table
+// openDB creates beside the todos.
+func keysDialect(db *sql.DB) idempotency.Dialect {
+	if postgres(db) {
+		return idempotency.Postgres
+	}
+	return idempotency.SQLite
 }
 
 // rebind returns query with its ? placeholders numbered, for PostgreSQL.

@@ -347,15 +347,29 @@ func TestTracesOverOTLP(t *testing.T) {
 		spans, services, refused := rc.received()
 		require.Empty(t, refused)
 		assert.Equal(t, []string{"todo-test"}, services)
-		got := map[string]int{}
+		got, transactions := map[string]int{}, map[string]int{}
+		servers := map[string]bool{} // span ids
+		for _, sp := range spans {
+			if sp.GetKind() == tracepb.Span_SPAN_KIND_SERVER {
+				servers[string(sp.GetSpanId())] = true
+			}
+		}
 		for _, sp := range spans {
 			attrs := attributes(sp)
+			if sp.GetName() == "transaction" { // the database's, a child of its request's
+				assert.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, sp.GetKind())
+				assert.True(t, servers[string(sp.GetParentSpanId())], "a transaction's parent is its request's span")
+				transactions[attrs["db.transaction.outcome"]]++
+				continue
+			}
 			assert.Equal(t, tracepb.Span_SPAN_KIND_SERVER, sp.GetKind(), sp.GetName())
 			assert.Equal(t, strings.Fields(sp.GetName())[0], attrs["http.request.method"], sp.GetName())
 			assert.NotEmpty(t, attrs["burrow.context"], sp.GetName())
 			got[fmt.Sprintf("%s %s %s", sp.GetName(), attrs["http.route"], attrs["http.response.status_code"])]++
 		}
 		assert.Equal(t, want, got, "a span per request, each exported")
+		assert.Equal(t, map[string]int{"commit": 3, "rollback": 1}, transactions,
+			"a transaction per authenticated todo request; the 404 rolled back")
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		assert.Equal(t, wantDurations, rc.durations, "http.server.request.duration by route, exported at exit")

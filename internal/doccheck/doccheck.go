@@ -143,15 +143,15 @@ func File(b Block, pkg, path string) (Source, error) {
 
 // Runs reports whether a block is a program that runs to its end by
 // itself: a complete file of package main, with a main function, that
-// does not Listen or Serve, nor Run an fx application (those serve until
-// they are stopped).
+// does not Listen or Serve, nor Run an fx application or app.Run a
+// service (those serve until they are stopped).
 func Runs(code string) bool {
 	if !isFile(code) || !strings.Contains(code, "\npackage main\n") && !strings.HasPrefix(code, "package main\n") {
 		return false
 	}
 	return strings.Contains(code, "\nfunc main() {") &&
 		!strings.Contains(code, ".Listen(") && !strings.Contains(code, ".ListenTLS(") && !strings.Contains(code, ".Serve(") &&
-		!strings.Contains(code, ").Run()")
+		!strings.Contains(code, ").Run()") && !strings.Contains(code, "app.Run(")
 }
 
 // isFile reports whether code's first line that is not blank or a comment
@@ -172,6 +172,7 @@ func isFile(code string) bool {
 var Imports = map[string]string{ // #nosec G101 -- package names and import paths ("bearer" is one), no credential
 	"app":         "github.com/burrow-go/burrow/app",
 	"apptest":     "github.com/burrow-go/burrow/app/apptest",
+	"config":      "github.com/burrow-go/burrow/app/config",
 	"openapi":     "github.com/burrow-go/burrow/app/openapi",
 	"bearer":      "github.com/burrow-go/burrow/bearer",
 	"httpx":       "github.com/burrow-go/burrow/httpx",

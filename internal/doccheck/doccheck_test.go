@@ -267,6 +267,7 @@ func TestRuns(t *testing.T) {
 		{"// c\npackage main\n\nfunc main() {}\n", true},
 		{"package main\n\nfunc main() { s.Listen(\":80\") }\n", false},
 		{"package main\n\nfunc main() { s.Serve(ln) }\n", false},
+		{"package main\n\nfunc main() { app.Run(ctx, app.Serving(s, \":80\")) }\n", false},
 		{"package lib\n\nfunc main() {}\n", false},
 		{"package main\n\nfunc helper() {}\n", false},
 		{"s := app.New()\n", false},

@@ -30,4 +30,7 @@
 // written. A request no route matched is a span named after its method
 // only (as the semantic conventions say), owned by the context of the
 // not-found handler answering it; a 405 by the context owning the path.
+//
+// NewWebSockets is the websocket plugin's Observer in OpenTelemetry
+// metrics: the connections open and the messages of each WebSocket route.
 package otel

@@ -29,6 +29,10 @@
 // otel plugin's, or any middleware's), the duration and the counter get
 // an exemplar with its trace_id, shown in the OpenMetrics format.
 //
+// WebSockets is the websocket plugin's Observer: the connections open
+// and the messages of each WebSocket route (websocket_connections_open,
+// websocket_messages_total).
+//
 // Each Metrics has its own registry, never the global one, so a test may
 // build as many servers as it likes. Registry gives it for the
 // application's own metrics.

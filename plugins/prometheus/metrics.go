@@ -24,6 +24,7 @@ type Metrics struct {
 	duration   *prom.HistogramVec
 	active     *prom.GaugeVec
 	registered atomic.Bool
+	wsState
 }
 
 // New makes the metrics and registers them, with the Go runtime and
