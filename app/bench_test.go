@@ -46,7 +46,7 @@ func threeServerUse(b *testing.B, mw app.Middleware, handler any, opts ...app.Ro
 }
 
 // threeServerRoute is threeServerUse with GET /three registered by route.
-func threeServerRoute(b *testing.B, mw app.Middleware, route func(g *app.Server) error) *app.Server {
+func threeServerRoute(b testing.TB, mw app.Middleware, route func(g *app.Server) error) *app.Server {
 	s := app.New()
 	s.DecorateRequest("answer", 42)
 	s.Register(func(p *app.Server) error {

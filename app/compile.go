@@ -42,6 +42,7 @@ type route struct {
 	observers     []Observer   // its context's and its ancestors', root first
 	steps         []stepFunc   // their Steps; nil for none
 	observedRoute string       // the pattern observers hear; "" for a not-found route
+	caching       *caching     // ETag, CacheControl, RequireIfMatch; nil for none
 }
 
 // routePlan is the part of a compiled route that httpx runs each request
@@ -127,7 +128,7 @@ func (a *instance) compileDef(n *node, def *routeDef) (headTwin, error) {
 	if err != nil {
 		return headTwin{}, err
 	}
-	rt.config = ro.config
+	rt.config, rt.caching = ro.config, def.caching
 	paths := []string{ro.Path}
 	if def.alias != "" && ro.Path == def.path {
 		// A prefixed "/" route also answers at the prefix with a

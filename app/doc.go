@@ -267,6 +267,21 @@
 // a route ([RouteError]), a plugin ([PluginError]), a context, or an
 // option as Go code ("bearer.Keys: empty key").
 //
+// # HTTP caching
+//
+// A route with [ETag] tags its 200 replies, with the reply's own tag
+// ([Tagged]) or a hash of the body, and answers a GET whose
+// If-None-Match holds the tag 304 Not Modified, with no body; with
+// [CacheControl] its 200 and 304 say how long a cache keeps them.
+//
+//	app.Get(s, "/todos/:id", get, app.ETag(), app.CacheControl("private, no-cache"))
+//
+// An unsafe route takes the request's If-Match as [Preconditions], a
+// header group of its input, and checks it against the resource's
+// current tag ([TagOf]) before changing it: 412 when it changed since the
+// client read it. [RequireIfMatch] answers 428 to a request without one.
+// The route's description lists ETag, 304, 412 and 428 where they apply.
+//
 // # Lifecycle
 //
 //	s := app.New(

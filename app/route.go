@@ -22,6 +22,7 @@ type routeDef struct {
 	err       error           // from options, reported by Route
 	meta      *routeMeta      // what the route says about itself (routeoptions.go)
 	config    *routeConfig    // WithConfig's values; nil for none
+	caching   *caching        // ETag, CacheControl, RequireIfMatch; nil for none
 }
 
 // Route registers handler for method and path in this context. path must

@@ -309,6 +309,11 @@ func (a *instance) describeRoute(n *node, def *routeDef, spec *RouteSpec, in *in
 	if _, std := stdHandler(handler); !std {
 		d.replies(handler)
 	}
+	if in != nil {
+		d.caching(method, def.caching, in.types[inputFields])
+	} else {
+		d.caching(method, def.caching, nil)
+	}
 	ri.Params = withPathParams(path, ri.Params)
 	if m := def.meta; m != nil {
 		ri.OperationID, ri.Summary, ri.Description = m.operationID, m.summary, m.description

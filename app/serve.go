@@ -563,13 +563,19 @@ func (rt *route) run(x *exchange) (err error) {
 	if sent, err := rt.before(x); sent || err != nil {
 		return err
 	}
+	if c := rt.caching; c != nil {
+		if c.requireIfMatch && x.Request().Raw().Header["If-Match"] == nil {
+			return preconditionRequired()
+		}
+		x.Validate(&c.v, "")
+	}
 	v, err := rt.handler(x, nil)
 	if err != nil {
 		return err
 	}
 	if rep := x.Reply(); (v != nil || rt.status != 0) && !rep.Sent() {
 		rt.commitOnWrite(x)
-		return rt.reply(rep, v)
+		return rt.reply(x, rep, v)
 	}
 	return nil
 }
@@ -611,9 +617,16 @@ func (rt *route) before(x *exchange) (sent bool, err error) {
 // hook — gives the reply back its status from before, so that no error
 // handler answers with the success status: the default one sets its own,
 // but one of the user's may not.
-func (rt *route) reply(rep *httpx.Reply, v any) error {
+func (rt *route) reply(x *exchange, rep *httpx.Reply, v any) error {
 	before := rep.Status()
 	var err error
+	if t, ok := v.(Tagged); ok && rt.caching != nil && rt.caching.v.ETag {
+		tag, err := quoted(t)
+		if err != nil {
+			return err
+		}
+		x.Validate(&rt.caching.v, tag)
+	}
 	if o, ok := v.(replier); ok {
 		err = o.reply(rep, rt.status)
 	} else {

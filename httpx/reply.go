@@ -75,6 +75,11 @@ type reply struct {
 	beforeWrite func(*Exchange) error
 	x           *Exchange
 
+	// validate, when set (Exchange.Validate), is how a 200 of Send is
+	// tagged and answered 304.
+	validate *Validation
+	tag      string // the reply's own tag; "" hashes the body
+
 	out encoding
 
 	// format is the server's error format (SetErrorFormat), kept from
@@ -102,6 +107,36 @@ func (e *encoding) encoder() *json.Encoder {
 	return e.enc
 }
 
+// encode writes v into the buffer as JSON (an ErrorBody, a Problem and a
+// JSONAppender by their own methods) and returns the bytes, which the
+// next encode overwrites, and their content type.
+func (e *encoding) encode(v any) (body []byte, ctype []string, err error) {
+	buf := &e.buf
+	buf.Reset()
+	ctype = jsonType
+	if eb, ok := v.(ErrorBody); ok {
+		buf.Write(eb.appendJSON(buf.AvailableBuffer())) // keeps a grown buffer for the next reply
+		body = buf.Bytes()
+	} else if p, ok := v.(Problem); ok {
+		buf.Write(p.appendJSON(buf.AvailableBuffer()))
+		body, ctype = buf.Bytes(), problemType
+	} else if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
+		b, err := a.AppendJSON(buf.AvailableBuffer())
+		if err != nil {
+			return nil, nil, err
+		}
+		buf.Write(b) // keeps a grown buffer for the next reply
+		body = buf.Bytes()
+	} else {
+		if err := e.encoder().Encode(v); err != nil {
+			return nil, nil, err
+		}
+		body = buf.Bytes()
+		body = body[:len(body)-1] // Encode appends a newline
+	}
+	return body, ctype, nil
+}
+
 // errReplyEnded is what a Reply panics with once its request is over.
 var errReplyEnded = errors.New("httpx.Reply used after its handler returned; " +
 	"a reply is sent before the handler (or the hook) returns")
@@ -123,6 +158,7 @@ func (r *reply) reset(w http.ResponseWriter, req *Request, hooks *routePlan, sel
 	r.self, r.wrote, r.autoType, r.running, r.broken = self, false, false, 0, 0
 	r.writeTimeout, r.rawArms = 0, false
 	r.beforeWrite, r.x = nil, nil
+	r.validate, r.tag = nil, ""
 }
 
 // clear drops every reference r holds and empties its buffer for the next
@@ -131,6 +167,7 @@ func (r *reply) clear() {
 	r.endStream()
 	r.w, r.req, r.hooks, r.self = nil, nil, nil, nil
 	r.beforeWrite, r.x = nil, nil
+	r.validate, r.tag = nil, ""
 	r.tw.Reset(nil)
 	if r.out.buf.Cap() > maxKeptBuffer {
 		r.out = encoding{}
@@ -314,28 +351,9 @@ func (r *reply) send(v any) error {
 				v = nv
 			}
 		}
-		buf := &r.out.buf
-		buf.Reset()
-		ctype = jsonType
-		if eb, ok := v.(ErrorBody); ok {
-			buf.Write(eb.appendJSON(buf.AvailableBuffer())) // keeps a grown buffer for the next reply
-			body = buf.Bytes()
-		} else if p, ok := v.(Problem); ok {
-			buf.Write(p.appendJSON(buf.AvailableBuffer()))
-			body, ctype = buf.Bytes(), problemType
-		} else if a, ok := v.(JSONAppender); ok && !nilPointer(v) {
-			b, err := a.AppendJSON(buf.AvailableBuffer())
-			if err != nil {
-				return err
-			}
-			buf.Write(b) // keeps a grown buffer for the next reply
-			body = buf.Bytes()
-		} else {
-			if err := r.out.encoder().Encode(v); err != nil {
-				return err
-			}
-			body = buf.Bytes()
-			body = body[:len(body)-1] // Encode appends a newline
+		var err error
+		if body, ctype, err = r.out.encode(v); err != nil {
+			return err
 		}
 		if onSend {
 			// The buffer serves the next reply; a hook may keep the body
@@ -373,6 +391,11 @@ func (r *reply) send(v any) error {
 		if err := f(r.x); err != nil {
 			return err
 		}
+	}
+	if r.validate != nil && r.status == http.StatusOK {
+		// After the commit: a commit that fails answers with no trace
+		// of the success reply's validators.
+		body = r.validated(body)
 	}
 	r.wrote = true
 	r.write(body, ctype)

@@ -40,6 +40,8 @@ type settings struct {
 	Admin       hostPort      `flag:"admin" usage:"host:port of the admin listener (GET /healthz, /readyz, /metrics, /debug/pprof/); none by default"`
 	Drain       time.Duration `flag:"drain" validate:"min=0" usage:"on SIGTERM, how long /readyz fails while requests are still served, before the listener closes"`
 
+	RequireIfMatch bool `flag:"require-if-match" usage:"answer 428 to a PATCH or DELETE of a todo without If-Match"`
+
 	// Identity providers: read, checked and printed, not used yet.
 	JWTIssuer        string        `flag:"jwt-issuer" validate:"format=uri" requires:"jwt-audience" usage:"accept JWTs from this issuer (its JWKS from URL/.well-known/openid-configuration)"`
 	JWTAudience      string        `flag:"jwt-audience" requires:"jwt-issuer" usage:"the audience a JWT must name"`

@@ -61,7 +61,7 @@ func apiPlugin(st setup, ids []int64) func(*app.Server) error {
 		if st.oidc.issuer != "" {
 			s.Register(oidcPlugin(st.oidc, a, st.sessions))
 		}
-		s.Register(todosPlugin(guardPlugin(a, st.sessions), st.traffic, st.keys), app.Name("todos"))
+		s.Register(todosPlugin(guardPlugin(a, st.sessions), st.traffic, st.keys, st.requireIfMatch), app.Name("todos"))
 		return nil
 	}
 }

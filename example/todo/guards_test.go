@@ -152,10 +152,10 @@ func TestPoliciesFailReadyWhenAGuardIsRemoved(t *testing.T) {
 		kind    error
 		message string
 	}{
-		{"the real API", true, todosPlugin(guardPlugin(a, sessions), perUser, keys), nil, ""},
-		{"no authentication", true, todosPlugin(noAuth, &traffic{}, keys), app.ErrPolicy,
+		{"the real API", true, todosPlugin(guardPlugin(a, sessions), perUser, keys, false), nil, ""},
+		{"no authentication", true, todosPlugin(noAuth, &traffic{}, keys, false), app.ErrPolicy,
 			"route GET /todos (root > api > todos) requires no authentication"},
-		{"a cookie without CSRF", false, todosPlugin(cookieOnly, &traffic{}, keys), app.ErrPolicy,
+		{"a cookie without CSRF", false, todosPlugin(cookieOnly, &traffic{}, keys, false), app.ErrPolicy,
 			"route POST /todos (root > api > todos) can be authenticated by a cookie but does not refuse cross-site requests"},
 		{"the per-user limit before the guard", true, func(s *app.Server) error {
 			s.Register(perUser.guardUsers())

@@ -70,7 +70,7 @@ func batch(ctx context.Context, in createBatch) ([]todo, error) {
 	return created, nil
 }
 
-// oneTodo is the input of GET and DELETE /todos/:id: a positive id.
+// oneTodo is the input of GET /todos/:id: a positive id.
 type oneTodo struct {
 	app.In
 	ID    int64 `path:"id" validate:"min=1"`
@@ -81,7 +81,18 @@ func get(ctx context.Context, in oneTodo) (todo, error) {
 	return in.Todos.get(ctx, in.ID)
 }
 
-func remove(ctx context.Context, in oneTodo) (app.NoContent, error) {
+// removeTodo is DELETE /todos/:id's input: the id, and If-Match.
+type removeTodo struct {
+	app.In
+	ID    int64             `path:"id" validate:"min=1"`
+	Pre   app.Preconditions `header:""`
+	Todos todos
+}
+
+func remove(ctx context.Context, in removeTodo) (app.NoContent, error) {
+	if err := in.Todos.checkTag(ctx, in.ID, in.Pre); err != nil {
+		return app.NoContent{}, err
+	}
 	return app.NoContent{}, in.Todos.remove(ctx, in.ID)
 }
 
@@ -94,14 +105,18 @@ type todoPatch struct {
 
 type patchTodo struct {
 	app.In
-	ID    int64     `path:"id" validate:"min=1"`
-	Body  todoPatch `body:""`
+	ID    int64             `path:"id" validate:"min=1"`
+	Pre   app.Preconditions `header:""`
+	Body  todoPatch         `body:""`
 	Todos todos
 }
 
 func patch(ctx context.Context, in patchTodo) (todo, error) {
 	if in.Body.Title == nil && in.Body.Done == nil {
 		return todo{}, fieldError(httpx.FieldError{Path: "body", Rule: "minProperties", Message: "must have title or done"})
+	}
+	if err := in.Todos.checkTag(ctx, in.ID, in.Pre); err != nil {
+		return todo{}, err
 	}
 	return in.Todos.update(ctx, in.ID, in.Body.Title, in.Body.Done)
 }

@@ -104,6 +104,13 @@
 // does add Basic credentials: those are checked like a cookie). So is a
 // WebSocket handshake with the cookie whose Origin is neither the
 // service's nor one of -cors-origins (403, no upgrade).
+//
+// GET /todos and GET /todos/:id carry an ETag (a hash of the body) and
+// Cache-Control "private, no-cache": sent back in If-None-Match, the tag
+// gets 304 and no body while the answer is unchanged. PATCH and DELETE
+// /todos/:id with If-Match change the todo only if it is still that
+// version (412 otherwise); with -require-if-match, they answer 428
+// without If-Match. See caching.go.
 package main
 
 import (
@@ -196,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	}
 	// Flushed after the servers' close: every span has ended.
 	stores = append(stores, closer(func() error { obs.close(logger); return nil }))
-	st := setup{users: users, origins: cfg.Origins, obs: obs, oidc: oidcConfig{
+	st := setup{users: users, origins: cfg.Origins, obs: obs, requireIfMatch: cfg.RequireIfMatch, oidc: oidcConfig{
 		issuer: cfg.OIDCIssuer, clientID: cfg.OIDCClientID, clientSecret: string(cfg.OIDCClientSecret), publicURL: cfg.PublicURL,
 	}}
 	var rdb *redis.Client

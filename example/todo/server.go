@@ -50,6 +50,9 @@ type setup struct {
 	// bus carries the changes to the live routes: through Redis
 	// (-redis) to every instance, or this one's only (nil).
 	bus *pubsub.Bus
+	// requireIfMatch makes PATCH and DELETE /todos/:id answer 428
+	// without If-Match (-require-if-match).
+	requireIfMatch bool
 }
 
 // newServer assembles the service. At the root: the edge (security
@@ -179,7 +182,7 @@ func userTodos(_ context.Context, in userTodosIn) (todos, func(bool) error, erro
 
 // todosPlugin serves the todo routes, to a request that authenticates
 // (guardPlugin).
-func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store) func(*app.Server) error {
+func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store, requireIfMatch bool) func(*app.Server) error {
 	return func(s *app.Server) error {
 		s.Register(auth)
 		s.Register(t.guardUsers()) // after authentication: the per-user limit
@@ -190,14 +193,14 @@ func todosPlugin(auth *app.Plugin, t *traffic, keys idempotency.Store) func(*app
 		s.ProvideRequest(app.Provider(userTodos))
 		s.SetBodyLimit(maxBody)
 		s.SetErrorHandler(storeErrors)
-		app.Get(s, "/todos", list)
+		app.Get(s, "/todos", list, readCaching()...)
 		conflict := app.Responds(http.StatusConflict, httpx.ErrorBody{}) // storeErrors' answer to a title in use
 		app.Post(s, "/todos", create, conflict, idempotency.Route())
 		app.Post(s, "/todos/batch", batch, app.Status(http.StatusCreated), conflict, idempotency.Route())
 		importRoute(s, conflict)
-		app.Get(s, "/todos/:id", get)
-		app.Patch(s, "/todos/:id", patch, conflict)
-		app.Delete(s, "/todos/:id", remove)
+		app.Get(s, "/todos/:id", get, readCaching()...)
+		app.Patch(s, "/todos/:id", patch, writeCaching(requireIfMatch, conflict)...)
+		app.Delete(s, "/todos/:id", remove, writeCaching(requireIfMatch)...)
 		return liveRoutes(s)
 	}
 }

@@ -82,6 +82,8 @@ func server(t *testing.T, opts ...compress.Option) string {
 		N int `query:"n"`
 	}
 	app.Get(s, "/typed", func(_ context.Context, in in) ([]item, error) { return items(), nil })
+	app.Get(s, "/tagged", func(context.Context, struct{}) ([]item, error) { return items(), nil },
+		app.ETag(), app.CacheControl("private, no-cache"))
 	s.Get("/png", func(rep *httpx.Reply) error {
 		return rep.Type("image/png").Send(bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 1024))
 	})
