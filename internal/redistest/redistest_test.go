@@ -22,9 +22,21 @@ func ping(addr string) bool {
 	return err == nil && strings.HasPrefix(line, "+PONG")
 }
 
+// answers waits until the server at addr answers PING: a server just
+// resumed may first work through what queued while it was stopped, and a
+// loaded machine may take longer than one ping's half second.
+func answers(addr string) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if ping(addr) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestStartPauseKillRestart(t *testing.T) {
 	s := redistest.Start(t)
-	if !ping(s.Addr) {
+	if !answers(s.Addr) {
 		t.Fatal("no PONG after Start")
 	}
 	s.Pause(t)
@@ -32,7 +44,7 @@ func TestStartPauseKillRestart(t *testing.T) {
 		t.Fatal("a paused server answered")
 	}
 	s.Resume(t)
-	if !ping(s.Addr) {
+	if !answers(s.Addr) {
 		t.Fatal("no PONG after Resume")
 	}
 	s.Kill(t)
@@ -40,7 +52,7 @@ func TestStartPauseKillRestart(t *testing.T) {
 		t.Fatal("a killed server answered")
 	}
 	s.Restart(t)
-	if !ping(s.Addr) {
+	if !answers(s.Addr) {
 		t.Fatal("no PONG after Restart")
 	}
 }
