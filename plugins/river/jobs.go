@@ -207,7 +207,7 @@ func (j *Jobs[TTx]) start(s *app.Server) error {
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("jobs client: %w", err)
 	}
-	uiCtx, stopUIs := context.WithCancel(ctx)
+	uiCtx, stopUIs := context.WithCancel(ctx) // #nosec G118 -- stop calls it, at Close
 	j.mu.Lock()
 	j.client, j.stopUIs = c, stopUIs
 	uis := j.uis
