@@ -699,6 +699,10 @@ func (b *builder) document(info Info, names map[schemaKey]string, version string
 			}
 		}
 		downgrade(doc.Components["responses"])
+		if schemas, ok := doc.Components["schemas"].(obj); ok {
+			typeRefs(doc.Paths, schemas)
+			typeRefs(doc.Components, schemas)
+		}
 	}
 	return doc
 }

@@ -1,5 +1,7 @@
 package openapi
 
+import "strings"
+
 // downgrade rewrites, in place, the schemas of v, a part of a 3.1
 // document that is not a schema (its paths, its components' responses),
 // as walk does: the values of its "schema" members, which parameters,
@@ -88,4 +90,48 @@ func schema30(m obj) {
 func isNull(v any) bool {
 	m, ok := v.(obj)
 	return ok && len(m) == 1 && m["type"] == "null"
+}
+
+// typeRefs gives each nullable reference in v (allOf one $ref, as walk
+// writes it) the type of the schema it names: 3.0 reads nullable only
+// beside a type, and a $ref has none of its own.
+func typeRefs(v any, schemas obj) {
+	switch x := v.(type) {
+	case obj:
+		if x["nullable"] == true && x["type"] == nil {
+			if t, ok := refType(x["allOf"], schemas); ok {
+				x["type"] = t
+			}
+		}
+		for _, e := range x {
+			typeRefs(e, schemas)
+		}
+	case []any:
+		for _, e := range x {
+			typeRefs(e, schemas)
+		}
+	}
+}
+
+// refType is the type of the component schema that allOf, a list of one
+// reference, names.
+func refType(allOf any, schemas obj) (string, bool) {
+	all, ok := allOf.([]any)
+	if !ok || len(all) != 1 {
+		return "", false
+	}
+	ref, ok := all[0].(obj)
+	if !ok {
+		return "", false
+	}
+	name, ok := ref["$ref"].(string)
+	if !ok {
+		return "", false
+	}
+	sc, ok := schemas[strings.TrimPrefix(name, "#/components/schemas/")].(obj)
+	if !ok {
+		return "", false
+	}
+	t, ok := sc["type"].(string)
+	return t, ok
 }

@@ -219,7 +219,8 @@ func TestSchemaFromTypesAndRules(t *testing.T) {
 	// The 3.0.3 rendition says the same in draft 4's words.
 	props30 := at(t, v30, "components", "schemas", "Rules", "properties").(doc)
 	assert.Equal(t, doc{"type": "string", "nullable": true}, props30["note"])
-	assert.Equal(t, doc{"allOf": []any{doc{"$ref": "#/components/schemas/Address"}}, "nullable": true}, props30["home"])
+	assert.Equal(t, doc{"allOf": []any{doc{"$ref": "#/components/schemas/Address"}}, "nullable": true, "type": "object"}, props30["home"],
+		"3.0 reads nullable only beside a type: the referenced schema's")
 	assert.Equal(t, doc{"type": "string", "format": "byte"}, props30["raw"])
 	assert.Equal(t, "3.0.3", v30["openapi"])
 	assert.Equal(t, "3.1.0", v31["openapi"])

@@ -76,7 +76,7 @@ func roundTrip(ctx context.Context, url, token string) error {
 	}
 
 	title, undone := "write the client, and test it", false
-	patched, err := c.PatchTodosByIdWithResponse(ctx, todo.Id, PatchTodosByIdJSONRequestBody{Title: &title, Done: &undone})
+	patched, err := c.PatchTodosByIdWithResponse(ctx, todo.Id, &PatchTodosByIdParams{}, PatchTodosByIdJSONRequestBody{Title: &title, Done: &undone})
 	if err != nil {
 		return fmt.Errorf("patch: %w", err)
 	}
@@ -84,7 +84,7 @@ func roundTrip(ctx context.Context, url, token string) error {
 		return fmt.Errorf("patch: status %d: %s", patched.StatusCode(), patched.Body)
 	}
 
-	deleted, err := c.DeleteTodosByIdWithResponse(ctx, todo.Id)
+	deleted, err := c.DeleteTodosByIdWithResponse(ctx, todo.Id, &DeleteTodosByIdParams{})
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
