@@ -254,36 +254,6 @@ func (b *builder) route(r app.RouteInfo) error {
 	return nil
 }
 
-// upgrade describes, on op, a route that switches protocols (a
-// WebSocket): the headers asking for it, the 101 that grants it, and
-// the messages exchanged after it as the extension x-burrow-upgrade —
-// OpenAPI describes HTTP exchanges, and has no word for them — each
-// message with its JSON schema. It returns the header parameters.
-func (b *builder) upgrade(u *app.UpgradeInfo, op obj) []any {
-	ext := obj{"protocol": u.Protocol}
-	// A message received is decoded as a request body is (in), one sent
-	// encoded as a reply (out).
-	for _, m := range []struct {
-		key string
-		t   reflect.Type
-		dir direction
-	}{{"receive", u.Receive, in}, {"send", u.Send, out}} {
-		if m.t != nil {
-			ext[m.key] = obj{"contentMediaType": "application/json", "schema": b.schemas.of(m.t, m.dir)}
-		}
-	}
-	op["x-burrow-upgrade"] = ext
-	if res, ok := op["responses"].(obj)["101"].(obj); ok {
-		res["description"] = "Switching Protocols: the connection speaks " + u.Protocol +
-			" from here on, exchanging the messages of x-burrow-upgrade (receive: the client's; send: the server's)."
-	}
-	return []any{
-		obj{"name": "Upgrade", "in": "header", "required": true, "schema": obj{"type": "string", "enum": []any{u.Protocol}}},
-		obj{"name": "Connection", "in": "header", "required": true, "schema": obj{"type": "string"},
-			"description": "Upgrade (among other tokens)."},
-	}
-}
-
 // template writes a Burrow path as an OpenAPI path template:
 // "/todos/:id" is "/todos/{id}", a trailing "*" is "{wildcard}".
 func template(path string) (string, error) {
@@ -299,103 +269,10 @@ func template(path string) (string, error) {
 // fields of the document describe them.
 var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
 
-// params are the route's parameters. A list is written as the server
-// reads it: a query's as repeated keys (form, exploded: the default), a
-// header's as a comma-separated list (simple: the default; repeated lines
-// are read too), a cookie's as a comma-separated value (form, not
-// exploded).
-func (b *builder) params(r app.RouteInfo) []any {
-	var out []any
-	for _, p := range r.Params {
-		if p.Source == "header" && slices.Contains(ignoredHeaders, p.Name) {
-			continue
-		}
-		sc := b.valueSchema(p)
-		param := obj{"name": p.Name, "in": p.Source, "schema": sc}
-		if p.Source == "cookie" && sc["type"] == "array" {
-			// The server splits the one cookie's value at commas; form's
-			// default, exploded, would be one cookie per item.
-			param["style"], param["explode"] = "form", false
-		}
-		if p.Required {
-			param["required"] = true
-		}
-		if p.Source == "path" && p.Name == "wildcard" && p.Field.Name == "" && strings.HasSuffix(r.Path, "*") {
-			param["description"] = "The rest of the path; it may hold slashes."
-		}
-		out = append(out, param)
-	}
-	return out
-}
-
-// valueSchema is the schema of p, a text value: a parameter, or a
-// value of a form body.
-func (b *builder) valueSchema(p app.ParamInfo) obj {
-	sc := b.schemas.of(p.Type, text)
-	if p.Type.Kind() == reflect.Pointer {
-		sc = b.schemas.of(p.Type.Elem(), text) // absent, never null: text has no null
-	}
-	if p.Field.Name != "" && applyRules(sc, p.Field) {
-		refuseZero(sc, p.Type)
-	}
-	if p.HasDefault {
-		sc["default"] = typedDefault(p.Default, p.Type)
-	}
-	return sc
-}
-
 var (
 	typeFile  = reflect.TypeFor[*app.File]()
 	typeFiles = reflect.TypeFor[[]*app.File]()
 )
-
-// formBody is the body of route r, which reads the form r.Form: an
-// object of its values, a file a binary string. A form with a file is
-// multipart/form-data only; any other may be urlencoded or a JSON object
-// too. Each media type has a schema of its own: the 3.0 rendition
-// rewrites schemas in place.
-func (b *builder) formBody(r app.RouteInfo) obj {
-	sc, files, required := b.formSchema(r.Form)
-	content := obj{"multipart/form-data": obj{"schema": sc}}
-	if !files {
-		for _, mt := range []string{"application/x-www-form-urlencoded", "application/json"} {
-			sc, _, _ = b.formSchema(r.Form)
-			content[mt] = obj{"schema": sc}
-		}
-	}
-	rb := obj{"content": content}
-	if required {
-		rb["required"] = true
-	}
-	return rb
-}
-
-// formSchema is the schema of a form of values form, and whether it has
-// a file and a required value.
-func (b *builder) formSchema(form []app.ParamInfo) (sc obj, files, required bool) {
-	props, names := obj{}, []any{}
-	for _, p := range form {
-		var v obj
-		switch p.Type {
-		case typeFile:
-			v, files = obj{"type": "string", "format": "binary"}, true
-		case typeFiles:
-			v, files = obj{"type": "array", "items": obj{"type": "string", "format": "binary"}}, true
-			applyRules(v, p.Field)
-		default:
-			v = b.valueSchema(p)
-		}
-		props[p.Name] = v
-		if p.Required {
-			names = append(names, p.Name)
-		}
-	}
-	sc = obj{"type": "object", "properties": props}
-	if len(names) > 0 {
-		sc["required"] = names
-	}
-	return sc, files, len(names) > 0
-}
 
 // requestBody is the body of route r, which decodes r.Body. The text
 // parser fills a string or a []byte, those types exactly; any other
@@ -529,34 +406,6 @@ func (b *builder) mediaSchema(x app.ResponseInfo) obj {
 		return obj{"type": "string"}
 	}
 	return obj{}
-}
-
-// itemSchema is the schema of one item of x, a stream (OpenAPI 3.2's
-// itemSchema): for text/event-stream, an event as 3.2 reads one (its
-// fields data, event, id and retry), whose data holds the JSON of x.Item
-// when it is declared; for the JSON sequences, x.Item's schema, or
-// anything when it is not declared.
-func (b *builder) itemSchema(x app.ResponseInfo) obj {
-	var item obj
-	if x.Item != nil {
-		item = b.schemas.of(x.Item, out)
-	}
-	if x.MediaType != "text/event-stream" {
-		if item == nil {
-			return obj{}
-		}
-		return item
-	}
-	data := obj{"type": "string"}
-	if item != nil {
-		data["contentMediaType"], data["contentSchema"] = "application/json", item
-	}
-	return obj{"type": "object", "required": []any{"data"}, "properties": obj{
-		"data":  data,
-		"event": obj{"type": "string"},
-		"id":    obj{"type": "string"},
-		"retry": obj{"type": "integer", "minimum": 0},
-	}}
 }
 
 var (
