@@ -175,7 +175,7 @@ func TestUpgrade(t *testing.T) {
 			doc{"name": "Upgrade", "in": "header", "required": true, "schema": doc{"type": "string", "enum": []any{"websocket"}}},
 			doc{"name": "Connection", "in": "header", "required": true, "schema": doc{"type": "string"}, "description": "Upgrade (among other tokens)."},
 		}, op["parameters"])
-		assert.Equal(t, []string{"101", "426"}, keysOf(op["responses"].(doc)), "no 200: the upgrade is the success")
+		assert.ElementsMatch(t, []string{"101", "426"}, keysOf(op["responses"].(doc)), "no 200: the upgrade is the success")
 		assert.Contains(t, at(t, op, "responses", "101", "description"), "speaks websocket")
 		assert.Equal(t, doc{"Connection": doc{"schema": doc{"type": "string"}}, "Upgrade": doc{"schema": doc{"type": "string"}}},
 			at(t, op, "responses", "101", "headers"))
